@@ -1,0 +1,497 @@
+//! The bead record (DESIGN 4.1): its fields, parsing from and rendering to its file.
+
+use crate::error::{ParseError, Result};
+use crate::store::frontmatter;
+use crate::time::Timestamp;
+use crate::yaml::{self, flow_list, opt_scalar, scalar};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
+
+/// Label that marks a bead as waiting for a person's answer.
+pub const AWAITING_INPUT: &str = "awaiting:input";
+
+/// Where a bead is in its life.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, PartialOrd, Ord,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Not started.
+    #[default]
+    Open,
+    /// Being worked on.
+    InProgress,
+    /// Cannot go on.
+    Blocked,
+    /// Put off.
+    Deferred,
+    /// Attached to an agent's hook.
+    Hooked,
+    /// Done.
+    Closed,
+    /// Inspected and refused.
+    Rejected,
+}
+
+/// What kind of record a bead is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssueType {
+    /// A piece of work.
+    #[default]
+    Task,
+    /// New behaviour.
+    Feature,
+    /// Something broken.
+    Bug,
+    /// A group of work.
+    Epic,
+    /// Upkeep.
+    Chore,
+    /// The acceptance criteria of a work item.
+    TestSpec,
+    /// Evidence of a verification run.
+    VerificationResult,
+    /// A message.
+    Message,
+    /// A workflow instance.
+    Molecule,
+    /// A deterministic gate.
+    Gate,
+}
+
+/// How one bead depends on another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DepType {
+    /// The target must be closed before this bead is ready.
+    Blocks,
+    /// The target is this bead's parent.
+    ParentChild,
+    /// Loosely connected.
+    Related,
+    /// Found while working on the target.
+    DiscoveredFrom,
+}
+
+/// One dependency edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dependency {
+    /// The bead depended on.
+    pub depends_on_id: String,
+    /// The kind of edge.
+    #[serde(rename = "type", default = "default_dep_type")]
+    pub dep_type: DepType,
+}
+
+fn default_dep_type() -> DepType {
+    DepType::Blocks
+}
+
+/// A timestamped remark.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    /// When.
+    pub at: Timestamp,
+    /// Who.
+    #[serde(default)]
+    pub by: String,
+    /// What.
+    pub text: String,
+}
+
+/// One acceptance criterion of a test spec (DESIGN 4.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptanceCriterion {
+    /// Short id such as `ac-1`.
+    pub id: String,
+    /// What must hold.
+    pub description: String,
+    /// A shell command whose exit code decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_command: Option<String>,
+    /// A `path#function` test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<String>,
+    /// A `path#function` judge rubric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+}
+
+/// A work item, one per file under `.beads/issues/`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bead {
+    /// `<prefix>-<hash>` or `<parent>.<n>`.
+    pub id: String,
+    /// One-line summary.
+    pub title: String,
+    /// Life-cycle state.
+    #[serde(default)]
+    pub status: Status,
+    /// 0 (critical) to 4.
+    #[serde(default = "default_priority")]
+    pub priority: u8,
+    /// Kind of record.
+    #[serde(default)]
+    pub issue_type: IssueType,
+    /// Free labels such as `area:notify`.
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub labels: Vec<String>,
+    /// Who works on it.
+    #[serde(default)]
+    pub assignee: Option<String>,
+    /// When it was created.
+    #[serde(default)]
+    pub created_at: Option<Timestamp>,
+    /// Who created it.
+    #[serde(default)]
+    pub created_by: Option<String>,
+    /// When it last changed.
+    #[serde(default)]
+    pub updated_at: Option<Timestamp>,
+    /// When it was closed.
+    #[serde(default)]
+    pub closed_at: Option<Timestamp>,
+    /// Why it was closed.
+    #[serde(default)]
+    pub close_reason: Option<String>,
+    /// Parent bead, for children.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// The live spec this work is judged by.
+    #[serde(default)]
+    pub spec: Option<String>,
+    /// Edges to other beads.
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub dependencies: Vec<Dependency>,
+    /// Remarks, oldest first.
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub notes: Vec<Note>,
+    /// Test specs only: what must hold.
+    #[serde(
+        default,
+        deserialize_with = "null_as_empty",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub acceptance_criteria: Vec<AcceptanceCriterion>,
+    /// The markdown body.
+    #[serde(default, skip_deserializing)]
+    pub description: String,
+}
+
+fn default_priority() -> u8 {
+    2
+}
+
+fn null_as_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> std::result::Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+impl Bead {
+    /// A new open bead with default fields.
+    pub fn new(id: String, title: String) -> Bead {
+        Bead {
+            id,
+            title,
+            status: Status::Open,
+            priority: 2,
+            issue_type: IssueType::Task,
+            labels: Vec::new(),
+            assignee: None,
+            created_at: None,
+            created_by: None,
+            updated_at: None,
+            closed_at: None,
+            close_reason: None,
+            parent: None,
+            spec: None,
+            dependencies: Vec::new(),
+            notes: Vec::new(),
+            acceptance_criteria: Vec::new(),
+            description: String::new(),
+        }
+    }
+
+    /// Parses a bead file's text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Bead> {
+        let split = frontmatter::split(text, file)?;
+        let mut bead: Bead = yaml::parse(split.yaml, file, text, split.yaml_line)?;
+        bead.description = split.body.to_string();
+        let at_key = |key: &str, msg: String| {
+            let (line, col) = key_position(text, key);
+            ParseError::at(file, text, line, col, msg)
+        };
+        if bead.priority > 4 {
+            return Err(at_key(
+                "priority",
+                format!(
+                    "priority {} is out of range: use 0 (critical) to 4",
+                    bead.priority
+                ),
+            )
+            .into());
+        }
+        if !crate::store::id::is_valid(&bead.id) {
+            return Err(at_key("id", format!("'{}' is not a valid id", bead.id)).into());
+        }
+        if bead.title.trim().is_empty() {
+            return Err(at_key("title", "title is empty".to_string()).into());
+        }
+        Ok(bead)
+    }
+
+    /// The file text: front matter in a fixed key order, then the description.
+    pub fn render(&self) -> String {
+        let ts = |t: &Option<Timestamp>| t.map_or("null".to_string(), |t| t.to_string());
+        let mut out = String::with_capacity(512 + self.description.len());
+        out.push_str("---\n");
+        out.push_str(&format!("id: {}\n", scalar(&self.id)));
+        out.push_str(&format!("title: {}\n", scalar(&self.title)));
+        out.push_str(&format!("status: {}\n", self.status));
+        out.push_str(&format!("priority: {}\n", self.priority));
+        out.push_str(&format!("issue_type: {}\n", self.issue_type));
+        out.push_str(&format!("labels: {}\n", flow_list(&self.labels)));
+        out.push_str(&format!(
+            "assignee: {}\n",
+            opt_scalar(self.assignee.as_deref())
+        ));
+        out.push_str(&format!("created_at: {}\n", ts(&self.created_at)));
+        out.push_str(&format!(
+            "created_by: {}\n",
+            opt_scalar(self.created_by.as_deref())
+        ));
+        out.push_str(&format!("updated_at: {}\n", ts(&self.updated_at)));
+        out.push_str(&format!("closed_at: {}\n", ts(&self.closed_at)));
+        out.push_str(&format!(
+            "close_reason: {}\n",
+            opt_scalar(self.close_reason.as_deref())
+        ));
+        out.push_str(&format!("parent: {}\n", opt_scalar(self.parent.as_deref())));
+        out.push_str(&format!("spec: {}\n", opt_scalar(self.spec.as_deref())));
+        push_list(&mut out, "dependencies", &self.dependencies, |d| {
+            format!(
+                "{{depends_on_id: {}, type: {}}}",
+                scalar(&d.depends_on_id),
+                d.dep_type
+            )
+        });
+        push_list(&mut out, "notes", &self.notes, |n| {
+            format!(
+                "{{at: {}, by: {}, text: {}}}",
+                n.at,
+                scalar(&n.by),
+                scalar(&n.text)
+            )
+        });
+        if !self.acceptance_criteria.is_empty() {
+            push_list(
+                &mut out,
+                "acceptance_criteria",
+                &self.acceptance_criteria,
+                |c| {
+                    let mut s = format!(
+                        "{{id: {}, description: {}",
+                        scalar(&c.id),
+                        scalar(&c.description)
+                    );
+                    for (key, value) in [
+                        ("verify_command", &c.verify_command),
+                        ("verify", &c.verify),
+                        ("judge", &c.judge),
+                    ] {
+                        if let Some(v) = value {
+                            s.push_str(&format!(", {key}: {}", scalar(v)));
+                        }
+                    }
+                    s.push('}');
+                    s
+                },
+            );
+        }
+        out.push_str("---\n");
+        if !self.description.is_empty() {
+            out.push_str(&self.description);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// True when the bead carries `label`.
+    pub fn has_label(&self, label: &str) -> bool {
+        self.labels.iter().any(|l| l == label)
+    }
+
+    /// True when the bead is finished (closed).
+    pub fn is_closed(&self) -> bool {
+        self.status == Status::Closed
+    }
+
+    /// The open question of an awaiting bead: its newest `Question:` note.
+    pub fn open_question(&self) -> Option<&Note> {
+        self.notes
+            .iter()
+            .rev()
+            .find(|n| n.text.starts_with("Question:"))
+    }
+}
+
+/// Appends `key:` and one flow mapping per item (or `key: []`).
+fn push_list<T>(out: &mut String, key: &str, items: &[T], render: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        out.push_str(&format!("{key}: []\n"));
+        return;
+    }
+    out.push_str(&format!("{key}:\n"));
+    for item in items {
+        out.push_str("  - ");
+        out.push_str(&render(item));
+        out.push('\n');
+    }
+}
+
+/// One-based line and column of the value of top-level `key` in a front matter text.
+fn key_position(text: &str, key: &str) -> (usize, usize) {
+    let prefix = format!("{key}:");
+    text.lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with(&prefix))
+        .map_or((1, 1), |(i, l)| {
+            let value_col = l[prefix.len()..].len() - l[prefix.len()..].trim_start().len();
+            (i + 1, prefix.len() + value_col + 1)
+        })
+}
+
+/// Writes an enum the way serde spells it.
+macro_rules! display_as_serde {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let v = serde_json::to_value(self).map_err(|_| fmt::Error)?;
+                f.write_str(v.as_str().unwrap_or_default())
+            }
+        }
+    )*};
+}
+display_as_serde!(Status, IssueType, DepType);
+
+/// Parses an enum from the spelling serde uses, listing the valid ones on failure.
+pub fn parse_choice<T: for<'de> Deserialize<'de>>(
+    what: &str,
+    text: &str,
+    valid: &[&str],
+) -> Result<T> {
+    serde_json::from_value(serde_json::Value::String(text.to_string())).map_err(|_| {
+        crate::error::Error::invalid_with_help(
+            format!("unknown {what} '{text}'"),
+            format!("valid {what}s: {}", valid.join(", ")),
+        )
+    })
+}
+
+/// Every status spelling.
+pub const STATUSES: &[&str] = &[
+    "open",
+    "in_progress",
+    "blocked",
+    "deferred",
+    "hooked",
+    "closed",
+    "rejected",
+];
+/// Every issue type spelling.
+pub const TYPES: &[&str] = &[
+    "task",
+    "feature",
+    "bug",
+    "epic",
+    "chore",
+    "test-spec",
+    "verification-result",
+    "message",
+    "molecule",
+    "gate",
+];
+/// Every dependency type spelling.
+pub const DEP_TYPES: &[&str] = &["blocks", "parent-child", "related", "discovered-from"];
+
+/// Parses a priority given as `0`-`4` or `P0`-`P4`.
+pub fn parse_priority(text: &str) -> Result<u8> {
+    let digits = text.strip_prefix(['P', 'p']).unwrap_or(text);
+    match digits.parse::<u8>() {
+        Ok(p) if p <= 4 => Ok(p),
+        _ => Err(crate::error::Error::invalid_with_help(
+            format!("unknown priority '{text}'"),
+            "use 0 (critical) to 4, or P0 to P4",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Bead {
+        let mut b = Bead::new("vm-k3f9".into(), "Notifications appear: within 2s".into());
+        b.labels = vec!["area:notify".into(), "yes".into()];
+        b.created_at = Timestamp::parse("2026-11-22T10:00:00Z");
+        b.created_by = Some("alice".into());
+        b.dependencies.push(Dependency {
+            depends_on_id: "vm-2b7c".into(),
+            dep_type: DepType::Blocks,
+        });
+        b.notes.push(Note {
+            at: Timestamp(1),
+            by: "alice".into(),
+            text: "Question: GitHub Actions, or {Buildkite}?\nsecond line".into(),
+        });
+        b.acceptance_criteria.push(AcceptanceCriterion {
+            id: "ac-1".into(),
+            description: "fizzbuzz 15 prints FizzBuzz".into(),
+            verify_command: Some("./fizzbuzz 15 | grep -qx FizzBuzz".into()),
+            verify: None,
+            judge: None,
+        });
+        b.description = "Free *markdown*.\n\n---\nwith a rule".into();
+        b
+    }
+
+    #[test]
+    fn render_parse_round_trip() {
+        let b = sample();
+        let text = b.render();
+        assert!(
+            text.contains("  - {depends_on_id: vm-2b7c, type: blocks}\n"),
+            "{text}"
+        );
+        let back = Bead::parse(&text, "x.md").unwrap();
+        assert_eq!(back, b);
+    }
+
+    #[test]
+    fn minimal_hand_written_bead_is_valid() {
+        let b = Bead::parse("---\nid: vm-1\ntitle: Hi\nstatus: open\n---\n", "x.md").unwrap();
+        assert_eq!(b.priority, 2);
+        assert_eq!(b.issue_type, IssueType::Task);
+        assert!(b.labels.is_empty());
+    }
+
+    #[test]
+    fn bad_fields_point_at_their_line() {
+        let e = Bead::parse("---\nid: vm-1\ntitle: Hi\nstatus: wip\n---\n", "x.md").unwrap_err();
+        let crate::error::Error::Parse(p) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(p.line, 4, "{p:?}");
+        let e = Bead::parse("---\nid: vm-1\ntitle: Hi\npriority: 9\n---\n", "x.md").unwrap_err();
+        let crate::error::Error::Parse(p) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!((p.line, p.column), (4, 11));
+    }
+}

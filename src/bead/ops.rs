@@ -1,0 +1,449 @@
+//! Changing beads: create, update, close, reopen, labels, dependencies, questions.
+//! Each operation is one locked read-modify-write and one commit.
+
+use super::graph;
+use super::model::{AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status};
+use super::store::{BeadSet, bead_path, load_one};
+use crate::error::{Error, Result};
+use crate::store::{CommitMessage, Recorded, Txn, id};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+
+/// Everything `create` can set.
+#[derive(Debug, Clone, Default)]
+pub struct NewBead {
+    /// One-line summary.
+    pub title: String,
+    /// Kind of record.
+    pub issue_type: IssueType,
+    /// 0 to 4.
+    pub priority: u8,
+    /// Markdown body.
+    pub description: String,
+    /// Labels.
+    pub labels: Vec<String>,
+    /// Parent id (or prefix): the new bead becomes `<parent>.<n>`.
+    pub parent: Option<String>,
+    /// Dependencies as (type, id or prefix).
+    pub deps: Vec<(DepType, String)>,
+    /// Linked live spec.
+    pub spec: Option<String>,
+    /// Assignee.
+    pub assignee: Option<String>,
+}
+
+/// The result of a change: the beads as written and what git recorded.
+#[derive(Debug, Clone)]
+pub struct Changed {
+    /// The beads after the change.
+    pub beads: Vec<Bead>,
+    /// The commit, or why there is none.
+    pub recorded: Recorded,
+}
+
+/// Creates a bead and commits it.
+pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
+    if new.title.trim().is_empty() {
+        return Err(Error::Invalid("the title is empty".into()));
+    }
+    if new.priority > 4 {
+        return Err(Error::Invalid(format!(
+            "priority {} is out of range 0-4",
+            new.priority
+        )));
+    }
+    for l in &new.labels {
+        check_label(l)?;
+    }
+    let mut txn = Txn::begin(ws)?;
+    let set = BeadSet::load(ws)?;
+    let mut deps = Vec::new();
+    for (dep_type, target) in &new.deps {
+        let target = set.resolve(target)?.id.clone();
+        if !deps
+            .iter()
+            .any(|d: &Dependency| d.depends_on_id == target && d.dep_type == *dep_type)
+        {
+            deps.push(Dependency {
+                depends_on_id: target,
+                dep_type: *dep_type,
+            });
+        }
+    }
+    let parent = new
+        .parent
+        .as_deref()
+        .map(|p| set.resolve(p).map(|b| b.id.clone()))
+        .transpose()?;
+    let now = Timestamp::now();
+    let new_id = match &parent {
+        Some(p) => next_child_id(&set, p),
+        None => fresh_id(ws, &set, &new.title, actor),
+    };
+    let mut bead = Bead::new(new_id, new.title.trim().to_string());
+    bead.issue_type = new.issue_type;
+    bead.priority = new.priority;
+    bead.description = new.description.trim_matches('\n').to_string();
+    bead.labels = dedup(new.labels);
+    bead.parent = parent;
+    bead.dependencies = deps;
+    bead.spec = new.spec;
+    bead.assignee = new.assignee;
+    bead.created_at = Some(now);
+    bead.created_by = Some(actor.to_string());
+    bead.updated_at = Some(now);
+    txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
+    let recorded = txn.commit(&message("create", &bead, actor))?;
+    Ok(Changed {
+        beads: vec![bead],
+        recorded,
+    })
+}
+
+/// A free id for a new top-level bead.
+fn fresh_id(ws: &Workspace, set: &BeadSet, title: &str, actor: &str) -> String {
+    let len = id::hash_len(set.beads.len() + set.broken.len());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut nonce = 0u32;
+    loop {
+        // Grow the id after many collisions rather than loop for ever.
+        let extra = (nonce / 16) as usize;
+        let candidate = id::generate(&ws.config.prefix, title, actor, nanos, nonce, len + extra);
+        if !set.beads.contains_key(&candidate) && !bead_path(ws, &candidate).exists() {
+            return candidate;
+        }
+        nonce += 1;
+    }
+}
+
+/// `<parent>.<n>` with `n` one past the highest existing child.
+fn next_child_id(set: &BeadSet, parent: &str) -> String {
+    let prefix = format!("{parent}.");
+    let highest = set
+        .beads
+        .keys()
+        .filter_map(|k| k.strip_prefix(&prefix))
+        .filter_map(|rest| rest.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    format!("{parent}.{}", highest + 1)
+}
+
+/// What `update` can change; `None` leaves a field alone.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    /// New status.
+    pub status: Option<Status>,
+    /// New title.
+    pub title: Option<String>,
+    /// New priority.
+    pub priority: Option<u8>,
+    /// New assignee (`Some(None)` clears it).
+    pub assignee: Option<Option<String>>,
+    /// New type.
+    pub issue_type: Option<IssueType>,
+    /// New description.
+    pub description: Option<String>,
+    /// New spec link.
+    pub spec: Option<String>,
+    /// Labels to add.
+    pub add_labels: Vec<String>,
+    /// Labels to remove.
+    pub remove_labels: Vec<String>,
+    /// A note to append.
+    pub note: Option<String>,
+    /// Take the bead: assign it to the actor and mark it in progress.
+    pub claim: bool,
+}
+
+/// Applies `changes` to each bead and commits once.
+pub fn update(ws: &Workspace, actor: &str, ids: &[String], changes: &Changes) -> Result<Changed> {
+    for l in &changes.add_labels {
+        check_label(l)?;
+    }
+    if changes
+        .title
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty())
+    {
+        return Err(Error::Invalid("the title is empty".into()));
+    }
+    modify(ws, actor, "update", ids, |bead, now| {
+        if changes.claim {
+            match bead.assignee.as_deref() {
+                Some(other) if other != actor && !other.is_empty() => {
+                    return Err(Error::invalid_with_help(
+                        format!("{} is already claimed by {other}", bead.id),
+                        "ask them, or reassign it with `vermas update ID -a NAME`",
+                    ));
+                }
+                _ => {}
+            }
+            if bead.is_closed() {
+                return Err(Error::Invalid(format!(
+                    "{} is closed; reopen it first",
+                    bead.id
+                )));
+            }
+            bead.assignee = Some(actor.to_string());
+            bead.status = Status::InProgress;
+        }
+        if let Some(s) = changes.status {
+            set_status(bead, s, now);
+        }
+        if let Some(t) = &changes.title {
+            bead.title = t.trim().to_string();
+        }
+        if let Some(p) = changes.priority {
+            bead.priority = p;
+        }
+        if let Some(a) = &changes.assignee {
+            bead.assignee = a.clone().filter(|s| !s.is_empty());
+        }
+        if let Some(t) = changes.issue_type {
+            bead.issue_type = t;
+        }
+        if let Some(d) = &changes.description {
+            bead.description = d.trim_matches('\n').to_string();
+        }
+        if let Some(s) = &changes.spec {
+            bead.spec = Some(s.clone()).filter(|s| !s.is_empty());
+        }
+        for l in &changes.add_labels {
+            if !bead.has_label(l) {
+                bead.labels.push(l.clone());
+            }
+        }
+        bead.labels.retain(|l| !changes.remove_labels.contains(l));
+        if let Some(text) = &changes.note {
+            add_note(bead, actor, text.clone(), now);
+        }
+        Ok(())
+    })
+}
+
+/// Closes beads with an optional reason.
+pub fn close(ws: &Workspace, actor: &str, ids: &[String], reason: Option<&str>) -> Result<Changed> {
+    modify(ws, actor, "close", ids, |bead, now| {
+        set_status(bead, Status::Closed, now);
+        bead.close_reason = reason.map(str::to_string);
+        Ok(())
+    })
+}
+
+/// Reopens closed beads.
+pub fn reopen(ws: &Workspace, actor: &str, ids: &[String]) -> Result<Changed> {
+    modify(ws, actor, "reopen", ids, |bead, now| {
+        set_status(bead, Status::Open, now);
+        Ok(())
+    })
+}
+
+/// Adds (`add`) or removes a label.
+pub fn label(ws: &Workspace, actor: &str, id: &str, label: &str, add: bool) -> Result<Changed> {
+    if add {
+        check_label(label)?;
+    }
+    let verb = if add { "label add" } else { "label rm" };
+    modify(ws, actor, verb, &[id.to_string()], |bead, _| {
+        if add {
+            if !bead.has_label(label) {
+                bead.labels.push(label.to_string());
+            }
+        } else if bead.has_label(label) {
+            bead.labels.retain(|l| l != label);
+        } else {
+            return Err(Error::Invalid(format!(
+                "{} has no label '{label}'",
+                bead.id
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Asks a question: labels the bead `awaiting:input` and notes `Question: ...`.
+pub fn clarify(ws: &Workspace, actor: &str, id: &str, question: &str) -> Result<Changed> {
+    if question.trim().is_empty() {
+        return Err(Error::Invalid("the question is empty".into()));
+    }
+    modify(ws, actor, "clarify", &[id.to_string()], |bead, now| {
+        if !bead.has_label(AWAITING_INPUT) {
+            bead.labels.push(AWAITING_INPUT.to_string());
+        }
+        add_note(bead, actor, format!("Question: {}", question.trim()), now);
+        Ok(())
+    })
+}
+
+/// Answers a question: notes `Answer: ...` and removes `awaiting:input`.
+pub fn answer(ws: &Workspace, actor: &str, id: &str, text: &str) -> Result<Changed> {
+    if text.trim().is_empty() {
+        return Err(Error::Invalid("the answer is empty".into()));
+    }
+    modify(ws, actor, "answer", &[id.to_string()], |bead, now| {
+        if !bead.has_label(AWAITING_INPUT) {
+            return Err(Error::invalid_with_help(
+                format!("{} is not awaiting input", bead.id),
+                "`vermas clarify ID \"question\"` asks one first",
+            ));
+        }
+        bead.labels.retain(|l| l != AWAITING_INPUT);
+        add_note(bead, actor, format!("Answer: {}", text.trim()), now);
+        Ok(())
+    })
+}
+
+/// Makes `id` depend on `target`, refusing self-dependencies and ordering cycles.
+pub fn dep_add(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    target: &str,
+    dep_type: DepType,
+) -> Result<Changed> {
+    let mut txn = Txn::begin(ws)?;
+    let mut set = BeadSet::load(ws)?;
+    let from = set.resolve(id)?.id.clone();
+    let to = set.resolve(target)?.id.clone();
+    if from == to {
+        return Err(Error::Invalid(format!("{from} cannot depend on itself")));
+    }
+    if graph::is_ordering(dep_type)
+        && let Some(path) = graph::ordering_path(&set, &to, &from)
+    {
+        let mut cycle = vec![from.clone()];
+        cycle.extend(path);
+        return Err(Error::Cycle(cycle));
+    }
+    let bead = set.beads.get_mut(&from).expect("resolved");
+    if bead
+        .dependencies
+        .iter()
+        .any(|d| d.depends_on_id == to && d.dep_type == dep_type)
+    {
+        return Ok(Changed {
+            beads: vec![bead.clone()],
+            recorded: Recorded::Unchanged,
+        });
+    }
+    bead.dependencies.push(Dependency {
+        depends_on_id: to,
+        dep_type,
+    });
+    bead.updated_at = Some(Timestamp::now());
+    let bead = bead.clone();
+    txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
+    let recorded = txn.commit(&message("dep add", &bead, actor))?;
+    Ok(Changed {
+        beads: vec![bead],
+        recorded,
+    })
+}
+
+/// Removes the dependency of `id` on `target` (of `dep_type`, or of any type).
+pub fn dep_rm(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    target: &str,
+    dep_type: Option<DepType>,
+) -> Result<Changed> {
+    // A target that no longer exists can still be named by its full id.
+    let target = load_one(ws, target).map_or_else(|_| target.to_string(), |b| b.id);
+    let target = target.as_str();
+    modify(ws, actor, "dep rm", &[id.to_string()], |bead, _| {
+        let before = bead.dependencies.len();
+        bead.dependencies
+            .retain(|d| !(d.depends_on_id == target && dep_type.is_none_or(|t| t == d.dep_type)));
+        if bead.dependencies.len() == before {
+            return Err(Error::Invalid(format!(
+                "{} does not depend on {target}",
+                bead.id
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Loads each bead, applies `f`, stamps `updated_at`, writes, and commits once.
+fn modify(
+    ws: &Workspace,
+    actor: &str,
+    verb: &str,
+    ids: &[String],
+    mut f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
+) -> Result<Changed> {
+    if ids.is_empty() {
+        return Err(Error::Invalid("no bead id given".into()));
+    }
+    let mut txn = Txn::begin(ws)?;
+    let now = Timestamp::now();
+    let mut beads: Vec<Bead> = Vec::new();
+    for id in ids {
+        let mut bead = load_one(ws, id)?;
+        if beads.iter().any(|b| b.id == bead.id) {
+            continue;
+        }
+        let before = bead.clone();
+        f(&mut bead, now)?;
+        if bead != before {
+            bead.updated_at = Some(now);
+        }
+        beads.push(bead);
+    }
+    for bead in &beads {
+        txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
+    }
+    let mut msg = message(verb, &beads[0], actor);
+    msg.ids = beads.iter().map(|b| b.id.clone()).collect();
+    let recorded = txn.commit(&msg)?;
+    Ok(Changed { beads, recorded })
+}
+
+/// Sets the status, keeping `closed_at` and `close_reason` consistent with it.
+fn set_status(bead: &mut Bead, status: Status, now: Timestamp) {
+    if status == Status::Closed && !bead.is_closed() {
+        bead.closed_at = Some(now);
+    }
+    if status != Status::Closed {
+        bead.closed_at = None;
+        bead.close_reason = None;
+    }
+    bead.status = status;
+}
+
+fn add_note(bead: &mut Bead, actor: &str, text: String, now: Timestamp) {
+    bead.notes.push(Note {
+        at: now,
+        by: actor.to_string(),
+        text,
+    });
+}
+
+fn message(verb: &str, bead: &Bead, actor: &str) -> CommitMessage {
+    CommitMessage {
+        verb: verb.to_string(),
+        ids: vec![bead.id.clone()],
+        title: bead.title.clone(),
+        actor: actor.to_string(),
+    }
+}
+
+/// Refuses empty labels and labels with spaces or commas.
+fn check_label(label: &str) -> Result<()> {
+    if label.is_empty() || label.contains(|c: char| c.is_whitespace() || c == ',') {
+        return Err(Error::Invalid(format!(
+            "label '{label}' must be non-empty, without spaces or commas"
+        )));
+    }
+    Ok(())
+}
+
+fn dedup(mut labels: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    labels.retain(|l| seen.insert(l.clone()));
+    labels
+}

@@ -1,0 +1,114 @@
+//! Reading beads from `.beads/issues/` and resolving ids or their prefixes.
+
+use super::model::Bead;
+use crate::error::{Error, ParseError, Result};
+use crate::workspace::Workspace;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Every bead of a workspace, plus the files that did not parse.
+#[derive(Debug, Default)]
+pub struct BeadSet {
+    /// Beads by id.
+    pub beads: BTreeMap<String, Bead>,
+    /// Files that could not be read as beads.
+    pub broken: Vec<Error>,
+}
+
+impl BeadSet {
+    /// Loads every `*.md` under `.beads/issues/` (through the index cache).
+    pub fn load(ws: &Workspace) -> Result<BeadSet> {
+        super::cache::load_all(ws)
+    }
+
+    /// The bead `id` names exactly or by unique prefix.
+    pub fn resolve(&self, id: &str) -> Result<&Bead> {
+        let full = resolve_in(self.beads.keys().map(String::as_str), id, &self.broken)?;
+        Ok(&self.beads[&full])
+    }
+
+    /// Beads in the order `ready` and `list` show them: priority, then oldest first, then id.
+    pub fn sorted<'a>(beads: impl IntoIterator<Item = &'a Bead>) -> Vec<&'a Bead> {
+        let mut v: Vec<&Bead> = beads.into_iter().collect();
+        v.sort_by(|a, b| (a.priority, a.created_at, &a.id).cmp(&(b.priority, b.created_at, &b.id)));
+        v
+    }
+}
+
+/// The file of bead `id`.
+pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
+    ws.issues_dir().join(format!("{id}.md"))
+}
+
+/// Reads and parses one bead file.
+pub fn read_bead(ws: &Workspace, path: &std::path::Path) -> Result<Bead> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bead = Bead::parse(&text, &ws.display(path))?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    if stem.as_deref() != Some(bead.id.as_str()) {
+        let line = text.lines().position(|l| l.starts_with("id:")).unwrap_or(0) + 1;
+        return Err(ParseError::at(
+            ws.display(path),
+            &text,
+            line,
+            5,
+            format!(
+                "id '{}' does not match the file name {}.md",
+                bead.id,
+                stem.unwrap_or_default()
+            ),
+        )
+        .with_help("rename the file or fix the id so they agree")
+        .into());
+    }
+    Ok(bead)
+}
+
+/// Loads one bead by exact id or unique prefix without reading the others when the
+/// exact file exists.
+pub fn load_one(ws: &Workspace, id: &str) -> Result<Bead> {
+    if crate::store::id::is_valid(id) {
+        let path = bead_path(ws, id);
+        if path.is_file() {
+            return read_bead(ws, &path);
+        }
+    }
+    let set = BeadSet::load(ws)?;
+    let full = resolve_in(set.beads.keys().map(String::as_str), id, &set.broken)?;
+    Ok(set.beads[&full].clone())
+}
+
+/// Resolves `id` among `ids`: exact, else unique prefix of the id, else unique prefix of
+/// the hash part after `<prefix>-`.
+fn resolve_in<'a>(
+    ids: impl Iterator<Item = &'a str> + Clone,
+    id: &str,
+    broken: &[Error],
+) -> Result<String> {
+    if let Some(exact) = ids.clone().find(|i| *i == id) {
+        return Ok(exact.to_string());
+    }
+    let mut found: Vec<&str> = ids.clone().filter(|i| i.starts_with(id)).collect();
+    if found.is_empty() {
+        found = ids
+            .filter(|i| i.split_once('-').is_some_and(|(_, h)| h.starts_with(id)))
+            .collect();
+    }
+    match found.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => {
+            // The bead may exist but fail to parse: say so rather than "not found".
+            if let Some(e) = broken.iter().find(|e| match e {
+                Error::Parse(p) => p.file.ends_with(&format!("/{id}.md")),
+                _ => false,
+            }) {
+                return Err(Error::Invalid(format!("bead '{id}' cannot be read: {e}")));
+            }
+            Err(Error::NotFound(id.to_string()))
+        }
+        many => Err(Error::Ambiguous {
+            prefix: id.to_string(),
+            candidates: many.iter().map(|s| s.to_string()).collect(),
+        }),
+    }
+}

@@ -1,0 +1,269 @@
+//! Command-line grammar (clap). Parsing only; no behaviour.
+
+use clap::{Args, Parser, Subcommand};
+
+/// vermas: verifiable work for people and coding agents, with git as the only database.
+#[derive(Debug, Parser)]
+#[command(name = "vermas", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Print machine-readable JSON (errors go to stderr as JSON too).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Who is acting (default: VERMAS_ACTOR, git user.name, $USER).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub actor: Option<String>,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every command.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create .beads/ in this repository (idempotent) and commit it.
+    Init {
+        /// Prefix of bead ids, e.g. `vm` for vm-k3f9 (default: the folder name).
+        #[arg(long)]
+        prefix: Option<String>,
+    },
+    /// Read or change settings in .beads/config.yaml.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Check the workspace: records parse, dependencies resolve, git records.
+    Doctor,
+    /// Create a bead.
+    Create(CreateArgs),
+    /// Create a bead and print only its id.
+    Q(CreateArgs),
+    /// List beads (closed ones only with --all or --status closed).
+    List(ListArgs),
+    /// Show beads in full.
+    Show {
+        /// Ids or unique prefixes.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Change fields of beads.
+    Update(UpdateArgs),
+    /// Close beads.
+    Close {
+        /// Ids or unique prefixes.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Why it is closed.
+        #[arg(short, long)]
+        reason: Option<String>,
+    },
+    /// Reopen closed beads.
+    Reopen {
+        /// Ids or unique prefixes.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Manage dependencies between beads.
+    #[command(subcommand)]
+    Dep(DepCmd),
+    /// Beads ready to work on: open, unblocked, not awaiting input; by priority then age.
+    Ready {
+        /// Show at most N.
+        #[arg(short = 'n', long)]
+        limit: Option<usize>,
+    },
+    /// Beads waiting on others, with what blocks each.
+    Blocked,
+    /// Add or remove labels.
+    #[command(subcommand)]
+    Label(LabelCmd),
+    /// Commits that changed a bead, newest first, with the fields changed.
+    History {
+        /// Id or unique prefix.
+        id: String,
+    },
+    /// Ask a question about a bead: labels it awaiting:input.
+    Clarify {
+        /// Id or unique prefix.
+        id: String,
+        /// The question.
+        question: String,
+    },
+    /// Answer a bead's question: removes awaiting:input.
+    Answer {
+        /// Id or unique prefix.
+        id: String,
+        /// The answer.
+        text: String,
+    },
+}
+
+/// `config` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCmd {
+    /// Print one setting, e.g. `git.commit`.
+    Get {
+        /// Dotted key.
+        key: String,
+    },
+    /// Change one setting and commit config.yaml.
+    Set {
+        /// Dotted key.
+        key: String,
+        /// New value (`null` clears an optional one).
+        value: String,
+    },
+    /// Print every setting.
+    List,
+}
+
+/// Options of `create` and `q`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// One-line summary.
+    pub title: String,
+    /// Type: task, feature, bug, epic, chore, test-spec, ...
+    #[arg(short = 't', long = "type", default_value = "task")]
+    pub issue_type: String,
+    /// Priority 0 (critical) to 4, or P0 to P4.
+    #[arg(short, long, default_value = "2")]
+    pub priority: String,
+    /// Description (markdown).
+    #[arg(short, long, conflicts_with = "body_file")]
+    pub description: Option<String>,
+    /// Read the description from a file (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    pub body_file: Option<String>,
+    /// Label (repeatable, or comma-separated).
+    #[arg(short, long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Parent bead: the new one becomes PARENT.N.
+    #[arg(long)]
+    pub parent: Option<String>,
+    /// Dependencies as TYPE:ID or ID (blocks), comma-separated.
+    #[arg(long, value_name = "TYPE:ID,...")]
+    pub deps: Vec<String>,
+    /// The live spec this work is judged by.
+    #[arg(long)]
+    pub spec: Option<String>,
+    /// Assignee.
+    #[arg(short, long)]
+    pub assignee: Option<String>,
+}
+
+/// Options of `list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this status.
+    #[arg(short, long)]
+    pub status: Option<String>,
+    /// Only this type.
+    #[arg(short = 't', long = "type")]
+    pub issue_type: Option<String>,
+    /// Only beads with this label (repeatable: all must match).
+    #[arg(short, long = "label")]
+    pub labels: Vec<String>,
+    /// Only beads assigned to this name.
+    #[arg(short, long)]
+    pub assignee: Option<String>,
+    /// Include closed beads.
+    #[arg(long)]
+    pub all: bool,
+    /// Show at most N.
+    #[arg(short = 'n', long)]
+    pub limit: Option<usize>,
+}
+
+/// Options of `update`.
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Ids or unique prefixes.
+    #[arg(required = true)]
+    pub ids: Vec<String>,
+    /// New status.
+    #[arg(short, long)]
+    pub status: Option<String>,
+    /// New title.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// New priority (0-4 or P0-P4).
+    #[arg(short, long)]
+    pub priority: Option<String>,
+    /// New assignee (empty string clears it).
+    #[arg(short, long)]
+    pub assignee: Option<String>,
+    /// New type.
+    #[arg(short = 't', long = "type")]
+    pub issue_type: Option<String>,
+    /// New description.
+    #[arg(short, long)]
+    pub description: Option<String>,
+    /// Link a live spec (empty string clears it).
+    #[arg(long)]
+    pub spec: Option<String>,
+    /// Add a label (repeatable).
+    #[arg(long = "add-label", value_name = "LABEL")]
+    pub add_labels: Vec<String>,
+    /// Remove a label (repeatable).
+    #[arg(long = "remove-label", value_name = "LABEL")]
+    pub remove_labels: Vec<String>,
+    /// Append a note.
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// Take it: assign to yourself and mark in_progress (refused if someone else has it).
+    #[arg(long)]
+    pub claim: bool,
+}
+
+/// `dep` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum DepCmd {
+    /// ID depends on DEPENDS_ON (a cycle is refused).
+    Add {
+        /// The dependent bead.
+        id: String,
+        /// The bead it depends on.
+        depends_on: String,
+        /// blocks, parent-child, related or discovered-from.
+        #[arg(short = 't', long = "type", default_value = "blocks")]
+        dep_type: String,
+    },
+    /// Remove a dependency.
+    Rm {
+        /// The dependent bead.
+        id: String,
+        /// The bead it depends on.
+        depends_on: String,
+        /// Only this type (default: any).
+        #[arg(short = 't', long = "type")]
+        dep_type: Option<String>,
+    },
+    /// What a bead depends on, transitively.
+    Tree {
+        /// Id or unique prefix.
+        id: String,
+    },
+    /// Every dependency cycle.
+    Cycles,
+}
+
+/// `label` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum LabelCmd {
+    /// Add a label.
+    Add {
+        /// Id or unique prefix.
+        id: String,
+        /// The label.
+        label: String,
+    },
+    /// Remove a label.
+    Rm {
+        /// Id or unique prefix.
+        id: String,
+        /// The label.
+        label: String,
+    },
+}

@@ -1,0 +1,354 @@
+//! Handlers of the bead commands: turn arguments into library calls and render answers.
+
+use super::args::{CreateArgs, DepCmd, LabelCmd, ListArgs, UpdateArgs};
+use super::output::{diagnostic, print_json, recorded_note, short_commit, versioned};
+use super::{Ctx, Outcome, render};
+use crate::bead::model::{DEP_TYPES, STATUSES, TYPES, parse_choice, parse_priority};
+use crate::bead::ops::{self, Changed, Changes, NewBead};
+use crate::bead::{Bead, BeadSet, DepType, IssueType, Status, graph};
+use crate::error::{Error, Result};
+use serde_json::json;
+use std::io::Read;
+
+fn status(text: &str) -> Result<Status> {
+    parse_choice("status", text, STATUSES)
+}
+
+fn issue_type(text: &str) -> Result<IssueType> {
+    parse_choice("type", text, TYPES)
+}
+
+fn dep_type(text: &str) -> Result<DepType> {
+    parse_choice("dependency type", text, DEP_TYPES)
+}
+
+/// `create` and `q`.
+pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
+    let ws = ctx.workspace()?;
+    let description = match (&a.description, &a.body_file) {
+        (Some(d), _) => d.clone(),
+        (None, Some(f)) if f == "-" => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| Error::io("<stdin>", e))?;
+            s
+        }
+        (None, Some(f)) => std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?,
+        (None, None) => String::new(),
+    };
+    let mut deps = Vec::new();
+    for spec in a
+        .deps
+        .iter()
+        .flat_map(|d| d.split(','))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        match spec.split_once(':') {
+            Some((t, id)) => deps.push((dep_type(t)?, id.to_string())),
+            None => deps.push((DepType::Blocks, spec.to_string())),
+        }
+    }
+    let new = NewBead {
+        title: a.title,
+        issue_type: issue_type(&a.issue_type)?,
+        priority: parse_priority(&a.priority)?,
+        description,
+        labels: split_labels(&a.labels),
+        parent: a.parent,
+        deps,
+        spec: a.spec,
+        assignee: a.assignee,
+    };
+    let changed = ops::create(&ws, &ctx.actor(&ws), new)?;
+    let bead = &changed.beads[0];
+    recorded_note(&changed.recorded);
+    if ctx.json {
+        print_json(&versioned(bead));
+    } else if quiet {
+        println!("{}", bead.id);
+    } else {
+        println!("Created {}: {}", bead.id, bead.title);
+    }
+    Ok(0)
+}
+
+fn split_labels(labels: &[String]) -> Vec<String> {
+    labels
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Loads all beads and warns about files that did not parse.
+fn load_set(ctx: &Ctx, ws: &crate::workspace::Workspace) -> Result<BeadSet> {
+    let set = BeadSet::load(ws)?;
+    for e in &set.broken {
+        if ctx.json {
+            eprintln!("{}", json!({"warning": e.to_string(), "code": e.code()}));
+        } else {
+            diagnostic("warning", e);
+        }
+    }
+    Ok(set)
+}
+
+/// `list`.
+pub fn list(ctx: &Ctx, a: ListArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    let want_status = a.status.as_deref().map(status).transpose()?;
+    let want_type = a.issue_type.as_deref().map(issue_type).transpose()?;
+    let set = load_set(ctx, &ws)?;
+    let shown: Vec<&Bead> = BeadSet::sorted(set.beads.values().filter(|b| {
+        want_status.map_or(a.all || !b.is_closed(), |s| b.status == s)
+            && want_type.is_none_or(|t| b.issue_type == t)
+            && a.labels.iter().all(|l| b.has_label(l))
+            && a.assignee
+                .as_deref()
+                .is_none_or(|x| b.assignee.as_deref() == Some(x))
+    }));
+    let shown = &shown[..a.limit.unwrap_or(usize::MAX).min(shown.len())];
+    if ctx.json {
+        print_json(&shown);
+    } else if shown.is_empty() {
+        println!("No beads found.");
+    } else {
+        for b in shown {
+            println!("{}", render::line(b));
+        }
+    }
+    Ok(0)
+}
+
+/// `show`.
+pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
+    let ws = ctx.workspace()?;
+    let set = load_set(ctx, &ws)?;
+    let beads = ids
+        .iter()
+        .map(|id| set.resolve(id))
+        .collect::<Result<Vec<_>>>()?;
+    if ctx.json {
+        match beads.as_slice() {
+            [one] => print_json(&versioned(one)),
+            many => print_json(&many),
+        }
+    } else {
+        let views: Vec<String> = beads.iter().map(|b| render::full(b, &set)).collect();
+        print!("{}", views.join("\n"));
+    }
+    Ok(0)
+}
+
+/// Renders the result of a change.
+fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
+    recorded_note(&c.recorded);
+    if ctx.json {
+        match c.beads.as_slice() {
+            [one] => print_json(&versioned(one)),
+            many => print_json(&many),
+        }
+    } else {
+        let commit = short_commit(&c.recorded)
+            .map(|s| format!(" [{s}]"))
+            .unwrap_or_default();
+        for b in &c.beads {
+            println!("{verb} {}: {}{commit}", b.id, b.title);
+        }
+    }
+    Ok(0)
+}
+
+/// `update`.
+pub fn update(ctx: &Ctx, a: UpdateArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    let changes = Changes {
+        status: a.status.as_deref().map(status).transpose()?,
+        title: a.title,
+        priority: a.priority.as_deref().map(parse_priority).transpose()?,
+        assignee: a.assignee.map(Some),
+        issue_type: a.issue_type.as_deref().map(issue_type).transpose()?,
+        description: a.description,
+        spec: a.spec,
+        add_labels: split_labels(&a.add_labels),
+        remove_labels: split_labels(&a.remove_labels),
+        note: a.notes,
+        claim: a.claim,
+    };
+    let c = ops::update(&ws, &ctx.actor(&ws), &a.ids, &changes)?;
+    changed(ctx, "Updated", c)
+}
+
+/// `close`.
+pub fn close(ctx: &Ctx, ids: &[String], reason: Option<&str>) -> Outcome {
+    let ws = ctx.workspace()?;
+    let c = ops::close(&ws, &ctx.actor(&ws), ids, reason)?;
+    changed(ctx, "Closed", c)
+}
+
+/// `reopen`.
+pub fn reopen(ctx: &Ctx, ids: &[String]) -> Outcome {
+    let ws = ctx.workspace()?;
+    let c = ops::reopen(&ws, &ctx.actor(&ws), ids)?;
+    changed(ctx, "Reopened", c)
+}
+
+/// `label add|rm`.
+pub fn label(ctx: &Ctx, cmd: LabelCmd) -> Outcome {
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws);
+    let (c, verb) = match cmd {
+        LabelCmd::Add { id, label } => (ops::label(&ws, &actor, &id, &label, true)?, "Labelled"),
+        LabelCmd::Rm { id, label } => (ops::label(&ws, &actor, &id, &label, false)?, "Unlabelled"),
+    };
+    changed(ctx, verb, c)
+}
+
+/// `clarify`.
+pub fn clarify(ctx: &Ctx, id: &str, question: &str) -> Outcome {
+    let ws = ctx.workspace()?;
+    let c = ops::clarify(&ws, &ctx.actor(&ws), id, question)?;
+    changed(ctx, "Awaiting input", c)
+}
+
+/// `answer`.
+pub fn answer(ctx: &Ctx, id: &str, text: &str) -> Outcome {
+    let ws = ctx.workspace()?;
+    let c = ops::answer(&ws, &ctx.actor(&ws), id, text)?;
+    changed(ctx, "Answered", c)
+}
+
+/// `dep add|rm|tree|cycles`.
+pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws);
+    match cmd {
+        DepCmd::Add {
+            id,
+            depends_on,
+            dep_type: t,
+        } => {
+            let t = dep_type(&t)?;
+            let c = ops::dep_add(&ws, &actor, &id, &depends_on, t)?;
+            if !ctx.json {
+                let b = &c.beads[0];
+                let target = b
+                    .dependencies
+                    .last()
+                    .map_or("", |d| d.depends_on_id.as_str());
+                println!("{} now depends on {target} ({t})", b.id);
+                recorded_note(&c.recorded);
+                return Ok(0);
+            }
+            changed(ctx, "Updated", c)
+        }
+        DepCmd::Rm {
+            id,
+            depends_on,
+            dep_type: t,
+        } => {
+            let t = t.as_deref().map(dep_type).transpose()?;
+            let c = ops::dep_rm(&ws, &actor, &id, &depends_on, t)?;
+            changed(ctx, "Updated", c)
+        }
+        DepCmd::Tree { id } => {
+            let set = load_set(ctx, &ws)?;
+            let root = set.resolve(&id)?.id.clone();
+            let tree = graph::tree(&set, &root);
+            if ctx.json {
+                print_json(&versioned(&tree));
+            } else {
+                print!("{}", render::tree(&tree));
+            }
+            Ok(0)
+        }
+        DepCmd::Cycles => {
+            let set = load_set(ctx, &ws)?;
+            let cycles = graph::cycles(&set);
+            if ctx.json {
+                print_json(&cycles);
+            } else if cycles.is_empty() {
+                println!("No dependency cycles.");
+            } else {
+                for c in &cycles {
+                    println!("cycle: {}", c.join(" -> "));
+                }
+            }
+            Ok(if cycles.is_empty() { 0 } else { 1 })
+        }
+    }
+}
+
+/// `ready`.
+pub fn ready(ctx: &Ctx, limit: Option<usize>) -> Outcome {
+    let ws = ctx.workspace()?;
+    let set = load_set(ctx, &ws)?;
+    let ready = graph::ready(&set);
+    let ready = &ready[..limit.unwrap_or(usize::MAX).min(ready.len())];
+    if ctx.json {
+        print_json(&ready);
+    } else if ready.is_empty() {
+        println!("No ready work.");
+    } else {
+        println!("Ready work ({}):", ready.len());
+        for b in ready {
+            println!("  {}", render::line(b));
+        }
+    }
+    Ok(0)
+}
+
+/// `blocked`.
+pub fn blocked(ctx: &Ctx) -> Outcome {
+    let ws = ctx.workspace()?;
+    let set = load_set(ctx, &ws)?;
+    let blocked = graph::blocked(&set);
+    if ctx.json {
+        let rows: Vec<_> = blocked
+            .iter()
+            .map(|(b, by)| {
+                let mut v = serde_json::to_value(b).unwrap_or_default();
+                v["blocked_by"] = json!(by);
+                v
+            })
+            .collect();
+        print_json(&rows);
+    } else if blocked.is_empty() {
+        println!("Nothing is blocked.");
+    } else {
+        for (b, by) in &blocked {
+            println!("{}", render::line(b));
+            if by.is_empty() {
+                println!("    status blocked");
+            }
+            for id in by {
+                let what = set.beads.get(*id).map_or("(missing)".to_string(), |t| {
+                    format!("{} ({})", t.title, t.status)
+                });
+                println!("    blocked by {id}: {what}");
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// `history`.
+pub fn history(ctx: &Ctx, id: &str) -> Outcome {
+    let ws = ctx.workspace()?;
+    let changes = crate::bead::history::history(&ws, id)?;
+    if ctx.json {
+        print_json(&changes);
+    } else {
+        for c in &changes {
+            println!("{} {} {} {}", &c.commit[..7], c.at, c.author, c.summary);
+            for line in &c.changes {
+                println!("    {line}");
+            }
+        }
+    }
+    Ok(0)
+}

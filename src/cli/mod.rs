@@ -1,0 +1,84 @@
+//! The command line: parse arguments, call the library, render results and errors.
+
+pub mod args;
+mod beads;
+mod output;
+mod render;
+mod setup;
+
+use crate::error::Error;
+use crate::workspace::Workspace;
+use args::{Cli, Command};
+use clap::Parser;
+
+/// What a command handler returns: the process exit code.
+type Outcome = Result<i32, Error>;
+
+/// Runs vermas with the process arguments and returns the exit code.
+pub fn main() -> i32 {
+    crate::git::install_interrupt_cleanup();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let json = cli.json;
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            output::error(&e, json);
+            e.exit_code()
+        }
+    }
+}
+
+/// Runs one parsed command.
+fn dispatch(cli: Cli) -> Outcome {
+    let ctx = Ctx {
+        json: cli.json,
+        actor: cli.actor,
+    };
+    match cli.command {
+        Command::Init { prefix } => setup::init(&ctx, prefix.as_deref()),
+        Command::Config(cmd) => setup::config(&ctx, cmd),
+        Command::Completions { shell } => setup::completions(shell),
+        Command::Doctor => setup::doctor(&ctx),
+        Command::Create(a) => beads::create(&ctx, a, false),
+        Command::Q(a) => beads::create(&ctx, a, true),
+        Command::List(a) => beads::list(&ctx, a),
+        Command::Show { ids } => beads::show(&ctx, &ids),
+        Command::Update(a) => beads::update(&ctx, a),
+        Command::Close { ids, reason } => beads::close(&ctx, &ids, reason.as_deref()),
+        Command::Reopen { ids } => beads::reopen(&ctx, &ids),
+        Command::Dep(cmd) => beads::dep(&ctx, cmd),
+        Command::Ready { limit } => beads::ready(&ctx, limit),
+        Command::Blocked => beads::blocked(&ctx),
+        Command::Label(cmd) => beads::label(&ctx, cmd),
+        Command::History { id } => beads::history(&ctx, &id),
+        Command::Clarify { id, question } => beads::clarify(&ctx, &id, &question),
+        Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
+    }
+}
+
+/// Options every handler sees.
+pub(crate) struct Ctx {
+    /// `--json` was given.
+    pub json: bool,
+    /// `--actor` was given.
+    pub actor: Option<String>,
+}
+
+impl Ctx {
+    /// The workspace around the current directory.
+    pub fn workspace(&self) -> Result<Workspace, Error> {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        Workspace::discover(&cwd)
+    }
+
+    /// Who is acting in `ws`.
+    pub fn actor(&self, ws: &Workspace) -> String {
+        ws.actor(self.actor.as_deref())
+    }
+}

@@ -1,0 +1,107 @@
+//! Handlers of the setup commands: init, config, completions, doctor.
+
+use super::args::{Cli, ConfigCmd};
+use super::output::{print_json, recorded_note, short_commit, versioned};
+use super::{Ctx, Outcome};
+use crate::error::Error;
+use crate::setup;
+use clap::CommandFactory;
+use serde_json::{Value, json};
+
+/// `init`.
+pub fn init(ctx: &Ctx, prefix: Option<&str>) -> Outcome {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let report = setup::init(&cwd, prefix, ctx.actor.as_deref())?;
+    recorded_note(&report.recorded);
+    if ctx.json {
+        print_json(&versioned(json!({
+            "beads_dir": report.beads_dir,
+            "prefix": report.prefix,
+            "written": report.written,
+            "commit": short_commit(&report.recorded),
+        })));
+    } else if report.written.is_empty() {
+        println!(
+            "{} is already set up (prefix {})",
+            report.beads_dir.display(),
+            report.prefix
+        );
+    } else {
+        println!(
+            "Initialised {} (prefix {})",
+            report.beads_dir.display(),
+            report.prefix
+        );
+        for w in &report.written {
+            println!("  wrote {w}");
+        }
+    }
+    Ok(0)
+}
+
+/// `config get|set|list`.
+pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
+    let ws = ctx.workspace()?;
+    match cmd {
+        ConfigCmd::Get { key } => {
+            let value = ws.config.get(&key)?;
+            if ctx.json {
+                print_json(&versioned(json!({"key": key, "value": value})));
+            } else {
+                println!("{}", plain(&value));
+            }
+        }
+        ConfigCmd::Set { key, value } => {
+            let (config, recorded) = setup::set_config(&ws, &key, &value, &ctx.actor(&ws))?;
+            recorded_note(&recorded);
+            let value = config.get(&key)?;
+            if ctx.json {
+                print_json(&versioned(json!({"key": key, "value": value})));
+            } else {
+                println!("{key} = {}", plain(&value));
+            }
+        }
+        ConfigCmd::List => {
+            if ctx.json {
+                print_json(&versioned(&ws.config));
+            } else {
+                print!("{}", ws.config.render());
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// A config value as a person types it: strings bare, everything else as JSON.
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `completions SHELL`.
+pub fn completions(shell: clap_complete::Shell) -> Outcome {
+    clap_complete::generate(shell, &mut Cli::command(), "vermas", &mut std::io::stdout());
+    Ok(0)
+}
+
+/// `doctor`.
+pub fn doctor(ctx: &Ctx) -> Outcome {
+    let ws = ctx.workspace()?;
+    let findings = setup::doctor(&ws)?;
+    let errors = findings.iter().filter(|f| f.level == "error").count();
+    if ctx.json {
+        print_json(&findings);
+    } else {
+        for f in &findings {
+            let mark = match f.level {
+                "ok" => "ok     ",
+                "warning" => "warning",
+                _ => "error  ",
+            };
+            println!("{mark} {}", f.message);
+        }
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
+}

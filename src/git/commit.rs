@@ -1,0 +1,394 @@
+//! Committing exactly the paths vermas wrote, through gix, without disturbing the user's
+//! other staged or unstaged work. See `shared/notes/gix-commit.md` for the traps avoided.
+
+use super::{GitRepo, git_err};
+use crate::error::{Error, Result};
+use gix::bstr::{BString, ByteSlice};
+use gix::index::entry::{Flags, Mode, Stat, stat};
+use gix::lock::acquire::Fail;
+use gix::objs::tree::EntryKind;
+use gix::refs::{
+    Target,
+    transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog},
+};
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+/// How often a commit is recomputed when another writer moved the branch meanwhile.
+const CAS_ATTEMPTS: usize = 8;
+
+/// A path to commit as it is now on disk: its blob, or gone.
+struct DiskState {
+    rela: BString,
+    file: Option<(gix::ObjectId, Stat, bool)>,
+}
+
+impl GitRepo {
+    /// Commits the current content of `paths` (absolute, inside the work tree; missing files
+    /// are removed) on the current branch with `message`. Returns the new commit, or `None`
+    /// when nothing differed from HEAD.
+    pub fn commit_paths(
+        &self,
+        paths: &[std::path::PathBuf],
+        message: &str,
+        author: Option<&str>,
+    ) -> Result<Option<gix::ObjectId>> {
+        let mut rela_paths: Vec<BString> = Vec::new();
+        for p in paths {
+            let rela = self.rela_path(p)?;
+            if !rela_paths.contains(&rela) {
+                rela_paths.push(rela);
+            }
+        }
+        rela_paths.sort();
+        let mut last_conflict = None;
+        for _ in 0..CAS_ATTEMPTS {
+            match self.commit_once(&rela_paths, message, author) {
+                Err(CommitError::Conflict(e)) => {
+                    last_conflict = Some(e);
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(CommitError::Other(e)) => return Err(e),
+                Ok(id) => return Ok(id),
+            }
+        }
+        Err(Error::Git(format!(
+            "the branch kept moving while vermas committed: {}",
+            last_conflict.unwrap_or_default()
+        )))
+    }
+
+    /// One attempt: lock the index, build tree and commit, move the branch, write the index.
+    fn commit_once(
+        &self,
+        rela_paths: &[BString],
+        message: &str,
+        author: Option<&str>,
+    ) -> std::result::Result<Option<gix::ObjectId>, CommitError> {
+        let repo = &self.repo;
+        let index_path = repo.index_path();
+        // git's own lock: vermas and the git CLI serialise on it. Held until the end.
+        let lock = gix::lock::File::acquire_to_update_resource(
+            &index_path,
+            Fail::AfterDurationWithBackoff(Duration::from_secs(10)),
+            None,
+            0,
+        )
+        .map_err(|e| {
+            Error::Git(format!(
+                "cannot lock {}: {e} (is another git command running? if not, remove the stale lock file)",
+                index_path.display()
+            ))
+        })?;
+        let mut index = if index_path.exists() {
+            repo.open_index().map_err(git_err)?
+        } else {
+            gix::index::File::from_state(
+                gix::index::State::new(repo.object_hash()),
+                index_path.clone(),
+            )
+        };
+        if index.link().is_some() || index.is_sparse() {
+            return Err(Error::Git(
+                "split or sparse index is not supported; run `git update-index --no-split-index`"
+                    .into(),
+            )
+            .into());
+        }
+        if let Some(state) = repo.state() {
+            return Err(Error::Git(format!(
+                "the repository is in the middle of a {state:?}; finish or abort it first"
+            ))
+            .into());
+        }
+        let beads_prefix = top_dir(rela_paths);
+        if let Some(conflicted) = index
+            .entries()
+            .iter()
+            .find(|e| e.stage_raw() != 0 && e.path(&index).starts_with(beads_prefix.as_bytes()))
+        {
+            return Err(Error::Git(format!(
+                "unresolved merge conflict in {}: resolve it and `git add` it first",
+                conflicted.path(&index)
+            ))
+            .into());
+        }
+        let parent: Option<gix::ObjectId> =
+            repo.head().map_err(git_err)?.id().map(|id| id.detach());
+        let head_tree_id = match parent {
+            Some(p) => repo
+                .find_commit(p)
+                .map_err(git_err)?
+                .tree_id()
+                .map_err(git_err)?
+                .detach(),
+            None => gix::ObjectId::empty_tree(repo.object_hash()),
+        };
+        let head_tree = repo.find_tree(head_tree_id).map_err(git_err)?;
+
+        // Hash only files whose stat differs from their index entry.
+        let stat_opts = stat::Options::default();
+        let mut states = Vec::with_capacity(rela_paths.len());
+        for rela in rela_paths {
+            let abs = self.workdir.join(rela.to_str_lossy().as_ref());
+            let file = match gix::index::fs::Metadata::from_path_no_follow(&abs) {
+                Ok(md) if md.is_file() => {
+                    let st = Stat::from_fs(&md).map_err(git_err)?;
+                    let id = match index.entry_by_path(rela.as_bstr()) {
+                        Some(e)
+                            if e.stat.matches(&st, stat_opts)
+                                && !e.stat.is_racy(index.timestamp(), stat_opts) =>
+                        {
+                            e.id
+                        }
+                        _ => {
+                            let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
+                            repo.write_blob(bytes).map_err(git_err)?.detach()
+                        }
+                    };
+                    Some((id, st, md.is_executable()))
+                }
+                _ => None,
+            };
+            states.push(DiskState {
+                rela: rela.clone(),
+                file,
+            });
+        }
+
+        let mut editor = repo.edit_tree(head_tree_id).map_err(git_err)?;
+        let mut tree_changed = false;
+        for s in &states {
+            let in_head = head_tree
+                .lookup_entry_by_path(s.rela.to_str_lossy().as_ref())
+                .map_err(git_err)?
+                .map(|e| e.object_id());
+            match &s.file {
+                Some((id, _, exe)) if in_head != Some(*id) => {
+                    let kind = if *exe {
+                        EntryKind::BlobExecutable
+                    } else {
+                        EntryKind::Blob
+                    };
+                    editor
+                        .upsert(s.rela.as_bstr(), kind, *id)
+                        .map_err(git_err)?;
+                    tree_changed = true;
+                }
+                None if in_head.is_some() => {
+                    editor.remove(s.rela.as_bstr()).map_err(git_err)?;
+                    tree_changed = true;
+                }
+                _ => {}
+            }
+        }
+        if !tree_changed {
+            return Ok(None);
+        }
+        let tree_id = editor.write().map_err(git_err)?.detach();
+
+        let committer = signature(repo, false, None)?;
+        let author_sig = signature(repo, true, author)?;
+        let commit = gix::objs::Commit {
+            tree: tree_id,
+            parents: parent.into_iter().collect(),
+            author: author_sig,
+            committer: committer.clone(),
+            encoding: None,
+            message: message.into(),
+            extra_headers: vec![],
+        };
+        let commit_id = repo.write_object(&commit).map_err(git_err)?.detach();
+        let expected = match parent {
+            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
+            None => PreviousValue::MustNotExist,
+        };
+        let summary = message.lines().next().unwrap_or_default();
+        let reflog_msg = if parent.is_some() {
+            format!("commit: {summary}")
+        } else {
+            format!("commit (initial): {summary}")
+        };
+        let mut time_buf = gix::date::parse::TimeBuf::default();
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: reflog_msg.into(),
+                },
+                expected,
+                new: Target::Object(commit_id),
+            },
+            name: "HEAD".try_into().map_err(git_err)?,
+            deref: true,
+        };
+        if let Err(e) = repo.edit_references_as([edit], Some(committer.to_ref(&mut time_buf))) {
+            let text = e.to_string();
+            // Another writer moved the branch: recompute from its new tip.
+            return Err(CommitError::Conflict(text));
+        }
+
+        // Index: our paths get their new id and stat; removed ones go; the rest is untouched.
+        let mut touched: Vec<BString> = Vec::new();
+        let mut new_entries = Vec::new();
+        for s in &states {
+            if let Some((id, st, exe)) = &s.file {
+                let mode = if *exe {
+                    Mode::FILE_EXECUTABLE
+                } else {
+                    Mode::FILE
+                };
+                match index.entry_mut_by_path_and_stage(
+                    s.rela.as_bstr(),
+                    gix::index::entry::Stage::Unconflicted,
+                ) {
+                    Some(e) => {
+                        if e.id != *id || e.mode != mode {
+                            touched.push(s.rela.clone());
+                        }
+                        e.id = *id;
+                        e.stat = *st;
+                        e.mode = mode;
+                    }
+                    None => {
+                        touched.push(s.rela.clone());
+                        new_entries.push((s.rela.clone(), *id, *st, mode));
+                    }
+                }
+            } else if index.entry_by_path(s.rela.as_bstr()).is_some() {
+                touched.push(s.rela.clone());
+            }
+        }
+        let removed: HashSet<&[u8]> = states
+            .iter()
+            .filter(|s| s.file.is_none())
+            .map(|s| s.rela.as_bytes())
+            .collect();
+        index.remove_entries(|_, path, _| removed.contains(path.as_bytes()));
+        for (rela, id, st, mode) in new_entries {
+            index.dangerously_push_entry(st, id, Flags::empty(), mode, rela.as_bstr());
+        }
+        index.sort_entries();
+        if let Some(tree) = index.tree_mut() {
+            for p in &touched {
+                invalidate_cache_tree(tree, p);
+            }
+        }
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
+        index
+            .write_to(&mut out, gix::index::write::Options::default())
+            .map_err(git_err)?;
+        out.into_inner()
+            .map_err(|e| git_err(e.into_error()))?
+            .commit()
+            .map_err(|e| git_err(e.error))?;
+        Ok(Some(commit_id))
+    }
+
+    /// `path` relative to the work tree, with `/` separators.
+    fn rela_path(&self, path: &Path) -> Result<BString> {
+        let rel = path.strip_prefix(&self.workdir).map_err(|_| {
+            Error::Git(format!(
+                "{} is outside the work tree {}",
+                path.display(),
+                self.workdir.display()
+            ))
+        })?;
+        let s = rel
+            .to_str()
+            .ok_or_else(|| Error::Git(format!("path is not UTF-8: {}", rel.display())))?;
+        Ok(s.replace('\\', "/").into())
+    }
+}
+
+/// Why one commit attempt did not land.
+enum CommitError {
+    /// The branch moved under us: try again.
+    Conflict(String),
+    /// Anything else: give up.
+    Other(Error),
+}
+
+impl From<Error> for CommitError {
+    fn from(e: Error) -> Self {
+        CommitError::Other(e)
+    }
+}
+
+/// The top folder all paths share, with a trailing `/` (`.beads/` in practice), or empty.
+fn top_dir(paths: &[BString]) -> String {
+    let Some(first) = paths.first() else {
+        return String::new();
+    };
+    let first = first.to_str_lossy();
+    match first.find('/') {
+        Some(i) if paths.iter().all(|p| p.starts_with(first[..=i].as_bytes())) => {
+            first[..=i].to_string()
+        }
+        _ => String::new(),
+    }
+}
+
+/// Invalidates the cached tree of every folder along `path`, as git's
+/// `cache_tree_invalidate_path` does (gix writes the extension back unchanged).
+fn invalidate_cache_tree(tree: &mut gix::index::extension::Tree, path: &[u8]) {
+    tree.num_entries = None;
+    if let Some(pos) = path.iter().position(|b| *b == b'/')
+        && let Some(child) = tree
+            .children
+            .iter_mut()
+            .find(|c| c.name.as_slice() == &path[..pos])
+    {
+        invalidate_cache_tree(child, &path[pos + 1..]);
+    }
+}
+
+/// The author or committer: `git.author` from config, else git's identity, else `vermas`.
+fn signature(
+    repo: &gix::Repository,
+    author: bool,
+    configured: Option<&str>,
+) -> Result<gix::actor::Signature> {
+    let now = gix::date::Time::now_local_or_utc();
+    if let Some(text) = configured {
+        let (name, email) = parse_identity(text).ok_or_else(|| {
+            Error::Invalid(format!(
+                "git.author '{text}' must look like 'Name <email@example.com>'"
+            ))
+        })?;
+        return Ok(gix::actor::Signature {
+            name: name.into(),
+            email: email.into(),
+            time: now,
+        });
+    }
+    let found = if author {
+        repo.author()
+    } else {
+        repo.committer()
+    };
+    Ok(match found {
+        Some(Ok(sig)) => {
+            let mut sig = sig.to_owned().map_err(git_err)?;
+            sig.time = now;
+            sig
+        }
+        _ => gix::actor::Signature {
+            name: "vermas".into(),
+            email: "vermas@localhost".into(),
+            time: now,
+        },
+    })
+}
+
+/// Splits `Name <email>` into its parts.
+fn parse_identity(text: &str) -> Option<(String, String)> {
+    let open = text.find('<')?;
+    let close = text.rfind('>')?;
+    let name = text[..open].trim();
+    let email = text[open + 1..close].trim();
+    (close > open && !name.is_empty() && !email.is_empty())
+        .then(|| (name.to_string(), email.to_string()))
+}

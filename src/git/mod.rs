@@ -1,0 +1,52 @@
+//! Git as the database: committing vermas's own paths and reading their history, via gix.
+
+mod commit;
+mod history;
+
+pub use history::FileChange;
+
+use crate::error::Error;
+use std::path::{Path, PathBuf};
+
+/// An open repository with a work tree.
+pub struct GitRepo {
+    repo: gix::Repository,
+    workdir: PathBuf,
+}
+
+/// Turns any gix error into a vermas git error.
+pub(crate) fn git_err(e: impl std::fmt::Display) -> Error {
+    Error::Git(e.to_string())
+}
+
+impl GitRepo {
+    /// Opens the repository whose work tree holds `dir`, honouring `GIT_DIR` and friends.
+    /// `None` outside git, in a bare repository, or when `dir` is outside the work tree.
+    pub fn open(dir: &Path) -> Option<GitRepo> {
+        let repo = gix::discover_with_environment_overrides(dir).ok()?;
+        let workdir = repo.workdir()?.to_path_buf();
+        let workdir = std::fs::canonicalize(&workdir).unwrap_or(workdir);
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        dir.starts_with(&workdir)
+            .then_some(GitRepo { repo, workdir })
+    }
+
+    /// The work tree's root folder (canonical).
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// `user.name` from git's configuration, if set.
+    pub fn user_name(&self) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string("user.name")
+            .map(|s| s.to_string())
+            .filter(|s| !s.trim().is_empty())
+    }
+}
+
+/// Installs the handler that removes git lock files on Ctrl-C; call once at start.
+pub fn install_interrupt_cleanup() {
+    gix::tempfile::signal::setup(Default::default());
+}

@@ -1,0 +1,16 @@
+//! vermas: verifiable work for people and coding agents, with git as the only database.
+//!
+//! Records live as YAML and markdown files under `.beads/`; every change vermas makes is a
+//! git commit made through gix. The `cli` module is the thin command-line layer; every
+//! other module is library code that never prints and never exits the process.
+
+pub mod bead;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod git;
+pub mod setup;
+pub mod store;
+pub mod time;
+pub mod workspace;
+pub mod yaml;

@@ -1,0 +1,66 @@
+//! Splitting a markdown record into its YAML front matter and its body.
+
+use crate::error::ParseError;
+
+/// A record file split in two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the `---` lines.
+    pub yaml: &'a str,
+    /// One-based line of the file where `yaml` starts.
+    pub yaml_line: usize,
+    /// Everything after the closing `---` line, without surrounding blank lines.
+    pub body: &'a str,
+}
+
+/// Splits `text` (the content of `file`) at its `---` fences.
+pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, ParseError> {
+    let rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(after_open) = rest
+        .strip_prefix("---\n")
+        .or_else(|| rest.strip_prefix("---\r\n"))
+    else {
+        return Err(ParseError::at(file, text, 1, 1, "missing front matter: the file must start with a `---` line")
+            .with_help("a bead file starts with `---`, YAML fields such as `id:`, `title:`, `status:`, then `---`"));
+    };
+    let mut offset = 0;
+    for line in after_open.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == "---" || bare == "..." {
+            let yaml = &after_open[..offset];
+            let body = after_open[offset + line.len()..].trim_matches(['\n', '\r']);
+            return Ok(Split {
+                yaml,
+                yaml_line: 2,
+                body,
+            });
+        }
+        offset += line.len();
+    }
+    let lines = text.lines().count().max(1);
+    Err(ParseError::at(
+        file,
+        text,
+        lines,
+        1,
+        "front matter is not closed: no `---` line after the YAML",
+    )
+    .with_help("add a line `---` after the last field"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_and_reports() {
+        let s = split("---\nid: a\n---\n\nBody text\n\n", "f").unwrap();
+        assert_eq!(s.yaml, "id: a\n");
+        assert_eq!(s.body, "Body text");
+        assert_eq!(split("---\nid: a\n---\n", "f").unwrap().body, "");
+        let e = split("id: a\n", "f").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1));
+        let e = split("---\nid: a\ntitle: b\n", "f").unwrap_err();
+        assert_eq!(e.line, 3);
+    }
+}
