@@ -1,0 +1,163 @@
+//! Shared helpers for the integration tests: real temporary git repositories, the real
+//! `vermas` binary, and real `git` to check what it did.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use tempfile::TempDir;
+
+/// A temporary git repository with a fixed identity and no global config influence.
+pub struct Repo {
+    /// Keeps the folder alive.
+    pub dir: TempDir,
+}
+
+impl Repo {
+    /// `git init` in a fresh temporary folder (no commits yet).
+    pub fn new() -> Repo {
+        let dir = tempfile::Builder::new().prefix("vermas-test").tempdir().expect("tempdir");
+        let repo = Repo { dir };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test User"]);
+        repo.git(&["config", "user.email", "test@example.com"]);
+        repo.git(&["config", "commit.gpgsign", "false"]);
+        repo
+    }
+
+    /// `git init` plus `vermas init --prefix vm`.
+    pub fn initialised() -> Repo {
+        let repo = Repo::new();
+        repo.ok(&["init", "--prefix", "vm"]);
+        repo
+    }
+
+    /// The repository root.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A path inside the repository.
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// A `vermas` command run in the repository root with a clean environment.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        self.cmd_in(self.path(), args)
+    }
+
+    /// A `vermas` command run in `dir`.
+    pub fn cmd_in(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut c = Command::cargo_bin("vermas").expect("vermas binary");
+        c.current_dir(dir)
+            .args(args)
+            .env_remove("BEADS_DIR")
+            .env_remove("VERMAS_ACTOR")
+            .env_remove("VERMAS_NOW")
+            .env("NO_COLOR", "1")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", self.path());
+        c
+    }
+
+    /// Runs vermas and returns its output, whatever the exit code.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run vermas")
+    }
+
+    /// Runs vermas, asserts success, returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "vermas {args:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs vermas, asserts it failed with `code`, returns stderr.
+    pub fn fails(&self, args: &[&str], code: i32) -> String {
+        let out = self.run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "vermas {args:?}: expected exit {code}\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
+    /// Runs vermas with `--json` appended, asserts success, parses stdout.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let text = self.ok(&all);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    }
+
+    /// Creates a bead with `vermas q` and returns its id.
+    pub fn create(&self, title: &str, extra: &[&str]) -> String {
+        let mut args = vec!["q", title];
+        args.extend_from_slice(extra);
+        self.ok(&args).trim().to_string()
+    }
+
+    /// Runs real git in the repository, asserts success, returns stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .current_dir(self.path())
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", self.path())
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Number of commits on HEAD.
+    pub fn commit_count(&self) -> usize {
+        self.git(&["rev-list", "--count", "HEAD"]).trim().parse().expect("count")
+    }
+
+    /// `git status --porcelain` of a path.
+    pub fn status(&self, path: &str) -> String {
+        self.git(&["status", "--porcelain", "--", path])
+    }
+
+    /// Asserts `git fsck --strict` is clean.
+    pub fn assert_fsck(&self) {
+        self.git(&["fsck", "--strict", "--no-progress"]);
+    }
+
+    /// Writes a file (creating folders).
+    pub fn write(&self, rel: &str, content: &str) {
+        let p = self.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, content).expect("write");
+    }
+
+    /// Reads a file.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.join(rel)).expect("read")
+    }
+}
+
+/// Stdout of an output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Stderr of an output as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
