@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 pub mod git;
 pub mod setup;
+pub mod spec;
 pub mod store;
 pub mod time;
 pub mod workspace;

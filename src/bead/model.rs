@@ -389,7 +389,7 @@ pub fn parse_choice<T: for<'de> Deserialize<'de>>(
     serde_json::from_value(serde_json::Value::String(text.to_string())).map_err(|_| {
         crate::error::Error::invalid_with_help(
             format!("unknown {what} '{text}'"),
-            format!("valid {what}s: {}", valid.join(", ")),
+            format!("valid values: {}", valid.join(", ")),
         )
     })
 }

@@ -5,6 +5,7 @@ use super::output::{diagnostic, print_json, recorded_note, short_commit, version
 use super::{Ctx, Outcome, render};
 use crate::bead::model::{DEP_TYPES, STATUSES, TYPES, parse_choice, parse_priority};
 use crate::bead::ops::{self, Changed, Changes, NewBead};
+use crate::bead::store::load_one;
 use crate::bead::{Bead, BeadSet, DepType, IssueType, Status, graph};
 use crate::error::{Error, Result};
 use serde_json::json;
@@ -127,11 +128,12 @@ pub fn list(ctx: &Ctx, a: ListArgs) -> Outcome {
 /// `show`.
 pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
     let ws = ctx.workspace()?;
-    let set = load_set(ctx, &ws)?;
+    // Each id on its own first, so a broken file reports its own diagnostic.
     let beads = ids
         .iter()
-        .map(|id| set.resolve(id))
+        .map(|id| load_one(&ws, id))
         .collect::<Result<Vec<_>>>()?;
+    let set = BeadSet::load(&ws)?;
     if ctx.json {
         match beads.as_slice() {
             [one] => print_json(&versioned(one)),

@@ -12,6 +12,7 @@ use gix::refs::{
     transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog},
 };
 use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -33,6 +34,7 @@ impl GitRepo {
         paths: &[std::path::PathBuf],
         message: &str,
         author: Option<&str>,
+        owner_file: &Path,
     ) -> Result<Option<gix::ObjectId>> {
         let mut rela_paths: Vec<BString> = Vec::new();
         for p in paths {
@@ -44,7 +46,7 @@ impl GitRepo {
         rela_paths.sort();
         let mut last_conflict = None;
         for _ in 0..CAS_ATTEMPTS {
-            match self.commit_once(&rela_paths, message, author) {
+            match self.commit_once(&rela_paths, message, author, owner_file) {
                 Err(CommitError::Conflict(e)) => {
                     last_conflict = Some(e);
                     std::thread::sleep(Duration::from_millis(20));
@@ -65,9 +67,16 @@ impl GitRepo {
         rela_paths: &[BString],
         message: &str,
         author: Option<&str>,
+        owner_file: &Path,
     ) -> std::result::Result<Option<gix::ObjectId>, CommitError> {
         let repo = &self.repo;
         let index_path = repo.index_path();
+        let lock_path = {
+            let mut p = index_path.clone().into_os_string();
+            p.push(".lock");
+            std::path::PathBuf::from(p)
+        };
+        remove_stale_lock(&lock_path, owner_file);
         // git's own lock: vermas and the git CLI serialise on it. Held until the end.
         let lock = gix::lock::File::acquire_to_update_resource(
             &index_path,
@@ -81,6 +90,10 @@ impl GitRepo {
                 index_path.display()
             ))
         })?;
+        // Say which index.lock is ours, so a successor can remove it if we are killed.
+        if let Ok(md) = std::fs::metadata(&lock_path) {
+            let _ = std::fs::write(owner_file, format!("{} {}\n", std::process::id(), md.ino()));
+        }
         let mut index = if index_path.exists() {
             repo.open_index().map_err(git_err)?
         } else {
@@ -183,52 +196,25 @@ impl GitRepo {
                 _ => {}
             }
         }
-        if !tree_changed {
+        // A change interrupted after its commit but before its index write leaves the index
+        // behind HEAD: bring our entries up to date even when there is nothing to commit.
+        let index_stale =
+            states
+                .iter()
+                .any(|s| match (&s.file, index.entry_by_path(s.rela.as_bstr())) {
+                    (Some((id, _, _)), Some(e)) => e.id != *id,
+                    (None, None) => false,
+                    _ => true,
+                });
+        if !tree_changed && !index_stale {
             return Ok(None);
         }
-        let tree_id = editor.write().map_err(git_err)?.detach();
-
-        let committer = signature(repo, false, None)?;
-        let author_sig = signature(repo, true, author)?;
-        let commit = gix::objs::Commit {
-            tree: tree_id,
-            parents: parent.into_iter().collect(),
-            author: author_sig,
-            committer: committer.clone(),
-            encoding: None,
-            message: message.into(),
-            extra_headers: vec![],
-        };
-        let commit_id = repo.write_object(&commit).map_err(git_err)?.detach();
-        let expected = match parent {
-            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
-            None => PreviousValue::MustNotExist,
-        };
-        let summary = message.lines().next().unwrap_or_default();
-        let reflog_msg = if parent.is_some() {
-            format!("commit: {summary}")
+        let commit_id = if tree_changed {
+            let tree_id = editor.write().map_err(git_err)?.detach();
+            Some(self.write_commit(tree_id, parent, message, author)?)
         } else {
-            format!("commit (initial): {summary}")
+            None
         };
-        let mut time_buf = gix::date::parse::TimeBuf::default();
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: reflog_msg.into(),
-                },
-                expected,
-                new: Target::Object(commit_id),
-            },
-            name: "HEAD".try_into().map_err(git_err)?,
-            deref: true,
-        };
-        if let Err(e) = repo.edit_references_as([edit], Some(committer.to_ref(&mut time_buf))) {
-            let text = e.to_string();
-            // Another writer moved the branch: recompute from its new tip.
-            return Err(CommitError::Conflict(text));
-        }
 
         // Index: our paths get their new id and stat; removed ones go; the rest is untouched.
         let mut touched: Vec<BString> = Vec::new();
@@ -284,7 +270,61 @@ impl GitRepo {
             .map_err(|e| git_err(e.into_error()))?
             .commit()
             .map_err(|e| git_err(e.error))?;
-        Ok(Some(commit_id))
+        let _ = std::fs::remove_file(owner_file);
+        Ok(commit_id)
+    }
+
+    /// Writes the commit object for `tree_id` and moves the branch to it with a
+    /// compare-and-swap on `parent`, with a reflog entry.
+    fn write_commit(
+        &self,
+        tree_id: gix::ObjectId,
+        parent: Option<gix::ObjectId>,
+        message: &str,
+        author: Option<&str>,
+    ) -> std::result::Result<gix::ObjectId, CommitError> {
+        let repo = &self.repo;
+        let committer = signature(repo, false, None)?;
+        let author_sig = signature(repo, true, author)?;
+        let commit = gix::objs::Commit {
+            tree: tree_id,
+            parents: parent.into_iter().collect(),
+            author: author_sig,
+            committer: committer.clone(),
+            encoding: None,
+            message: message.into(),
+            extra_headers: vec![],
+        };
+        let commit_id = repo.write_object(&commit).map_err(git_err)?.detach();
+        let expected = match parent {
+            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
+            None => PreviousValue::MustNotExist,
+        };
+        let summary = message.lines().next().unwrap_or_default();
+        let reflog_msg = if parent.is_some() {
+            format!("commit: {summary}")
+        } else {
+            format!("commit (initial): {summary}")
+        };
+        let mut time_buf = gix::date::parse::TimeBuf::default();
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: reflog_msg.into(),
+                },
+                expected,
+                new: Target::Object(commit_id),
+            },
+            name: "HEAD".try_into().map_err(git_err)?,
+            deref: true,
+        };
+        if let Err(e) = repo.edit_references_as([edit], Some(committer.to_ref(&mut time_buf))) {
+            // Another writer moved the branch: recompute from its new tip.
+            return Err(CommitError::Conflict(e.to_string()));
+        }
+        Ok(commit_id)
     }
 
     /// `path` relative to the work tree, with `/` separators.
@@ -301,6 +341,26 @@ impl GitRepo {
             .ok_or_else(|| Error::Git(format!("path is not UTF-8: {}", rel.display())))?;
         Ok(s.replace('\\', "/").into())
     }
+}
+
+/// Removes an `index.lock` left by a vermas process that was killed while committing.
+///
+/// Callers hold `.beads/.lock`, so the process named in `owner_file` is no longer running;
+/// the lock is removed only if it is still the very file (same inode) that process created.
+fn remove_stale_lock(lock_path: &Path, owner_file: &Path) {
+    let Ok(text) = std::fs::read_to_string(owner_file) else {
+        return;
+    };
+    let ino = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|i| i.parse::<u64>().ok());
+    if let (Some(ino), Ok(md)) = (ino, std::fs::metadata(lock_path))
+        && md.ino() == ino
+    {
+        let _ = std::fs::remove_file(lock_path);
+    }
+    let _ = std::fs::remove_file(owner_file);
 }
 
 /// Why one commit attempt did not land.

@@ -152,10 +152,12 @@ impl<'a> Txn<'a> {
                 None => Recorded::NotARepository,
                 Some(repo) => {
                     let text = message.render();
+                    let owner = self.ws.cache_dir().join("index-lock-owner");
                     match repo.commit_paths(
                         &self.touched,
                         &text,
                         self.ws.config.git.author.as_deref(),
+                        &owner,
                     )? {
                         Some(id) => Recorded::Commit(id.to_string()),
                         None => Recorded::Unchanged,

@@ -16,7 +16,10 @@ pub struct Repo {
 impl Repo {
     /// `git init` in a fresh temporary folder (no commits yet).
     pub fn new() -> Repo {
-        let dir = tempfile::Builder::new().prefix("vermas-test").tempdir().expect("tempdir");
+        let dir = tempfile::Builder::new()
+            .prefix("vermas-test")
+            .tempdir()
+            .expect("tempdir");
         let repo = Repo { dir };
         repo.git(&["init", "-q", "-b", "main"]);
         repo.git(&["config", "user.name", "Test User"]);
@@ -55,6 +58,13 @@ impl Repo {
             .env_remove("BEADS_DIR")
             .env_remove("VERMAS_ACTOR")
             .env_remove("VERMAS_NOW")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .env_remove("GIT_AUTHOR_NAME")
+            .env_remove("GIT_AUTHOR_EMAIL")
+            .env_remove("GIT_COMMITTER_NAME")
+            .env_remove("GIT_COMMITTER_EMAIL")
             .env("NO_COLOR", "1")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("HOME", self.path());
@@ -114,6 +124,9 @@ impl Repo {
             .args(args)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("HOME", self.path())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
             .output()
             .expect("run git");
         assert!(
@@ -126,7 +139,10 @@ impl Repo {
 
     /// Number of commits on HEAD.
     pub fn commit_count(&self) -> usize {
-        self.git(&["rev-list", "--count", "HEAD"]).trim().parse().expect("count")
+        self.git(&["rev-list", "--count", "HEAD"])
+            .trim()
+            .parse()
+            .expect("count")
     }
 
     /// `git status --porcelain` of a path.
