@@ -5,10 +5,12 @@
 //! other module is library code that never prints and never exits the process.
 
 pub mod bead;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod error;
 pub mod git;
+pub mod judge;
 pub mod setup;
 pub mod spec;
 pub mod store;

@@ -62,7 +62,7 @@ pub fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
 }
 
 /// Lexically removes `.` and `..`; `None` when `..` climbs above the root.
-fn normalise(path: &str) -> Option<String> {
+pub fn normalise(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {

@@ -1,0 +1,238 @@
+//! Verify checks: how a `[verify]` target is run, how its exit decides the outcome, and
+//! running many in parallel with results kept in order.
+
+pub mod process;
+mod runner;
+
+pub use runner::{command_for, glob_match};
+
+use crate::config::{Config, parse_duration};
+use serde::Serialize;
+use std::path::Path;
+use std::time::Duration;
+
+/// The verdict of one check, spelled the same in every format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Outcome {
+    /// It held.
+    Pass,
+    /// It did not hold.
+    Fail,
+    /// Not checked, with a reason.
+    Skip,
+    /// Could not be checked, with a reason; never a pass.
+    Error,
+    /// Repeated judgements disagreed.
+    Unstable,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::Pass => "PASS",
+            Outcome::Fail => "FAIL",
+            Outcome::Skip => "SKIP",
+            Outcome::Error => "ERROR",
+            Outcome::Unstable => "UNSTABLE",
+        })
+    }
+}
+
+/// The evidence of one check run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    /// The verdict.
+    pub outcome: Outcome,
+    /// Why it was skipped or could not run (or the judge's reasoning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The command as run.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub command: String,
+    /// Exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// Output (stdout and stderr merged), capped.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    /// True when the output was cut at the cap.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl CheckResult {
+    /// A result that ran nothing.
+    pub fn without_run(outcome: Outcome, reason: impl Into<String>) -> CheckResult {
+        CheckResult {
+            outcome,
+            reason: Some(reason.into()),
+            command: String::new(),
+            exit_code: None,
+            duration_ms: 0,
+            output: String::new(),
+            truncated: false,
+        }
+    }
+
+    /// The part of the output worth showing for a failure: up to `max_lines` lines around
+    /// the first line that looks like a failure, else the last lines.
+    pub fn snippet(&self, max_lines: usize) -> String {
+        let lines: Vec<&str> = self.output.lines().collect();
+        if lines.len() <= max_lines {
+            return lines.join("\n");
+        }
+        let start = lines
+            .iter()
+            .position(|l| looks_like_failure(l))
+            .map_or(lines.len() - max_lines, |i| {
+                i.saturating_sub(2).min(lines.len() - max_lines)
+            });
+        lines[start..start + max_lines].join("\n")
+    }
+}
+
+/// A line that reads as the reason for a failure.
+fn looks_like_failure(line: &str) -> bool {
+    let l = line.to_ascii_lowercase();
+    ["fail", "error", "panicked", "assert", "expected", "not ok"]
+        .iter()
+        .any(|w| l.contains(w))
+}
+
+/// How verify checks run, from config and command-line overrides.
+#[derive(Debug, Clone)]
+pub struct VerifySettings {
+    /// Default timeout per check.
+    pub timeout: Duration,
+    /// Output bytes kept.
+    pub output_cap: usize,
+    /// Exit codes meaning SKIP.
+    pub skip_codes: Vec<i32>,
+    /// Interpreter per file pattern.
+    pub runners: std::collections::BTreeMap<String, String>,
+}
+
+impl VerifySettings {
+    /// Settings from config (its durations were validated when it was loaded).
+    pub fn from_config(c: &Config) -> VerifySettings {
+        VerifySettings {
+            timeout: parse_duration(&c.verify.timeout).unwrap_or(Duration::from_secs(120)),
+            output_cap: usize::try_from(c.verify.output_cap).unwrap_or(usize::MAX),
+            skip_codes: c.verify.skip_codes.clone(),
+            runners: c.verify.runners.clone(),
+        }
+    }
+}
+
+/// Runs the verify target `file#function` from the repository `root`. `timeout` overrides
+/// the default (from a link's `timeout=` option).
+pub fn run_verify(
+    root: &Path,
+    file: &str,
+    function: Option<&str>,
+    timeout: Option<Duration>,
+    settings: &VerifySettings,
+) -> CheckResult {
+    let job = match command_for(root, file, function, settings) {
+        Ok(mut job) => {
+            job.timeout = timeout.unwrap_or(settings.timeout);
+            job.output_cap = settings.output_cap;
+            job
+        }
+        Err(reason) => return CheckResult::without_run(Outcome::Error, reason),
+    };
+    let command = runner::describe(&job);
+    let done = process::run(&job);
+    let mut result = CheckResult {
+        outcome: Outcome::Error,
+        reason: None,
+        command,
+        exit_code: done.exit_code,
+        duration_ms: done.duration.as_millis() as u64,
+        output: done.text(),
+        truncated: done.truncated(),
+    };
+    (result.outcome, result.reason) = classify(&done, function, settings);
+    result
+}
+
+/// The outcome of a finished verify run.
+fn classify(
+    done: &process::Finished,
+    function: Option<&str>,
+    settings: &VerifySettings,
+) -> (Outcome, Option<String>) {
+    if let Some(e) = &done.spawn_error {
+        return (Outcome::Error, Some(e.clone()));
+    }
+    if done.timed_out {
+        return (
+            Outcome::Error,
+            Some(format!(
+                "timed out after {:.1}s; its process group was killed",
+                done.duration.as_secs_f64()
+            )),
+        );
+    }
+    match done.exit_code {
+        Some(0) => (Outcome::Pass, None),
+        Some(code) if runner::missing_function(done, code) => (
+            Outcome::Error,
+            Some(format!(
+                "function {} is not defined in the target file",
+                function.unwrap_or("?")
+            )),
+        ),
+        Some(code) if settings.skip_codes.contains(&code) => (
+            Outcome::Skip,
+            Some(format!("the test asked to be skipped (exit {code})")),
+        ),
+        Some(code) => (Outcome::Fail, Some(format!("exit {code}"))),
+        None => (
+            Outcome::Error,
+            Some(format!("killed by signal {}", done.signal.unwrap_or(0))),
+        ),
+    }
+}
+
+/// Runs `tasks` on up to `jobs` threads, calling `progress(done, total)` as each ends;
+/// results come back in task order.
+pub fn run_parallel<T: Sync, R: Send>(
+    tasks: &[T],
+    jobs: usize,
+    work: impl Fn(&T) -> R + Sync,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Vec<R> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..tasks.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, tasks.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(task) = tasks.get(i) else { break };
+                    let r = work(task);
+                    slots.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+                    let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                    progress(n, tasks.len());
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .map(|r| r.expect("every task ran"))
+        .collect()
+}
+
+/// The default number of parallel jobs: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}

@@ -1,0 +1,164 @@
+//! Running one external command safely: its own process group, stdin closed or fed,
+//! stdout and stderr merged and capped, a deadline that kills the whole group.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub dir: PathBuf,
+    /// Bytes for stdin; `None` closes it.
+    pub stdin: Option<Vec<u8>>,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// Longest it may run.
+    pub timeout: Duration,
+    /// Bytes of output kept.
+    pub output_cap: usize,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Default)]
+pub struct Finished {
+    /// Exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// Signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// Killed at the deadline.
+    pub timed_out: bool,
+    /// It could not be started: why.
+    pub spawn_error: Option<String>,
+    /// The first `output_cap` bytes of stdout and stderr, interleaved as written.
+    pub output: Vec<u8>,
+    /// Bytes it wrote in all.
+    pub output_total: u64,
+    /// Wall time.
+    pub duration: Duration,
+}
+
+impl Finished {
+    /// True when output was cut at the cap.
+    pub fn truncated(&self) -> bool {
+        self.output_total > self.output.len() as u64
+    }
+
+    /// The kept output as text (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.output).into_owned()
+    }
+}
+
+/// Runs `job` to completion or its deadline. Never panics on the child's behaviour; a
+/// process left behind by the child in its group is killed when the child ends.
+pub fn run(job: &Job) -> Finished {
+    let start = Instant::now();
+    let mut expr = duct::cmd(&job.program, &job.args)
+        .dir(&job.dir)
+        .stderr_to_stdout()
+        .unchecked()
+        .before_spawn(|c| {
+            c.process_group(0);
+            Ok(())
+        });
+    for (k, v) in &job.env {
+        expr = expr.env(k, v);
+    }
+    expr = match &job.stdin {
+        Some(bytes) => expr.stdin_bytes(bytes.clone()),
+        None => expr.stdin_null(),
+    };
+    let reader = match expr.reader() {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            return Finished {
+                spawn_error: Some(format!("cannot start {}: {e}", job.program)),
+                duration: start.elapsed(),
+                ..Finished::default()
+            };
+        }
+    };
+    let pgid = reader.pids().first().copied().unwrap_or(0) as i32;
+    let kept: Arc<Mutex<(Vec<u8>, u64)>> = Arc::new(Mutex::new((Vec::new(), 0)));
+    let drain = {
+        let reader = Arc::clone(&reader);
+        let kept = Arc::clone(&kept);
+        let cap = job.output_cap;
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match (&*reader).read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+                        let room = cap.saturating_sub(k.0.len());
+                        k.0.extend_from_slice(&buf[..n.min(room)]);
+                        k.1 += n as u64;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    };
+    let deadline = start + job.timeout;
+    let mut timed_out = false;
+    let mut pause = Duration::from_millis(1);
+    let status = loop {
+        match reader.try_wait() {
+            Ok(Some(out)) => break Some(out.status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if Instant::now() >= deadline && !timed_out {
+            timed_out = true;
+            kill_group(pgid);
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    };
+    // Anything the child left running in its group goes too, so the pipe closes.
+    kill_group(pgid);
+    join_with_grace(drain, Duration::from_secs(2));
+    let (output, output_total) =
+        std::mem::take(&mut *kept.lock().unwrap_or_else(|p| p.into_inner()));
+    Finished {
+        exit_code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        timed_out,
+        spawn_error: None,
+        output,
+        output_total,
+        duration: start.elapsed(),
+    }
+}
+
+/// Sends SIGKILL to every process in group `pgid`.
+fn kill_group(pgid: i32) {
+    if pgid > 1 {
+        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Waits for the output reader, giving up after `grace` (a process that left the group
+/// may hold the pipe open; what was read so far is kept).
+fn join_with_grace(handle: std::thread::JoinHandle<()>, grace: Duration) {
+    let until = Instant::now() + grace;
+    while !handle.is_finished() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    if handle.is_finished() {
+        let _ = handle.join();
+    }
+}

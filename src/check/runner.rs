@@ -1,0 +1,143 @@
+//! Which command runs a verify target: the file itself when executable, else an
+//! interpreter chosen by file pattern (config `verify.runners` first, then the built-ins).
+
+use super::VerifySettings;
+use super::process::{Finished, Job};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+/// Printed by the bash runner when the function is not defined after sourcing.
+const NO_FUNCTION_MARK: &str = "vermas: function not defined:";
+/// Exit code paired with [`NO_FUNCTION_MARK`].
+const NO_FUNCTION_EXIT: i32 = 127;
+
+/// Bash that sources the file and calls the function, failing clearly when it is missing.
+const BASH_CALL: &str = r#"source "$1" || exit $?; if ! declare -F "$2" >/dev/null; then echo "vermas: function not defined: $2" >&2; exit 127; fi; "$2""#;
+
+/// The job that runs `file#function` from `root`, or why it cannot be run.
+pub fn command_for(
+    root: &Path,
+    file: &str,
+    function: Option<&str>,
+    settings: &VerifySettings,
+) -> Result<Job, String> {
+    let path = root.join(file);
+    let meta =
+        std::fs::metadata(&path).map_err(|_| format!("target file {file} does not exist"))?;
+    if !meta.is_file() {
+        return Err(format!("target {file} is not a file"));
+    }
+    let fn_args: Vec<String> = function.map(str::to_string).into_iter().collect();
+    let name = path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let job = |program: &str, mut args: Vec<String>| Job {
+        program: program.to_string(),
+        args: std::mem::take(&mut args),
+        dir: root.to_path_buf(),
+        stdin: None,
+        env: Vec::new(),
+        timeout: Duration::from_secs(120),
+        output_cap: 1 << 20,
+    };
+    if meta.permissions().mode() & 0o111 != 0 {
+        return Ok(job(&format!("./{file}"), fn_args));
+    }
+    if let Some((_, runner)) = settings
+        .runners
+        .iter()
+        .find(|(pattern, _)| glob_match(pattern, if pattern.contains('/') { file } else { &name }))
+    {
+        let mut words = runner.split_whitespace().map(str::to_string);
+        let program = words
+            .next()
+            .ok_or_else(|| format!("the runner for {file} is empty"))?;
+        let mut args: Vec<String> = words.collect();
+        args.push(file.to_string());
+        args.extend(fn_args);
+        return Ok(job(&program, args));
+    }
+    let ext = Path::new(&name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    match (ext, function) {
+        ("sh" | "bash", Some(f)) => Ok(job(
+            "bash",
+            vec![
+                "-c".into(),
+                BASH_CALL.into(),
+                "vermas".into(),
+                file.into(),
+                f.into(),
+            ],
+        )),
+        ("sh" | "bash", None) => Ok(job("bash", vec![file.into()])),
+        ("py", Some(f)) => Ok(job(
+            "python3",
+            vec![
+                "-m".into(),
+                "pytest".into(),
+                "-q".into(),
+                format!("{file}::{f}"),
+            ],
+        )),
+        ("py", None) => Ok(job(
+            "python3",
+            vec!["-m".into(), "pytest".into(), "-q".into(), file.into()],
+        )),
+        ("rs", Some(f)) => Ok(job(
+            "cargo",
+            vec!["test".into(), "-q".into(), "--".into(), f.into()],
+        )),
+        ("rs", None) => Ok(job("cargo", vec!["test".into(), "-q".into()])),
+        _ => Err(format!(
+            "{file} is not executable and no runner matches it: `chmod +x {file}`, or add one under verify.runners in .beads/config.yaml"
+        )),
+    }
+}
+
+/// The command line as a person would type it.
+pub fn describe(job: &Job) -> String {
+    let mut parts = vec![job.program.clone()];
+    for a in &job.args {
+        if a.contains(|c: char| c.is_whitespace() || "\"'$;&|<>()".contains(c)) {
+            parts.push(format!("'{}'", a.replace('\'', "'\\''")));
+        } else {
+            parts.push(a.clone());
+        }
+    }
+    parts.join(" ")
+}
+
+/// True when the bash runner reported the function as missing.
+pub fn missing_function(done: &Finished, code: i32) -> bool {
+    code == NO_FUNCTION_EXIT && done.text().lines().any(|l| l.starts_with(NO_FUNCTION_MARK))
+}
+
+/// Matches `*` (any run) and `?` (one character) against `text`.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    fn go(p: &[u8], t: &[u8]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
+            Some((b'?', rest)) => !t.is_empty() && go(rest, &t[1..]),
+            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+        }
+    }
+    go(pattern.as_bytes(), text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*.sh", "a.sh"));
+        assert!(!glob_match("*.sh", "a.shx"));
+        assert!(glob_match("tests/*.rb", "tests/x.rb"));
+        assert!(glob_match("t?.py", "t1.py"));
+    }
+}

@@ -1,0 +1,220 @@
+//! Judge checks: a rubric's criterion and files go to an LLM command as a prompt, and the
+//! reply's verdict decides. No verdict is never a pass.
+
+pub mod rubric;
+pub mod verdict;
+
+use crate::check::process::{self, Job};
+use crate::check::{CheckResult, Outcome};
+use crate::config::{Config, parse_duration};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use verdict::Verdict;
+
+/// How judge checks run.
+#[derive(Debug, Clone)]
+pub struct JudgeSettings {
+    /// The LLM command (prompt on stdin, reply on stdout), run with `sh -c`.
+    pub command: String,
+    /// Longest one call may take.
+    pub timeout: Duration,
+    /// Bytes of each file put in the prompt.
+    pub max_file_bytes: u64,
+    /// Replies per check; the majority decides.
+    pub samples: u32,
+    /// `.beads/.cache`, where replies are kept.
+    pub cache_dir: PathBuf,
+    /// Use cached replies.
+    pub use_cache: bool,
+}
+
+impl JudgeSettings {
+    /// Settings from config for the `judge` role.
+    pub fn from_config(c: &Config, cache_dir: PathBuf, use_cache: bool) -> JudgeSettings {
+        JudgeSettings {
+            command: c.llm_command("judge").to_string(),
+            timeout: parse_duration(&c.llm.timeout).unwrap_or(Duration::from_secs(300)),
+            max_file_bytes: c.judge.max_file_bytes,
+            samples: c.judge.samples.max(1),
+            cache_dir,
+            use_cache,
+        }
+    }
+}
+
+/// Judges `file#function` (a rubric) for the spec criterion `criterion`.
+pub fn run_judge(
+    root: &Path,
+    file: &str,
+    function: Option<&str>,
+    criterion: &str,
+    settings: &JudgeSettings,
+) -> CheckResult {
+    let start = Instant::now();
+    let Some(function) = function else {
+        return CheckResult::without_run(
+            Outcome::Error,
+            format!("judge target {file} names no rubric function (use {file}#function)"),
+        );
+    };
+    let scratch = settings.cache_dir.join("tmp");
+    let rubric = match rubric::extract(root, file, function, &scratch) {
+        Ok(r) => r,
+        Err(e) => return CheckResult::without_run(Outcome::Error, e),
+    };
+    let files = match rubric::read_files(root, &rubric.files, settings.max_file_bytes) {
+        Ok(f) => f,
+        Err(e) => return CheckResult::without_run(Outcome::Error, e),
+    };
+    let prompt = prompt(criterion, &rubric, &files);
+    let mut verdicts = Vec::new();
+    let mut last_reply = String::new();
+    for sample in 0..settings.samples {
+        match ask(&prompt, sample, settings) {
+            Ok((reply, v)) => {
+                last_reply = reply;
+                verdicts.push(v);
+            }
+            Err(e) => {
+                let mut r = CheckResult::without_run(Outcome::Error, e);
+                r.command = settings.command.clone();
+                r.duration_ms = start.elapsed().as_millis() as u64;
+                return r;
+            }
+        }
+    }
+    let passes = verdicts
+        .iter()
+        .filter(|v| matches!(v, Verdict::Pass(_)))
+        .count();
+    let fails = verdicts.len() - passes;
+    let reasoning = |want_pass: bool| {
+        verdicts
+            .iter()
+            .find_map(|v| match (v, want_pass) {
+                (Verdict::Pass(r), true) | (Verdict::Fail(r), false) => Some(r.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    };
+    let (outcome, reason) = if passes > 0 && fails > 0 {
+        (
+            Outcome::Unstable,
+            format!(
+                "{passes} of {} samples passed, {fails} failed",
+                verdicts.len()
+            ),
+        )
+    } else if passes > 0 {
+        (Outcome::Pass, reasoning(true))
+    } else {
+        (Outcome::Fail, reasoning(false))
+    };
+    CheckResult {
+        outcome,
+        reason: Some(reason).filter(|r| !r.is_empty()),
+        command: settings.command.clone(),
+        exit_code: None,
+        duration_ms: start.elapsed().as_millis() as u64,
+        output: last_reply,
+        truncated: false,
+    }
+}
+
+/// The prompt: the criterion, the files with line numbers, and the answer format.
+pub fn prompt(
+    spec_criterion: &str,
+    rubric: &rubric::Rubric,
+    files: &[rubric::JudgedFile],
+) -> String {
+    let mut p = String::new();
+    p.push_str("You are judging whether a software project meets one success criterion.\n\n");
+    let _ = writeln!(p, "Success criterion: {spec_criterion}");
+    let _ = writeln!(p, "What to check: {}\n", rubric.criterion.trim());
+    if files.is_empty() {
+        p.push_str("No files were given.\n");
+    }
+    for f in files {
+        let _ = writeln!(p, "=== {} ===", f.path);
+        for (i, line) in f.text.lines().enumerate() {
+            let _ = writeln!(p, "{:>5} | {line}", i + 1);
+        }
+        if f.truncated {
+            let _ = writeln!(
+                p,
+                "[truncated: only the first {} of {} bytes of {} are shown]",
+                f.text.len(),
+                f.size,
+                f.path
+            );
+        }
+        p.push('\n');
+    }
+    p.push_str(
+        "Decide whether the files meet the criterion. Answer with PASS or FAIL alone on the \
+         first line, then one to three sentences of reasoning.\n",
+    );
+    p
+}
+
+/// One reply with its verdict, from the cache when the same prompt and command were
+/// answered before, else from the LLM command.
+fn ask(prompt: &str, sample: u32, s: &JudgeSettings) -> Result<(String, Verdict), String> {
+    let key = format!("{}\0{sample}\0{prompt}", s.command);
+    let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, key.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let cached = s.cache_dir.join("judge").join(format!("{id}.txt"));
+    if s.use_cache
+        && let Ok(reply) = std::fs::read_to_string(&cached)
+        && let Ok(v) = verdict::parse(&reply)
+    {
+        return Ok((reply, v));
+    }
+    let reply = call_llm(prompt, s)?;
+    let v = verdict::parse(&reply)?;
+    let _ = crate::store::write_atomic(&s.cache_dir, &cached, reply.as_bytes());
+    Ok((reply, v))
+}
+
+/// Runs the LLM command with the prompt on stdin and returns its stdout.
+fn call_llm(prompt: &str, s: &JudgeSettings) -> Result<String, String> {
+    let job = Job {
+        program: "sh".into(),
+        args: vec!["-c".into(), s.command.clone()],
+        dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        stdin: Some(prompt.as_bytes().to_vec()),
+        env: Vec::new(),
+        timeout: s.timeout,
+        output_cap: 1 << 20,
+    };
+    let done = process::run(&job);
+    let how = "set llm.command in .beads/config.yaml to a command that reads a prompt on stdin and prints the reply (e.g. `claude -p`)";
+    if let Some(e) = done.spawn_error {
+        return Err(format!("{e}; {how}"));
+    }
+    if done.timed_out {
+        return Err(format!(
+            "the LLM command `{}` timed out after {:.0}s",
+            s.command,
+            s.timeout.as_secs_f64()
+        ));
+    }
+    let text = done.text();
+    match done.exit_code {
+        Some(0) => Ok(text),
+        Some(127) => Err(format!(
+            "the LLM command `{}` was not found; {how}",
+            s.command
+        )),
+        Some(code) => Err(format!(
+            "the LLM command `{}` failed (exit {code}): {}",
+            s.command,
+            verdict::tail(&text, 300)
+        )),
+        None => Err(format!(
+            "the LLM command `{}` was killed by a signal",
+            s.command
+        )),
+    }
+}
