@@ -27,6 +27,16 @@ pub struct Config {
     pub gates: GatesConfig,
     /// Git hook behaviour.
     pub hooks: HooksConfig,
+    /// `status --watch`.
+    pub watch: WatchConfig,
+}
+
+/// `watch.*` settings.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WatchConfig {
+    /// The agent's log file, tailed in the lower tmux pane of `status --watch`.
+    pub agent_log: Option<String>,
 }
 
 /// `git.*` settings.
@@ -126,6 +136,7 @@ impl Default for Config {
             specs: SpecsConfig::default(),
             gates: GatesConfig::default(),
             hooks: HooksConfig::default(),
+            watch: WatchConfig::default(),
         }
     }
 }
@@ -362,7 +373,12 @@ impl Config {
              hooks:\n\
              \x20 pre_push:\n\
              \x20   # Which specs the pre-push gate verifies: changed or all.\n\
-             \x20   scope: {scope}\n",
+             \x20   scope: {scope}\n\
+             \n\
+             watch:\n\
+             \x20 # Log file of the running agent, tailed below `status --watch` in tmux (null: show\n\
+             \x20 # recent .beads commits and failures instead).\n\
+             \x20 agent_log: {agent_log}\n",
             prefix = s(&self.prefix),
             commit = self.git.commit,
             author = o(&self.git.author),
@@ -381,6 +397,7 @@ impl Config {
             refactor = o(&self.gates.refactor),
             implement = o(&self.gates.implement),
             scope = s(&self.hooks.pre_push.scope),
+            agent_log = o(&self.watch.agent_log),
         )
     }
 }
@@ -454,7 +471,7 @@ fn unknown_key(key: &str) -> Error {
         "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
          verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, \
          judge.max_file_bytes, judge.samples, specs.dir, gates.red, gates.green, \
-         gates.refactor, gates.implement, hooks.pre_push.scope",
+         gates.refactor, gates.implement, hooks.pre_push.scope, watch.agent_log",
     )
 }
 

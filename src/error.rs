@@ -201,3 +201,9 @@ impl From<ParseError> for Error {
         Error::Parse(Box::new(e))
     }
 }
+
+impl From<Box<ParseError>> for Error {
+    fn from(e: Box<ParseError>) -> Self {
+        Error::Parse(e)
+    }
+}

@@ -123,6 +123,7 @@ pub fn set_config(
     // Re-read under the lock so a concurrent `config set` is not lost.
     let current = Workspace::open(ws.beads_dir.clone())?.config;
     let updated = current.with(key, value)?;
+    txn.set_recording(current.git.commit || updated.git.commit);
     txn.write(&ws.config_path(), updated.render().as_bytes())?;
     let recorded = txn.commit(&CommitMessage {
         verb: "config".into(),

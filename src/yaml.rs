@@ -14,20 +14,25 @@ pub fn parse<T: DeserializeOwned>(
     file: &str,
     whole: &str,
     first_line: usize,
-) -> Result<T, ParseError> {
+) -> Result<T, Box<ParseError>> {
     serde_saphyr::from_str::<T>(text).map_err(|e| {
         let (line, column) = e
             .location()
             .map(|l| (l.line() as usize, l.column() as usize))
             .unwrap_or((1, 1));
-        ParseError::at(
+        Box::new(ParseError::at(
             file,
             whole,
             line + first_line - 1,
             column,
             plain_message(&e),
-        )
+        ))
     })
+}
+
+/// Serialises `value` as a YAML document in its fields' declared order.
+pub fn to_string<T: serde::Serialize>(value: &T) -> Result<String, String> {
+    serde_saphyr::to_string(value).map_err(|e| e.to_string())
 }
 
 /// The message of a serde-saphyr error without its location suffix or snippet.

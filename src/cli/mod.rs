@@ -5,6 +5,8 @@ mod beads;
 mod output;
 mod render;
 mod setup;
+mod specs;
+mod watch;
 
 use crate::error::Error;
 use crate::workspace::Workspace;
@@ -17,11 +19,34 @@ type Outcome = Result<i32, Error>;
 /// Runs vermas with the process arguments and returns the exit code.
 pub fn main() -> i32 {
     crate::git::install_interrupt_cleanup();
+    // Like git: a closed pipe (`vermas list | head`) ends the process quietly.
+    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            if !e.use_stderr() {
+                let _ = e.print();
+                return 0;
+            }
+            if std::env::args().any(|a| a == "--json") {
+                let msg = e.kind().to_string();
+                let detail = e.to_string();
+                let first = detail
+                    .lines()
+                    .next()
+                    .unwrap_or(&msg)
+                    .trim_start_matches("error: ");
+                eprintln!(
+                    "{}",
+                    serde_json::json!({"schema_version": 1, "error": first, "code": "usage"})
+                );
+            } else {
+                let _ = e.print();
+            }
+            return 2;
         }
     };
     let json = cli.json;
@@ -59,6 +84,8 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::History { id } => beads::history(&ctx, &id),
         Command::Clarify { id, question } => beads::clarify(&ctx, &id, &question),
         Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
+        Command::Status(a) => specs::status(&ctx, a),
+        Command::Spec(cmd) => specs::spec(&ctx, cmd),
     }
 }
 

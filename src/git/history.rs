@@ -3,6 +3,7 @@
 use super::{GitRepo, git_err};
 use crate::error::Result;
 use crate::time::Timestamp;
+use gix::bstr::ByteSlice;
 use std::path::Path;
 
 /// One commit that changed a file.
@@ -75,6 +76,46 @@ impl GitRepo {
                 before: read(before)?,
                 after: read(now)?,
             });
+        }
+        Ok(out)
+    }
+}
+
+impl GitRepo {
+    /// The newest `limit` commits on HEAD whose subject starts with `prefix`.
+    pub fn recent_commits(&self, limit: usize, prefix: &str) -> Result<Vec<FileChange>> {
+        let repo = &self.repo;
+        let Some(head) = repo.head().map_err(git_err)?.id().map(|id| id.detach()) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for info in repo
+            .rev_walk([head])
+            .first_parent_only()
+            .all()
+            .map_err(git_err)?
+        {
+            let commit = info.map_err(git_err)?.object().map_err(git_err)?;
+            let summary = commit
+                .message_raw_sloppy()
+                .lines()
+                .next()
+                .map(|l| l.to_str_lossy().into_owned())
+                .unwrap_or_default();
+            if !summary.starts_with(prefix) {
+                continue;
+            }
+            out.push(FileChange {
+                commit: commit.id.to_string(),
+                author: commit.author().map_err(git_err)?.name.to_string(),
+                at: Timestamp(commit.time().map_err(git_err)?.seconds),
+                summary,
+                before: None,
+                after: None,
+            });
+            if out.len() == limit {
+                break;
+            }
         }
         Ok(out)
     }

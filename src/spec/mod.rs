@@ -1,5 +1,6 @@
 //! Live specs: markdown files whose success criteria carry `[verify]` and `[judge]` links.
 
+pub mod lint;
 mod parse;
 pub mod target;
 

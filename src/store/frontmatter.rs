@@ -14,14 +14,14 @@ pub struct Split<'a> {
 }
 
 /// Splits `text` (the content of `file`) at its `---` fences.
-pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, ParseError> {
+pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, Box<ParseError>> {
     let rest = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(after_open) = rest
         .strip_prefix("---\n")
         .or_else(|| rest.strip_prefix("---\r\n"))
     else {
-        return Err(ParseError::at(file, text, 1, 1, "missing front matter: the file must start with a `---` line")
-            .with_help("a bead file starts with `---`, YAML fields such as `id:`, `title:`, `status:`, then `---`"));
+        return Err(Box::new(ParseError::at(file, text, 1, 1, "missing front matter: the file must start with a `---` line")
+            .with_help("a bead file starts with `---`, YAML fields such as `id:`, `title:`, `status:`, then `---`")));
     };
     let mut offset = 0;
     for line in after_open.split_inclusive('\n') {
@@ -38,14 +38,16 @@ pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, ParseError> {
         offset += line.len();
     }
     let lines = text.lines().count().max(1);
-    Err(ParseError::at(
-        file,
-        text,
-        lines,
-        1,
-        "front matter is not closed: no `---` line after the YAML",
-    )
-    .with_help("add a line `---` after the last field"))
+    Err(Box::new(
+        ParseError::at(
+            file,
+            text,
+            lines,
+            1,
+            "front matter is not closed: no `---` line after the YAML",
+        )
+        .with_help("add a line `---` after the last field"),
+    ))
 }
 
 #[cfg(test)]

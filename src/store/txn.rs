@@ -65,6 +65,7 @@ pub struct Txn<'a> {
     ws: &'a Workspace,
     _lock: File,
     touched: Vec<PathBuf>,
+    record: bool,
 }
 
 impl<'a> Txn<'a> {
@@ -84,6 +85,7 @@ impl<'a> Txn<'a> {
             ws,
             _lock: lock,
             touched: Vec::new(),
+            record: ws.config.git.commit,
         };
         if let Ok(text) = std::fs::read_to_string(txn.journal_path()) {
             txn.touched.extend(
@@ -93,6 +95,12 @@ impl<'a> Txn<'a> {
             );
         }
         Ok(txn)
+    }
+
+    /// Overrides `git.commit` for this change (a config change that turns recording on
+    /// is itself recorded).
+    pub fn set_recording(&mut self, on: bool) {
+        self.record = on;
     }
 
     /// The workspace this change is in.
@@ -143,7 +151,7 @@ impl<'a> Txn<'a> {
     /// Commits every touched path with `message` (unless commits are off or there is no
     /// repository), clears the journal, and releases the lock.
     pub fn commit(self, message: &CommitMessage) -> Result<Recorded> {
-        let recorded = if !self.ws.config.git.commit {
+        let recorded = if !self.record {
             Recorded::Disabled
         } else if self.touched.is_empty() {
             Recorded::Unchanged

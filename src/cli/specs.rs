@@ -1,0 +1,308 @@
+//! Handlers of `status` and `spec`: select specs, run checks, render reports.
+
+use super::args::{SpecCmd, StatusArgs};
+use super::output::{diagnostic, print_json, recorded_note, versioned};
+use super::{Ctx, Outcome};
+use crate::check::{self, VerifySettings};
+use crate::config::Config;
+use crate::error::{Error, ParseError};
+use crate::judge::JudgeSettings;
+use crate::live::{self, Kinds, RunSettings};
+use crate::spec::{self, Spec, lint};
+use crate::summary::{self, Summary};
+use crate::time::{Timestamp, short_age};
+use crate::workspace::Workspace;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// The repository being looked at: its root, its workspace if it has one, its settings.
+pub(super) struct Project {
+    pub root: PathBuf,
+    pub ws: Option<Workspace>,
+    pub config: Config,
+}
+
+/// Finds the project around the current directory; specs work without `.beads`.
+pub(super) fn project() -> Result<Project, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    match crate::workspace::locate(&cwd) {
+        Some(dir) => {
+            let ws = Workspace::open(dir)?;
+            Ok(Project {
+                root: ws.root.clone(),
+                config: ws.config.clone(),
+                ws: Some(ws),
+            })
+        }
+        None => {
+            let root = crate::git::GitRepo::open(&cwd).map_or(cwd, |r| r.workdir().to_path_buf());
+            Ok(Project {
+                root,
+                ws: None,
+                config: Config::default(),
+            })
+        }
+    }
+}
+
+impl Project {
+    fn specs(&self) -> Result<Vec<Spec>, Error> {
+        spec::discover(&self.root, &self.config.specs.dir)
+    }
+
+    fn cache_dir(&self) -> PathBuf {
+        self.ws.as_ref().map_or_else(
+            || self.root.join(".beads").join(".cache"),
+            Workspace::cache_dir,
+        )
+    }
+}
+
+/// `status`.
+pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
+    let p = project()?;
+    let selected = spec::select(p.specs()?, &a.specs)?;
+    if a.tmux && a.watch.is_none() {
+        return Err(Error::Invalid("--tmux goes with --watch".into()));
+    }
+    if let Some(secs) = a.feed {
+        return super::watch::feed(&p, secs.max(1), a.owner);
+    }
+    if let Some(secs) = a.watch {
+        return super::watch::run(ctx, &a, secs.max(1));
+    }
+    if !a.verify && !a.judge {
+        let s = summary::summarise(p.ws.as_ref(), &selected)?;
+        if ctx.json {
+            print_json(&versioned(&s));
+        } else {
+            print!("{}", render_summary(&s, p.ws.is_some()));
+        }
+        return Ok(0);
+    }
+    let kinds = Kinds {
+        verify: a.verify,
+        judge: a.judge,
+    };
+    let settings = RunSettings {
+        kinds,
+        jobs: a
+            .jobs
+            .or(p.config.verify.jobs)
+            .unwrap_or_else(check::default_jobs)
+            .max(1),
+        verify: VerifySettings::from_config(&p.config),
+        judge: JudgeSettings::from_config(&p.config, p.cache_dir(), !a.no_cache),
+    };
+    let show_progress = std::io::stderr().is_terminal() && !ctx.json;
+    let runs = live::run(&p.root, &selected, &settings, |done, total| {
+        if show_progress {
+            eprint!("\r\x1b[2K[{done}/{total}] checks done");
+        }
+    });
+    if show_progress {
+        eprint!("\r\x1b[2K");
+    }
+    if let Some(path) = &a.junit {
+        std::fs::write(path, crate::report::junit(&runs)).map_err(|e| Error::io(path, e))?;
+    }
+    if ctx.json {
+        print_json(&crate::report::json(&runs));
+    } else if a.tap {
+        print!("{}", crate::report::tap(&runs));
+    } else {
+        print!("{}", crate::report::human(&runs, kinds, colour()));
+    }
+    if a.record {
+        let ws =
+            p.ws.as_ref()
+                .ok_or_else(|| Error::NoWorkspace(p.root.clone()))?;
+        let recorded = crate::results::record_specs(ws, &runs, &ctx.actor(ws))?;
+        recorded_note(&recorded);
+    }
+    let total = runs
+        .iter()
+        .fold(live::Counts::default(), |t, r| t.plus(r.counts));
+    Ok(total.exit_code())
+}
+
+/// True when stdout is a terminal and `NO_COLOR` is not set.
+pub(super) fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The plain-status view.
+pub(super) fn render_summary(s: &Summary, has_workspace: bool) -> String {
+    let mut out = String::new();
+    if has_workspace {
+        let parts: Vec<String> = s
+            .by_status
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Beads: {} ({}% done)  {}",
+            s.total,
+            s.percent_done,
+            parts.join(" · ")
+        );
+        if s.unreadable > 0 {
+            let _ = writeln!(
+                out,
+                "  {} bead files cannot be read (`vermas doctor`)",
+                s.unreadable
+            );
+        }
+        if !s.in_progress.is_empty() {
+            let _ = writeln!(out, "In progress:");
+            for b in &s.in_progress {
+                let who = b
+                    .assignee
+                    .as_deref()
+                    .map(|a| format!(" @{a}"))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  {} {}{who}", b.id, b.title);
+            }
+        }
+        let _ = writeln!(out, "Ready: {}", s.ready);
+        if !s.awaiting.is_empty() {
+            let _ = writeln!(out, "Awaiting input:");
+            for w in &s.awaiting {
+                let _ = writeln!(out, "  [awaiting] {} {}", w.id, w.title);
+                if let Some(q) = &w.question {
+                    let text = q.text.trim_start_matches("Question:").trim();
+                    let age = short_age(q.at.seconds_until(Timestamp::now()));
+                    let _ = writeln!(out, "    \"{text}\" ({age} ago)");
+                }
+            }
+        }
+    } else {
+        let _ = writeln!(out, "No .beads here (run `vermas init` to track work).");
+    }
+    if s.specs.is_empty() {
+        let _ = writeln!(out, "Specs: none");
+    } else {
+        let _ = writeln!(out, "Specs:");
+        for sp in &s.specs {
+            let last = match &sp.last {
+                Some(r) => format!(
+                    "last {} {} ago",
+                    r.verdict,
+                    short_age(r.at.seconds_until(Timestamp::now()))
+                ),
+                None => "not recorded".to_string(),
+            };
+            let _ = writeln!(out, "  {:<24} {:>3} criteria  {last}", sp.name, sp.criteria);
+        }
+    }
+    out
+}
+
+/// `spec list|show|check`.
+pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
+    let p = project()?;
+    match cmd {
+        SpecCmd::List => {
+            let specs = p.specs()?;
+            if ctx.json {
+                print_json(&specs);
+            } else if specs.is_empty() {
+                println!("No specs under {}/", p.config.specs.dir);
+            } else {
+                for s in &specs {
+                    let count = |f: &dyn Fn(&spec::Criterion) -> bool| {
+                        s.criteria.iter().filter(|c| f(c)).count()
+                    };
+                    let verify = count(&|c| c.annotations.iter().any(|a| a.is_verify()));
+                    let judge = count(&|c| c.annotations.iter().any(|a| a.kind == "judge"));
+                    let none = count(&|c| c.annotations.is_empty());
+                    let _ = verify + judge;
+                    println!(
+                        "{:<40} {:>3} verify {:>3} judge {:>3} unannotated  {}",
+                        s.path, verify, judge, none, s.title
+                    );
+                }
+            }
+            Ok(0)
+        }
+        SpecCmd::Show { name } => {
+            let s = spec::select(p.specs()?, &[name])?.remove(0);
+            if ctx.json {
+                print_json(&versioned(&s));
+                return Ok(0);
+            }
+            let bead = s
+                .bead
+                .as_deref()
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default();
+            println!("{}{bead}  {}", s.title, s.path);
+            for c in &s.criteria {
+                let mark = if c.checked { "x" } else { " " };
+                println!("  [{mark}] {}  {}:{}", c.text, s.path, c.line);
+                for a in &c.annotations {
+                    let err = a
+                        .error
+                        .as_deref()
+                        .map(|e| format!("  (invalid: {e})"))
+                        .unwrap_or_default();
+                    println!(
+                        "        {} {}  {}:{}{err}",
+                        a.kind,
+                        a.target(),
+                        s.path,
+                        a.line
+                    );
+                }
+            }
+            Ok(0)
+        }
+        SpecCmd::Check { fix } => spec_check(ctx, &p, fix),
+    }
+}
+
+/// `spec check [--fix]`.
+fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
+    let mut specs = p.specs()?;
+    if fix {
+        for s in &mut specs {
+            let path = p.root.join(&s.path);
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            let fixed = lint::fix_legacy(&text, s);
+            if fixed != text {
+                let diff = similar::TextDiff::from_lines(&text, &fixed);
+                print!("{}", diff.unified_diff().header(&s.path, &s.path));
+                std::fs::write(&path, &fixed).map_err(|e| Error::io(&path, e))?;
+                *s = spec::parse(&fixed, &s.path);
+            }
+        }
+    }
+    let findings = lint::check(&p.root, &specs);
+    let errors = findings
+        .iter()
+        .filter(|f| f.level == lint::Level::Error)
+        .count();
+    if ctx.json {
+        print_json(&findings);
+    } else {
+        for f in &findings {
+            let text = std::fs::read_to_string(p.root.join(&f.file)).unwrap_or_default();
+            let mut pe = ParseError::at(&f.file, &text, f.line, f.column, &f.message);
+            pe.help = f.help.clone();
+            let kind = if f.level == lint::Level::Error {
+                "error"
+            } else {
+                "warning"
+            };
+            diagnostic(kind, &Error::from(pe));
+        }
+        let warnings = findings.len() - errors;
+        println!(
+            "{} specs checked: {errors} errors, {warnings} warnings",
+            specs.len()
+        );
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
+}

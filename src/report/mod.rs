@@ -1,0 +1,131 @@
+//! Rendering a verification run: the human report, JSON, JUnit XML and TAP.
+
+mod machine;
+
+pub use machine::{json, junit, tap};
+
+use crate::check::Outcome;
+use crate::live::{Counts, Kinds, SpecRun};
+use std::fmt::Write;
+
+/// Lines of a failing check's output shown in the human report.
+const SNIPPET_LINES: usize = 12;
+
+/// The human report: a block per spec, then the plain total line.
+pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
+    let mut out = String::new();
+    let mut total = Counts::default();
+    for (i, run) in runs.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let bead = run
+            .bead
+            .as_deref()
+            .map(|b| format!(" ({b})"))
+            .unwrap_or_default();
+        let heading = format!("{}: {}{bead}", kinds.heading(), run.name);
+        let _ = writeln!(out, "{heading}\n{}", "=".repeat(heading.chars().count()));
+        for p in &run.problems {
+            let _ = writeln!(out, "  {} {p}", tag(Outcome::Error, colour));
+        }
+        for n in &run.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+        for c in &run.criteria {
+            let reason = c.reason.as_deref().unwrap_or_default();
+            let location = format!("{}:{}", run.path, c.line);
+            match c.outcome {
+                Outcome::Skip => {
+                    let why = if reason.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({reason})")
+                    };
+                    let _ = writeln!(out, "  {} {}{why}", tag(c.outcome, colour), c.text);
+                }
+                _ => {
+                    let _ = writeln!(out, "  {} {}", tag(c.outcome, colour), c.text);
+                }
+            }
+            for chk in &c.checks {
+                if chk.result.outcome == Outcome::Skip && c.outcome != Outcome::Skip {
+                    continue;
+                }
+                if c.outcome == Outcome::Skip {
+                    continue;
+                }
+                let mut facts = Vec::new();
+                if let Some(code) = chk.result.exit_code {
+                    facts.push(format!("exit {code}"));
+                }
+                if chk.result.duration_ms > 0 || chk.result.exit_code.is_some() {
+                    facts.push(format!("{:.1}s", chk.result.duration_ms as f64 / 1000.0));
+                }
+                let facts = if facts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", facts.join(", "))
+                };
+                let _ = writeln!(out, "         {}{facts}  {location}", chk.target);
+                write_detail(&mut out, chk.kind.starts_with("judge"), &chk.result);
+            }
+        }
+        total = total.plus(run.counts);
+        if runs.len() > 1 {
+            let _ = writeln!(out, "{}: {}", run.name, run.counts.line());
+        }
+    }
+    if runs.len() > 1 {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", total.line());
+    out
+}
+
+/// The reason, snippet or reasoning under a check that did not pass.
+fn write_detail(out: &mut String, is_judge: bool, r: &crate::check::CheckResult) {
+    let indent = "           ";
+    match r.outcome {
+        Outcome::Pass => {
+            if is_judge && let Some(reason) = &r.reason {
+                let _ = writeln!(out, "{indent}\"{}\"", reason.trim());
+            }
+        }
+        Outcome::Fail if !is_judge => {
+            let snippet = r.snippet(SNIPPET_LINES);
+            for line in snippet.lines() {
+                let _ = writeln!(out, "{indent}| {line}");
+            }
+            if r.truncated {
+                let _ = writeln!(out, "{indent}| [output truncated]");
+            }
+        }
+        Outcome::Skip => {}
+        _ => {
+            if let Some(reason) = &r.reason {
+                let label = match r.outcome {
+                    Outcome::Error => "error: ",
+                    Outcome::Unstable => "unstable: ",
+                    _ => "",
+                };
+                let _ = writeln!(out, "{indent}{label}{}", reason.trim());
+            }
+        }
+    }
+}
+
+/// `[PASS]` and friends, coloured when asked.
+fn tag(o: Outcome, colour: bool) -> String {
+    let text = format!("[{o}]");
+    if !colour {
+        return text;
+    }
+    let code = match o {
+        Outcome::Pass => "32",
+        Outcome::Fail => "31",
+        Outcome::Skip => "33",
+        Outcome::Error | Outcome::Unstable => "35",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}

@@ -1,0 +1,157 @@
+//! Verification evidence (DESIGN 4.6): the latest run for a bead or spec in
+//! `.beads/results/<key>.yaml`; git history keeps the earlier ones.
+
+use crate::check::Outcome;
+use crate::error::{Error, Result};
+use crate::live::SpecRun;
+use crate::store::{CommitMessage, Recorded, Txn};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Lines of output kept as a check's snippet.
+const SNIPPET_LINES: usize = 20;
+
+/// One check's evidence.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Evidence {
+    /// `path:line` of the criterion (or an acceptance-criterion id).
+    pub criterion: String,
+    /// `verify`, `judge`, a gate phase...
+    pub kind: String,
+    /// The command run.
+    pub command: String,
+    /// Its exit code.
+    pub exit_code: Option<i32>,
+    /// PASS, FAIL, SKIP, ERROR or UNSTABLE.
+    pub outcome: String,
+    /// Gate classification such as `accept`, where one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classification: Option<String>,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// Which attempt this was.
+    pub attempt: u32,
+    /// The part of the output worth reading.
+    #[serde(default)]
+    pub snippet: String,
+}
+
+/// The latest verification of one key.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ResultRecord {
+    /// A bead id or `spec:<name>`.
+    pub key: String,
+    /// PASS, FAIL, NEEDS_HUMAN or ERROR.
+    pub verdict: String,
+    /// From the judge, where one spoke.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// When.
+    pub at: Timestamp,
+    /// Every check.
+    pub checks: Vec<Evidence>,
+    /// Inspector briefs by role.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub briefs: BTreeMap<String, String>,
+}
+
+/// `.beads/results/<file>.yaml`.
+fn path(ws: &Workspace, file: &str) -> PathBuf {
+    ws.beads_dir.join("results").join(format!("{file}.yaml"))
+}
+
+/// The record of a spec run.
+pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
+    let c = run.counts;
+    let verdict = if c.failed > 0 || c.unstable > 0 {
+        "FAIL"
+    } else if c.errors > 0 {
+        "ERROR"
+    } else {
+        "PASS"
+    };
+    let mut checks = Vec::new();
+    for crit in &run.criteria {
+        for chk in &crit.checks {
+            checks.push(Evidence {
+                criterion: format!("{}:{}", run.path, crit.line),
+                kind: chk.kind.clone(),
+                command: chk.result.command.clone(),
+                exit_code: chk.result.exit_code,
+                outcome: chk.result.outcome.to_string(),
+                classification: None,
+                duration_ms: chk.result.duration_ms,
+                attempt: 1,
+                snippet: match chk.result.outcome {
+                    Outcome::Pass | Outcome::Skip => chk.result.reason.clone().unwrap_or_default(),
+                    _ => {
+                        let s = chk.result.snippet(SNIPPET_LINES);
+                        if s.is_empty() {
+                            chk.result.reason.clone().unwrap_or_default()
+                        } else {
+                            s
+                        }
+                    }
+                },
+            });
+        }
+    }
+    ResultRecord {
+        key: format!("spec:{}", run.name),
+        verdict: verdict.to_string(),
+        confidence: None,
+        at,
+        checks,
+        briefs: BTreeMap::new(),
+    }
+}
+
+/// Writes the records of these spec runs and commits them in one commit.
+pub fn record_specs(ws: &Workspace, runs: &[SpecRun], actor: &str) -> Result<Recorded> {
+    let mut txn = Txn::begin(ws)?;
+    let now = Timestamp::now();
+    let mut ids = Vec::new();
+    for run in runs {
+        let record = from_spec_run(run, now);
+        let text = crate::yaml::to_string(&record).map_err(Error::Invalid)?;
+        txn.write(&path(ws, &format!("spec-{}", run.name)), text.as_bytes())?;
+        ids.push(record.key);
+    }
+    let title = runs
+        .iter()
+        .map(|r| r.counts.line())
+        .next()
+        .unwrap_or_default();
+    txn.commit(&CommitMessage {
+        verb: "verify".into(),
+        ids,
+        title,
+        actor: actor.to_string(),
+    })
+}
+
+/// Every readable record under `.beads/results/`, sorted by key.
+pub fn load_all(ws: &Workspace) -> Vec<ResultRecord> {
+    let dir = ws.beads_dir.join("results");
+    let mut out: Vec<ResultRecord> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            crate::yaml::parse(&text, "", &text, 1).ok()
+        })
+        .collect();
+    out.sort_by(|a: &ResultRecord, b| a.key.cmp(&b.key));
+    out
+}
+
+/// The recorded result of spec `name`, if any (an unreadable file counts as none).
+pub fn load_spec(ws: &Workspace, name: &str) -> Option<ResultRecord> {
+    let p = path(ws, &format!("spec-{name}"));
+    let text = std::fs::read_to_string(&p).ok()?;
+    crate::yaml::parse(&text, &ws.display(&p), &text, 1).ok()
+}

@@ -1,0 +1,122 @@
+//! `status` without flags: where the work stands, from files alone (no checks, no LLM).
+
+use crate::bead::model::{AWAITING_INPUT, Note};
+use crate::bead::{Bead, BeadSet, Status, graph};
+use crate::error::Result;
+use crate::results::{self, ResultRecord};
+use crate::spec::Spec;
+use crate::workspace::Workspace;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The summary shown by a plain `vermas status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Beads per status (closed included).
+    pub by_status: BTreeMap<String, usize>,
+    /// Beads in all (messages and test specs excluded).
+    pub total: usize,
+    /// Closed share of `total`, in percent.
+    pub percent_done: u32,
+    /// Beads in progress.
+    pub in_progress: Vec<Bead>,
+    /// How many beads are ready.
+    pub ready: usize,
+    /// Beads awaiting an answer, with their question.
+    pub awaiting: Vec<Awaiting>,
+    /// Each spec with its last recorded result.
+    pub specs: Vec<SpecStatus>,
+    /// Bead files that could not be read.
+    pub unreadable: usize,
+}
+
+/// A bead waiting for a person.
+#[derive(Debug, Clone, Serialize)]
+pub struct Awaiting {
+    /// The bead.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// The open question, if noted.
+    pub question: Option<Note>,
+}
+
+/// A spec and its last recorded verification.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpecStatus {
+    /// Spec name.
+    pub name: String,
+    /// Spec path.
+    pub path: String,
+    /// Number of criteria.
+    pub criteria: usize,
+    /// The last recorded result (`status --verify --record`).
+    pub last: Option<ResultRecord>,
+}
+
+/// Builds the summary from the beads (if there is a workspace) and the specs.
+pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
+    let set = match ws {
+        Some(ws) => BeadSet::load(ws)?,
+        None => BeadSet::default(),
+    };
+    let work: Vec<&Bead> = set
+        .beads
+        .values()
+        .filter(|b| {
+            !matches!(
+                b.issue_type,
+                crate::bead::IssueType::Message | crate::bead::IssueType::TestSpec
+            )
+        })
+        .collect();
+    let mut by_status = BTreeMap::new();
+    for b in &work {
+        *by_status.entry(b.status.to_string()).or_insert(0) += 1;
+    }
+    let closed = work.iter().filter(|b| b.is_closed()).count();
+    let percent_done = if work.is_empty() {
+        0
+    } else {
+        (closed * 100 / work.len()) as u32
+    };
+    let in_progress = BeadSet::sorted(
+        work.iter()
+            .copied()
+            .filter(|b| b.status == Status::InProgress),
+    )
+    .into_iter()
+    .cloned()
+    .collect();
+    let awaiting = BeadSet::sorted(
+        work.iter()
+            .copied()
+            .filter(|b| b.has_label(AWAITING_INPUT) && !b.is_closed()),
+    )
+    .into_iter()
+    .map(|b| Awaiting {
+        id: b.id.clone(),
+        title: b.title.clone(),
+        question: b.open_question().cloned(),
+    })
+    .collect();
+    let spec_status = specs
+        .iter()
+        .map(|s| SpecStatus {
+            name: s.name.clone(),
+            path: s.path.clone(),
+            criteria: s.criteria.len(),
+            last: ws.and_then(|ws| results::load_spec(ws, &s.name)),
+        })
+        .collect();
+    Ok(Summary {
+        by_status,
+        total: work.len(),
+        percent_done,
+        in_progress,
+        ready: graph::ready(&set).len(),
+        awaiting,
+        specs: spec_status,
+        unreadable: set.broken.len(),
+    })
+}

@@ -1,0 +1,1247 @@
+//! Bead commands end to end (DESIGN 4.1, 5, 6): the real binary in real temporary git
+//! repositories, checked with real git and by reading the bead files.
+
+mod common;
+use common::*;
+
+use std::io::Read;
+use std::process::{Output, Stdio};
+
+/// Front matter keys of a bead file in the stable order vermas writes them.
+const KEY_ORDER: &[&str] = &[
+    "id",
+    "title",
+    "status",
+    "priority",
+    "issue_type",
+    "labels",
+    "assignee",
+    "created_at",
+    "created_by",
+    "updated_at",
+    "closed_at",
+    "close_reason",
+    "parent",
+    "spec",
+    "dependencies",
+    "notes",
+];
+
+/// bd's JSON keys every single-bead object carries.
+const JSON_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "status",
+    "priority",
+    "issue_type",
+    "labels",
+    "assignee",
+    "created_at",
+    "created_by",
+    "updated_at",
+    "closed_at",
+    "close_reason",
+    "dependencies",
+    "description",
+];
+
+/// 1700000000 as RFC 3339 UTC.
+const T0: &str = "2023-11-14T22:13:20Z";
+
+// ---------------------------------------------------------------------------------------
+// helpers
+
+fn bead_path(id: &str) -> String {
+    format!(".beads/issues/{id}.md")
+}
+
+fn bead_text(repo: &Repo, id: &str) -> String {
+    repo.read(&bead_path(id))
+}
+
+/// Splits a bead file into (front matter, body).
+fn split(text: &str) -> (String, String) {
+    let rest = text
+        .strip_prefix("---\n")
+        .unwrap_or_else(|| panic!("no front matter:\n{text}"));
+    let end = rest
+        .find("\n---\n")
+        .map(|i| (i, i + 5))
+        .or_else(|| rest.strip_suffix("\n---").map(|r| (r.len(), rest.len())))
+        .unwrap_or_else(|| panic!("front matter not closed:\n{text}"));
+    (rest[..end.0].to_string(), rest[end.1..].to_string())
+}
+
+/// Top-level keys of a bead's front matter, in file order.
+fn keys(text: &str) -> Vec<String> {
+    let (fm, _) = split(text);
+    fm.lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('-') && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k.to_string()))
+        .collect()
+}
+
+/// The text after `key:` on the key's own line.
+fn field(text: &str, key: &str) -> String {
+    let (fm, _) = split(text);
+    let prefix = format!("{key}:");
+    fm.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {key} in:\n{fm}"))
+        .trim()
+        .to_string()
+}
+
+fn run_env(repo: &Repo, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut c = repo.cmd(args);
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.output().expect("run vermas")
+}
+
+fn ok_env(repo: &Repo, args: &[&str], envs: &[(&str, &str)]) -> String {
+    let out = run_env(repo, args, envs);
+    assert!(
+        out.status.success(),
+        "vermas {args:?} failed ({:?}):\n{}",
+        out.status.code(),
+        stderr(&out)
+    );
+    stdout(&out)
+}
+
+/// Runs a mutating command: it must succeed, add exactly one commit and leave `.beads`
+/// clean in `git status`.
+fn mutate_env(repo: &Repo, args: &[&str], envs: &[(&str, &str)]) -> String {
+    let before = repo.commit_count();
+    let out = ok_env(repo, args, envs);
+    assert_eq!(
+        repo.commit_count(),
+        before + 1,
+        "vermas {args:?} should make exactly one commit"
+    );
+    assert_eq!(
+        repo.status(".beads"),
+        "",
+        "vermas {args:?} left .beads dirty"
+    );
+    out
+}
+
+fn mutate(repo: &Repo, args: &[&str]) -> String {
+    mutate_env(repo, args, &[])
+}
+
+/// A command that must fail with exit 2 and change nothing (no commit, same file).
+fn refused(repo: &Repo, args: &[&str], id: Option<&str>) -> String {
+    let before = repo.commit_count();
+    let text = id.map(|i| bead_text(repo, i));
+    let err = repo.fails(args, 2);
+    assert_eq!(repo.commit_count(), before, "{args:?} must not commit");
+    if let (Some(i), Some(t)) = (id, text) {
+        assert_eq!(bead_text(repo, i), t, "{args:?} must not change {i}");
+    }
+    assert_eq!(repo.status(".beads"), "");
+    err
+}
+
+/// Files changed by the HEAD commit, sorted.
+fn head_files(repo: &Repo) -> Vec<String> {
+    let mut v: Vec<String> = repo
+        .git(&["show", "--name-only", "--format=", "HEAD"])
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+fn ids(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("expected a JSON array: {v}"))
+        .iter()
+        .map(|b| b["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+fn titles(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("expected a JSON array: {v}"))
+        .iter()
+        .map(|b| b["title"].as_str().expect("title").to_string())
+        .collect()
+}
+
+fn is_short_id(id: &str) -> bool {
+    id.len() == 7
+        && id.starts_with("vm-")
+        && id[3..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+}
+
+fn is_rfc3339_utc(s: &str) -> bool {
+    let b = s.as_bytes();
+    s.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z'
+        && s.chars()
+            .enumerate()
+            .all(|(i, c)| [4, 7, 10, 13, 16, 19].contains(&i) || c.is_ascii_digit())
+}
+
+/// Commits a hand-written bead file with real git.
+fn commit_by_hand(repo: &Repo, files: &[(&str, &str)]) {
+    for (id, text) in files {
+        repo.write(&bead_path(id), text);
+    }
+    repo.git(&["add", ".beads"]);
+    repo.git(&["commit", "-q", "-m", "hand-written beads"]);
+}
+
+/// The JSON error object a `--json` command printed on stderr.
+fn json_error(out: &Output) -> serde_json::Value {
+    let err = stderr(out);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "expected one JSON line on stderr, got:\n{err}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(lines[0]).unwrap_or_else(|e| panic!("not JSON ({e}): {err}"));
+    assert!(v.is_object(), "{v}");
+    v
+}
+
+// ---------------------------------------------------------------------------------------
+// create / q
+
+#[test]
+fn create_with_every_flag_writes_front_matter_and_bd_json() {
+    let repo = Repo::initialised();
+    let a = repo.create("dep target A", &[]);
+    let b = repo.create("dep target B", &[]);
+    repo.write("body.md", "Body from a file.\n\nSecond paragraph.\n");
+    let deps = format!("blocks:{a},related:{b}");
+    let before = repo.commit_count();
+    let v = repo.json(&[
+        "create",
+        "Full bead",
+        "-t",
+        "bug",
+        "-p",
+        "1",
+        "--body-file",
+        "body.md",
+        "-l",
+        "a",
+        "-l",
+        "b,c",
+        "--deps",
+        &deps,
+        "--spec",
+        "specs/x.md",
+        "-a",
+        "bob",
+    ]);
+    assert_eq!(repo.commit_count(), before + 1);
+    assert_eq!(repo.status(".beads"), "");
+
+    // JSON: bd's key names, a single object with schema_version 1.
+    assert!(v.is_object(), "{v}");
+    for k in JSON_KEYS {
+        assert!(v.get(k).is_some(), "JSON lacks {k}: {v}");
+    }
+    assert_eq!(v["schema_version"], 1);
+    let id = v["id"].as_str().expect("id").to_string();
+    assert!(is_short_id(&id), "{id}");
+    assert_eq!(v["title"], "Full bead");
+    assert_eq!(v["status"], "open");
+    assert_eq!(v["priority"], 1);
+    assert_eq!(v["issue_type"], "bug");
+    assert_eq!(v["labels"], serde_json::json!(["a", "b", "c"]));
+    assert_eq!(v["assignee"], "bob");
+    assert_eq!(v["created_by"], "Test User");
+    assert!(
+        is_rfc3339_utc(v["created_at"].as_str().unwrap_or("")),
+        "{v}"
+    );
+    assert_eq!(v["created_at"], v["updated_at"]);
+    assert!(v["closed_at"].is_null());
+    assert!(v["close_reason"].is_null());
+    assert_eq!(v["spec"], "specs/x.md");
+    assert_eq!(
+        v["dependencies"],
+        serde_json::json!([
+            {"depends_on_id": a, "type": "blocks"},
+            {"depends_on_id": b, "type": "related"}
+        ])
+    );
+    assert_eq!(
+        v["description"].as_str().unwrap_or("").trim_end(),
+        "Body from a file.\n\nSecond paragraph."
+    );
+
+    // The file: stable key order, the values, the description as body.
+    let text = bead_text(&repo, &id);
+    assert_eq!(keys(&text), KEY_ORDER, "{text}");
+    assert_eq!(field(&text, "id"), id);
+    assert_eq!(field(&text, "title"), "Full bead");
+    assert_eq!(field(&text, "status"), "open");
+    assert_eq!(field(&text, "priority"), "1");
+    assert_eq!(field(&text, "issue_type"), "bug");
+    assert_eq!(field(&text, "labels"), "[a, b, c]");
+    assert_eq!(field(&text, "assignee"), "bob");
+    assert_eq!(field(&text, "created_by"), "Test User");
+    assert_eq!(field(&text, "closed_at"), "null");
+    assert_eq!(field(&text, "spec"), "specs/x.md");
+    let (fm, body) = split(&text);
+    assert!(
+        fm.contains(&format!("depends_on_id: {a}, type: blocks")),
+        "{fm}"
+    );
+    assert!(
+        fm.contains(&format!("depends_on_id: {b}, type: related")),
+        "{fm}"
+    );
+    assert_eq!(body.trim_end(), "Body from a file.\n\nSecond paragraph.");
+
+    // The commit: one file, `vermas create: <id> <title>` with trailers.
+    assert_eq!(head_files(&repo), [bead_path(&id)]);
+    let msg = repo.git(&["log", "-1", "--format=%B"]);
+    assert_eq!(
+        msg.lines().next(),
+        Some(format!("vermas create: {id} Full bead").as_str())
+    );
+    assert!(msg.contains("Vermas-Actor: Test User"), "{msg}");
+    assert!(msg.contains(&format!("Vermas-Id: {id}")), "{msg}");
+    repo.assert_fsck();
+}
+
+#[test]
+fn create_p_form_priority_and_body_from_stdin() {
+    let repo = Repo::initialised();
+    let before = repo.commit_count();
+    let out = repo
+        .cmd(&[
+            "create",
+            "From stdin",
+            "-p",
+            "P3",
+            "--body-file",
+            "-",
+            "--json",
+        ])
+        .write_stdin("piped *markdown*\n")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["priority"], 3);
+    assert_eq!(
+        v["description"].as_str().unwrap_or("").trim_end(),
+        "piped *markdown*"
+    );
+    let id = v["id"].as_str().expect("id");
+    let (_, body) = split(&bead_text(&repo, id));
+    assert_eq!(body.trim_end(), "piped *markdown*");
+    assert_eq!(field(&bead_text(&repo, id), "priority"), "3");
+    assert_eq!(repo.commit_count(), before + 1);
+
+    // -d gives the description; P0 is critical.
+    let id = repo.create("With -d", &["-d", "inline description", "-p", "P0"]);
+    let text = bead_text(&repo, &id);
+    assert_eq!(split(&text).1.trim_end(), "inline description");
+    assert_eq!(field(&text, "priority"), "0");
+    assert_eq!(field(&text, "issue_type"), "task", "default type is task");
+    assert_eq!(field(&text, "assignee"), "null");
+    assert_eq!(repo.status(".beads"), "");
+}
+
+#[test]
+fn create_with_parent_numbers_children() {
+    let repo = Repo::initialised();
+    let p = repo.create("epic", &["-t", "epic"]);
+    let c1 = repo.create("child one", &["--parent", &p]);
+    let c2 = repo.create("child two", &["--parent", &p]);
+    assert_eq!(c1, format!("{p}.1"));
+    assert_eq!(c2, format!("{p}.2"));
+    assert_eq!(field(&bead_text(&repo, &c1), "parent"), p);
+    let v = repo.json(&["show", &c2]);
+    assert_eq!(v["id"], c2.as_str());
+    assert_eq!(v["parent"], p.as_str());
+    // The parent's exact id is not ambiguous with its children's.
+    assert_eq!(repo.json(&["show", &p])["id"], p.as_str());
+    assert_eq!(repo.json(&["show", &c1])["title"], "child one");
+    assert_eq!(repo.commit_count(), 4);
+    assert_eq!(repo.status(".beads"), "");
+}
+
+#[test]
+fn create_bare_dep_means_blocks_and_unknown_dep_is_refused() {
+    let repo = Repo::initialised();
+    let a = repo.create("target", &[]);
+    let v = repo.json(&["create", "dependent", "--deps", &a]);
+    assert_eq!(
+        v["dependencies"],
+        serde_json::json!([{"depends_on_id": a, "type": "blocks"}])
+    );
+    let before = repo.commit_count();
+    let files = repo.git(&["ls-files", ".beads/issues"]);
+    repo.fails(&["q", "dangling", "--deps", "vm-zzzz"], 2);
+    repo.fails(&["q", "orphan", "--parent", "vm-zzzz"], 2);
+    assert_eq!(repo.commit_count(), before);
+    assert_eq!(
+        std::fs::read_dir(repo.join(".beads/issues"))
+            .expect("dir")
+            .count(),
+        files.lines().count(),
+        "a refused create must not leave a file behind"
+    );
+}
+
+#[test]
+fn q_prints_only_the_id() {
+    let repo = Repo::initialised();
+    let out = repo.ok(&["q", "quick one", "-p", "1"]);
+    let id = out.trim_end_matches('\n');
+    assert_eq!(out, format!("{id}\n"), "q prints the id and a newline only");
+    assert!(is_short_id(id), "{id:?}");
+    assert!(repo.join(&bead_path(id)).is_file());
+    assert_eq!(field(&bead_text(&repo, id), "title"), "quick one");
+    assert_eq!(repo.commit_count(), 2);
+}
+
+#[test]
+fn ids_are_prefix_and_four_base36_chars_with_few_beads() {
+    let repo = Repo::initialised();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..6 {
+        let id = repo.create(&format!("bead {i}"), &[]);
+        assert!(is_short_id(&id), "{id:?} is not vm- + 4 base36 chars");
+        assert!(seen.insert(id.clone()), "duplicate id {id}");
+        assert_eq!(field(&bead_text(&repo, &id), "id"), id);
+    }
+    // The same title twice still gets two ids.
+    let x = repo.create("same", &[]);
+    let y = repo.create("same", &[]);
+    assert_ne!(x, y);
+}
+
+// ---------------------------------------------------------------------------------------
+// list / show
+
+#[test]
+fn list_filters() {
+    let repo = Repo::initialised();
+    let open = repo.create("open task", &["-l", "red,big", "-a", "zed"]);
+    let bug = repo.create("a bug", &["-t", "bug", "-l", "red"]);
+    let feat = repo.create("a feature", &["-t", "feature", "-a", "zed"]);
+    let done = repo.create("done task", &["-l", "red"]);
+    mutate(&repo, &["close", &done, "-r", "finished"]);
+
+    let default = ids(&repo.json(&["list"]));
+    assert_eq!(default.len(), 3, "{default:?}");
+    assert!(!default.contains(&done), "list hides closed beads");
+    assert!(!repo.ok(&["list"]).contains(&done));
+
+    let all = ids(&repo.json(&["list", "--all"]));
+    assert_eq!(all.len(), 4);
+    assert!(all.contains(&done));
+    assert!(repo.ok(&["list", "--all"]).contains(&done));
+
+    assert_eq!(
+        ids(&repo.json(&["list", "--status", "closed"])),
+        [done.as_str()]
+    );
+    assert_eq!(ids(&repo.json(&["list", "-s", "open"])).len(), 3);
+    assert_eq!(ids(&repo.json(&["list", "--type", "bug"])), [bug.as_str()]);
+    assert_eq!(ids(&repo.json(&["list", "-t", "feature"])), [feat.as_str()]);
+
+    let mut red = ids(&repo.json(&["list", "--label", "red"]));
+    red.sort();
+    let mut want = vec![open.clone(), bug.clone()];
+    want.sort();
+    assert_eq!(red, want, "closed {done} is hidden even though labelled");
+    assert_eq!(
+        ids(&repo.json(&["list", "-l", "red", "-l", "big"])),
+        [open.as_str()],
+        "repeated --label: all must match"
+    );
+    let mut zed = ids(&repo.json(&["list", "--assignee", "zed"]));
+    zed.sort();
+    let mut want = vec![open.clone(), feat.clone()];
+    want.sort();
+    assert_eq!(zed, want);
+    assert_eq!(ids(&repo.json(&["list", "-n", "2"])).len(), 2);
+    assert_eq!(repo.ok(&["list", "-n", "1"]).lines().count(), 1);
+    assert!(
+        repo.json(&["list", "--label", "nothing"])
+            .as_array()
+            .expect("array")
+            .is_empty()
+    );
+
+    // List items carry bd's keys too.
+    let first = &repo.json(&["list", "--all"])[0];
+    for k in JSON_KEYS {
+        assert!(first.get(k).is_some(), "list item lacks {k}: {first}");
+    }
+}
+
+#[test]
+fn show_accepts_unique_prefixes() {
+    let repo = Repo::initialised();
+    let id = repo.create("findable", &["-d", "the description"]);
+    let hash = &id[3..];
+    for q in [
+        id.as_str(),
+        &id[..id.len() - 1],
+        &id[..5],
+        &hash[..hash.len() - 1],
+        hash,
+    ] {
+        let v = repo.json(&["show", q]);
+        assert!(v.is_object(), "show of one id is an object: {v}");
+        assert_eq!(v["id"], id.as_str(), "prefix {q:?}");
+        assert_eq!(v["schema_version"], 1);
+    }
+    let human = repo.ok(&["show", &id[..6]]);
+    assert!(human.contains(&id), "{human}");
+    assert!(human.contains("findable"), "{human}");
+    assert!(human.contains("the description"), "{human}");
+    // Prefix resolution works for mutating commands too.
+    mutate(&repo, &["update", &hash[..3], "-p", "0"]);
+    assert_eq!(field(&bead_text(&repo, &id), "priority"), "0");
+}
+
+#[test]
+fn ambiguous_prefix_is_refused_listing_candidates() {
+    let repo = Repo::initialised();
+    commit_by_hand(
+        &repo,
+        &[
+            (
+                "vm-aaa1",
+                "---\nid: vm-aaa1\ntitle: first\nstatus: open\n---\n",
+            ),
+            (
+                "vm-aaa2",
+                "---\nid: vm-aaa2\ntitle: second\nstatus: open\n---\n",
+            ),
+        ],
+    );
+    for q in ["vm-aa", "vm-aaa", "aaa", "a"] {
+        let err = repo.fails(&["show", q], 2);
+        assert!(
+            err.contains("vm-aaa1") && err.contains("vm-aaa2"),
+            "{q}: {err}"
+        );
+        assert!(err.contains("ambiguous"), "{q}: {err}");
+    }
+    refused(&repo, &["close", "vm-aaa"], Some("vm-aaa1"));
+    assert_eq!(repo.json(&["show", "vm-aaa2"])["title"], "second");
+    assert_eq!(repo.json(&["show", "aaa1"])["title"], "first");
+}
+
+#[test]
+fn unknown_id_is_refused() {
+    let repo = Repo::initialised();
+    repo.create("exists", &[]);
+    let err = repo.fails(&["show", "vm-zzzz"], 2);
+    assert!(err.contains("vm-zzzz"), "{err}");
+    refused(&repo, &["update", "vm-zzzz", "-p", "1"], None);
+    refused(&repo, &["close", "vm-zzzz"], None);
+    refused(&repo, &["dep", "add", "vm-zzzz", "vm-yyyy"], None);
+    refused(&repo, &["history", "vm-zzzz"], None);
+}
+
+// ---------------------------------------------------------------------------------------
+// update / claim / close / reopen
+
+#[test]
+fn update_changes_fields_in_one_commit() {
+    let repo = Repo::initialised();
+    let id = ok_env(
+        &repo,
+        &["q", "original", "-l", "keep"],
+        &[("VERMAS_NOW", "1700000000")],
+    )
+    .trim()
+    .to_string();
+    mutate_env(
+        &repo,
+        &[
+            "update",
+            &id,
+            "--status",
+            "in_progress",
+            "--title",
+            "renamed",
+            "-p",
+            "0",
+            "-a",
+            "carol",
+            "--add-label",
+            "x",
+            "--add-label",
+            "y",
+        ],
+        &[("VERMAS_NOW", "1700000600")],
+    );
+    assert_eq!(head_files(&repo), [bead_path(&id)]);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        format!("vermas update: {id} renamed")
+    );
+    let text = bead_text(&repo, &id);
+    assert_eq!(keys(&text), KEY_ORDER);
+    assert_eq!(field(&text, "status"), "in_progress");
+    assert_eq!(field(&text, "title"), "renamed");
+    assert_eq!(field(&text, "priority"), "0");
+    assert_eq!(field(&text, "assignee"), "carol");
+    assert_eq!(field(&text, "created_at"), T0, "created_at never changes");
+    assert_eq!(field(&text, "updated_at"), "2023-11-14T22:23:20Z");
+    let v = repo.json(&["show", &id]);
+    assert_eq!(v["labels"], serde_json::json!(["keep", "x", "y"]));
+
+    mutate(&repo, &["update", &id, "--remove-label", "x"]);
+    assert_eq!(
+        repo.json(&["show", &id])["labels"],
+        serde_json::json!(["keep", "y"])
+    );
+
+    // Notes are appended with author and time.
+    mutate_env(
+        &repo,
+        &["update", &id, "--notes", "first note", "--actor", "dana"],
+        &[("VERMAS_NOW", "1700000000")],
+    );
+    mutate(&repo, &["update", &id, "--notes", "second note"]);
+    let notes = repo.json(&["show", &id])["notes"].clone();
+    let notes = notes.as_array().expect("notes array");
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes[0]["text"], "first note");
+    assert_eq!(notes[0]["by"], "dana");
+    assert_eq!(notes[0]["at"], T0);
+    assert_eq!(notes[1]["text"], "second note");
+    assert_eq!(notes[1]["by"], "Test User");
+    assert!(is_rfc3339_utc(notes[1]["at"].as_str().unwrap_or("")));
+    let (fm, _) = split(&bead_text(&repo, &id));
+    assert!(
+        fm.contains(&format!("{{at: {T0}, by: dana, text: first note}}")),
+        "{fm}"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn claim_takes_the_bead_and_refuses_a_second_claimer() {
+    let repo = Repo::initialised();
+    let id = repo.create("claimable", &[]);
+    mutate(&repo, &["update", &id, "--claim", "--actor", "alice"]);
+    let text = bead_text(&repo, &id);
+    assert_eq!(field(&text, "assignee"), "alice");
+    assert_eq!(field(&text, "status"), "in_progress");
+    assert!(
+        repo.git(&["log", "-1", "--format=%B"])
+            .contains("Vermas-Actor: alice")
+    );
+
+    let err = refused(
+        &repo,
+        &["update", &id, "--claim", "--actor", "bob"],
+        Some(&id),
+    );
+    assert!(err.contains("alice"), "refusal names the holder: {err}");
+
+    // VERMAS_ACTOR is the actor too.
+    let other = repo.create("second", &[]);
+    mutate_env(
+        &repo,
+        &["update", &other, "--claim"],
+        &[("VERMAS_ACTOR", "erin")],
+    );
+    assert_eq!(field(&bead_text(&repo, &other), "assignee"), "erin");
+}
+
+#[test]
+fn close_with_reason_then_reopen() {
+    let repo = Repo::initialised();
+    let id = repo.create("to close", &[]);
+    mutate_env(
+        &repo,
+        &["close", &id, "-r", "done it"],
+        &[("VERMAS_NOW", "1700000000")],
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        format!("vermas close: {id} to close")
+    );
+    let text = bead_text(&repo, &id);
+    assert_eq!(field(&text, "status"), "closed");
+    assert_eq!(field(&text, "closed_at"), T0);
+    assert_eq!(field(&text, "close_reason"), "done it");
+    let v = repo.json(&["show", &id]);
+    assert_eq!(v["status"], "closed");
+    assert_eq!(v["closed_at"], T0);
+    assert_eq!(v["close_reason"], "done it");
+
+    mutate(&repo, &["reopen", &id]);
+    let text = bead_text(&repo, &id);
+    assert_eq!(field(&text, "status"), "open");
+    assert_eq!(field(&text, "closed_at"), "null");
+    assert_eq!(field(&text, "close_reason"), "null");
+    assert!(repo.ok(&["list"]).contains(&id));
+    repo.assert_fsck();
+}
+
+#[test]
+fn close_two_beads_in_one_commit() {
+    let repo = Repo::initialised();
+    let a = repo.create("one", &[]);
+    let b = repo.create("two", &[]);
+    let keep = repo.create("three", &[]);
+    mutate(&repo, &["close", &a, &b, "-r", "batch"]);
+    let mut want = vec![bead_path(&a), bead_path(&b)];
+    want.sort();
+    assert_eq!(head_files(&repo), want);
+    let msg = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(msg.contains(&format!("Vermas-Id: {a}")), "{msg}");
+    assert!(msg.contains(&format!("Vermas-Id: {b}")), "{msg}");
+    for id in [&a, &b] {
+        assert_eq!(field(&bead_text(&repo, id), "status"), "closed");
+        assert_eq!(field(&bead_text(&repo, id), "close_reason"), "batch");
+    }
+    assert_eq!(field(&bead_text(&repo, &keep), "status"), "open");
+    assert_eq!(ids(&repo.json(&["list"])), [keep]);
+    repo.assert_fsck();
+}
+
+// ---------------------------------------------------------------------------------------
+// dependencies
+
+#[test]
+fn dep_add_blocks_until_the_blocker_closes() {
+    let repo = Repo::initialised();
+    let a = repo.create("blocked one", &[]);
+    let b = repo.create("blocker", &[]);
+    mutate(&repo, &["dep", "add", &a, &b]);
+    assert_eq!(head_files(&repo), [bead_path(&a)]);
+    assert!(bead_text(&repo, &a).contains(&format!("{{depends_on_id: {b}, type: blocks}}")));
+
+    let ready = ids(&repo.json(&["ready"]));
+    assert_eq!(ready, [b.as_str()], "a blocked bead is not ready");
+    assert!(!repo.ok(&["ready"]).contains(&a));
+
+    let blocked = repo.json(&["blocked"]);
+    assert_eq!(ids(&blocked), [a.as_str()]);
+    assert_eq!(blocked[0]["blocked_by"], serde_json::json!([b]));
+    let human = repo.ok(&["blocked"]);
+    let line_a = human
+        .lines()
+        .position(|l| l.contains(&a))
+        .expect("A listed");
+    assert!(
+        human.lines().skip(line_a).any(|l| l.contains(&b)),
+        "blocked shows what blocks A:\n{human}"
+    );
+
+    mutate(&repo, &["close", &b]);
+    assert_eq!(ids(&repo.json(&["ready"])), [a.as_str()]);
+    assert!(
+        repo.json(&["blocked"])
+            .as_array()
+            .expect("array")
+            .is_empty()
+    );
+
+    // A related dependency never blocks.
+    let c = repo.create("related only", &[]);
+    let d = repo.create("other", &[]);
+    mutate(&repo, &["dep", "add", &c, &d, "-t", "related"]);
+    assert!(ids(&repo.json(&["ready"])).contains(&c));
+}
+
+#[test]
+fn dep_add_self_is_refused() {
+    let repo = Repo::initialised();
+    let a = repo.create("me", &[]);
+    let err = refused(&repo, &["dep", "add", &a, &a], Some(&a));
+    assert!(err.contains(&a), "{err}");
+}
+
+#[test]
+fn dep_add_cycle_is_refused_with_the_path() {
+    let repo = Repo::initialised();
+    let a = repo.create("A", &[]);
+    let b = repo.create("B", &[]);
+    let c = repo.create("C", &[]);
+    mutate(&repo, &["dep", "add", &a, &b]);
+    mutate(&repo, &["dep", "add", &b, &c]);
+    let err = refused(&repo, &["dep", "add", &c, &a], Some(&c));
+    let rotations = [
+        format!("{a} -> {b} -> {c} -> {a}"),
+        format!("{b} -> {c} -> {a} -> {b}"),
+        format!("{c} -> {a} -> {b} -> {c}"),
+    ];
+    assert!(
+        rotations.iter().any(|r| err.contains(r.as_str())),
+        "stderr should print the cycle path (one of {rotations:?}):\n{err}"
+    );
+    let out = repo.run(&["dep", "add", &c, &a, "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_error(&out);
+    assert_eq!(v["code"], "cycle");
+}
+
+#[test]
+fn dep_rm_removes_the_dependency() {
+    let repo = Repo::initialised();
+    let a = repo.create("A", &[]);
+    let b = repo.create("B", &[]);
+    mutate(&repo, &["dep", "add", &a, &b]);
+    mutate(&repo, &["dep", "rm", &a, &b]);
+    assert_eq!(field(&bead_text(&repo, &a), "dependencies"), "[]");
+    assert!(ids(&repo.json(&["ready"])).contains(&a));
+    refused(&repo, &["dep", "rm", &a, &b], Some(&a));
+}
+
+#[test]
+fn dep_tree_shows_transitive_dependencies() {
+    let repo = Repo::initialised();
+    let a = repo.create("top", &[]);
+    let b = repo.create("middle", &[]);
+    let c = repo.create("bottom", &[]);
+    let other = repo.create("unrelated", &[]);
+    mutate(&repo, &["dep", "add", &a, &b]);
+    mutate(&repo, &["dep", "add", &b, &c]);
+    let human = repo.ok(&["dep", "tree", &a]);
+    let pos = |id: &str| {
+        human
+            .lines()
+            .position(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("{id} missing from tree:\n{human}"))
+    };
+    assert!(pos(&a) < pos(&b) && pos(&b) < pos(&c), "{human}");
+    assert!(!human.contains(&other), "{human}");
+
+    let v = repo.json(&["dep", "tree", &a]);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["id"], a.as_str());
+    assert_eq!(v["children"][0]["id"], b.as_str());
+    assert_eq!(v["children"][0]["children"][0]["id"], c.as_str());
+    assert_eq!(
+        v["children"][0]["children"][0]["children"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn dep_cycles_reports_hand_written_cycle() {
+    let repo = Repo::initialised();
+    repo.create("innocent", &[]);
+    let out = repo.ok(&["dep", "cycles"]);
+    assert!(!out.contains("->"), "{out}");
+
+    commit_by_hand(
+        &repo,
+        &[
+            (
+                "vm-cyc1",
+                "---\nid: vm-cyc1\ntitle: one\nstatus: open\ndependencies:\n  - {depends_on_id: vm-cyc2, type: blocks}\n---\n",
+            ),
+            (
+                "vm-cyc2",
+                "---\nid: vm-cyc2\ntitle: two\nstatus: open\ndependencies:\n  - {depends_on_id: vm-cyc1, type: blocks}\n---\n",
+            ),
+        ],
+    );
+    let out = repo.run(&["dep", "cycles"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("vm-cyc1 -> vm-cyc2 -> vm-cyc1")
+            || text.contains("vm-cyc2 -> vm-cyc1 -> vm-cyc2"),
+        "{text}"
+    );
+    let out = repo.run(&["dep", "cycles", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let cycles = v.as_array().expect("array of cycles");
+    assert_eq!(cycles.len(), 1, "{v}");
+    let flat = cycles[0].to_string();
+    assert!(flat.contains("vm-cyc1") && flat.contains("vm-cyc2"), "{v}");
+}
+
+// ---------------------------------------------------------------------------------------
+// ready / labels / clarify
+
+#[test]
+fn ready_orders_by_priority_then_age_and_excludes_what_is_not_ready() {
+    let repo = Repo::initialised();
+    let at = |t: &str, title: &str, p: &str| {
+        ok_env(&repo, &["q", title, "-p", p], &[("VERMAS_NOW", t)])
+            .trim()
+            .to_string()
+    };
+    at("1700000300", "newer p1", "1");
+    at("1700000100", "older p2", "2");
+    at("1700000200", "older p1", "1");
+    at("1700000000", "oldest p3", "3");
+    at("1700000050", "urgent p0", "0");
+    let spec = at("1699999000", "a test spec", "0");
+    mutate(&repo, &["update", &spec, "-t", "test-spec"]);
+    repo.create("a message", &["-t", "message", "-p", "0"]);
+    let waiting = at("1699999000", "waiting", "0");
+    mutate(&repo, &["clarify", &waiting, "which one?"]);
+    let deferred = at("1699999000", "deferred", "0");
+    mutate(&repo, &["update", &deferred, "--status", "deferred"]);
+    let busy = at("1699999000", "in progress", "0");
+    mutate(&repo, &["update", &busy, "--status", "in_progress"]);
+    let shut = at("1699999000", "closed", "0");
+    mutate(&repo, &["close", &shut]);
+
+    let v = repo.json(&["ready"]);
+    assert_eq!(
+        titles(&v),
+        ["urgent p0", "older p1", "newer p1", "older p2", "oldest p3"]
+    );
+    assert_eq!(
+        titles(&repo.json(&["ready", "-n", "2"])),
+        ["urgent p0", "older p1"]
+    );
+    let human = repo.ok(&["ready"]);
+    let p1 = human.find("older p1").expect("older p1 listed");
+    let p1b = human.find("newer p1").expect("newer p1 listed");
+    assert!(p1 < p1b, "{human}");
+    for gone in [
+        "a test spec",
+        "a message",
+        "waiting",
+        "deferred",
+        "in progress",
+        "closed",
+    ] {
+        assert!(!human.contains(gone), "{gone} must not be ready:\n{human}");
+    }
+}
+
+#[test]
+fn label_add_and_rm() {
+    let repo = Repo::initialised();
+    let id = repo.create("labelled", &["-l", "keep"]);
+    mutate(&repo, &["label", "add", &id, "area:notify"]);
+    mutate(&repo, &["label", "add", &id, "later"]);
+    assert_eq!(
+        repo.json(&["show", &id])["labels"],
+        serde_json::json!(["keep", "area:notify", "later"])
+    );
+    mutate(&repo, &["label", "rm", &id, "area:notify"]);
+    assert_eq!(
+        repo.json(&["show", &id])["labels"],
+        serde_json::json!(["keep", "later"])
+    );
+    assert_eq!(field(&bead_text(&repo, &id), "labels"), "[keep, later]");
+    assert_eq!(ids(&repo.json(&["list", "-l", "later"])), [id.as_str()]);
+    refused(&repo, &["label", "rm", &id, "never-there"], Some(&id));
+    repo.assert_fsck();
+}
+
+#[test]
+fn clarify_and_answer() {
+    let repo = Repo::initialised();
+    let id = repo.create("unclear", &[]);
+    mutate(&repo, &["clarify", &id, "GitHub Actions or Buildkite?"]);
+    let v = repo.json(&["show", &id]);
+    assert_eq!(v["labels"], serde_json::json!(["awaiting:input"]));
+    let notes = v["notes"].as_array().expect("notes").clone();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["text"], "Question: GitHub Actions or Buildkite?");
+    assert_eq!(notes[0]["by"], "Test User");
+    assert!(
+        !ids(&repo.json(&["ready"])).contains(&id),
+        "awaiting input is not ready"
+    );
+
+    mutate(&repo, &["answer", &id, "Buildkite"]);
+    let v = repo.json(&["show", &id]);
+    assert_eq!(v["labels"], serde_json::json!([]));
+    let notes = v["notes"].as_array().expect("notes").clone();
+    assert_eq!(notes.len(), 2);
+    assert_eq!(notes[1]["text"], "Answer: Buildkite");
+    assert!(ids(&repo.json(&["ready"])).contains(&id));
+
+    let err = refused(&repo, &["answer", &id, "again"], Some(&id));
+    assert!(err.contains(&id), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------
+// history
+
+#[test]
+fn history_lists_commits_newest_first_with_changes() {
+    let repo = Repo::initialised();
+    let id = repo.create("tracked", &[]);
+    let other = repo.create("noise", &[]);
+    mutate(&repo, &["update", &id, "-p", "1"]);
+    mutate(&repo, &["update", &other, "-p", "1"]);
+    mutate(&repo, &["close", &id, "-r", "shipped"]);
+
+    let v = repo.json(&["history", &id]);
+    let entries = v.as_array().expect("history --json is an array");
+    let commits: Vec<String> = entries
+        .iter()
+        .map(|e| e["commit"].as_str().expect("commit").to_string())
+        .collect();
+    let git_log: Vec<String> = repo
+        .git(&["log", "--format=%H", "--", &bead_path(&id)])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        commits, git_log,
+        "history = the commits that touched the file, newest first"
+    );
+    assert_eq!(commits.len(), 3);
+
+    let changes = |i: usize| -> Vec<String> {
+        entries[i]["changes"]
+            .as_array()
+            .expect("changes")
+            .iter()
+            .map(|c| c.as_str().expect("line").to_string())
+            .collect()
+    };
+    assert!(
+        changes(0).contains(&"- status: open".to_string()),
+        "{:?}",
+        changes(0)
+    );
+    assert!(
+        changes(0).contains(&"+ status: closed".to_string()),
+        "{:?}",
+        changes(0)
+    );
+    assert!(changes(0).contains(&"+ close_reason: shipped".to_string()));
+    assert!(
+        changes(1).contains(&"- priority: 2".to_string()),
+        "{:?}",
+        changes(1)
+    );
+    assert!(
+        changes(1).contains(&"+ priority: 1".to_string()),
+        "{:?}",
+        changes(1)
+    );
+    assert!(
+        changes(2).contains(&format!("+ id: {id}")),
+        "{:?}",
+        changes(2)
+    );
+
+    let human = repo.ok(&["history", &id]);
+    let closed = human.find("+ status: closed").expect("close change shown");
+    let created = human.find(&format!("+ id: {id}")).expect("creation shown");
+    assert!(closed < created, "newest first:\n{human}");
+    assert!(human.contains("- status: open"), "{human}");
+    assert!(human.contains(&git_log[0][..7]), "{human}");
+}
+
+// ---------------------------------------------------------------------------------------
+// hand-written and bad input
+
+#[test]
+fn minimal_hand_written_bead_takes_defaults() {
+    let repo = Repo::initialised();
+    commit_by_hand(
+        &repo,
+        &[(
+            "vm-min1",
+            "---\nid: vm-min1\ntitle: minimal\nstatus: open\n---\n",
+        )],
+    );
+    let v = repo.json(&["list"]);
+    assert_eq!(ids(&v), ["vm-min1"]);
+    let s = repo.json(&["show", "vm-min1"]);
+    assert_eq!(s["priority"], 2);
+    assert_eq!(s["issue_type"], "task");
+    assert_eq!(s["labels"], serde_json::json!([]));
+    assert_eq!(s["dependencies"], serde_json::json!([]));
+    assert_eq!(s["description"], "");
+    assert!(s["assignee"].is_null());
+    assert!(repo.ok(&["show", "vm-min1"]).contains("minimal"));
+    assert_eq!(ids(&repo.json(&["ready"])), ["vm-min1"]);
+
+    // A change rewrites it in full, in one commit.
+    mutate(&repo, &["update", "vm-min1", "-p", "1"]);
+    let text = bead_text(&repo, "vm-min1");
+    assert_eq!(keys(&text), KEY_ORDER);
+    assert_eq!(field(&text, "priority"), "1");
+    assert_eq!(field(&text, "title"), "minimal");
+}
+
+#[test]
+fn malformed_front_matter_fails_show_but_not_list() {
+    let repo = Repo::initialised();
+    let good = repo.create("good one", &[]);
+    commit_by_hand(
+        &repo,
+        &[(
+            "vm-bad1",
+            "---\nid: vm-bad1\ntitle: broken\nstatus: [\n---\nbody\n",
+        )],
+    );
+    let err = repo.fails(&["show", "vm-bad1"], 2);
+    assert!(
+        err.contains("issues/vm-bad1.md:4:"),
+        "show should point at line 4:\n{err}"
+    );
+
+    let out = repo.run(&["list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&good), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("vm-bad1"));
+    assert!(
+        stderr(&out).contains("vm-bad1.md"),
+        "list warns: {}",
+        stderr(&out)
+    );
+
+    let out = repo.run(&["show", "vm-bad1", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_error(&out);
+    assert_eq!(v["line"], 4);
+    assert!(
+        v["file"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("issues/vm-bad1.md"),
+        "{v}"
+    );
+    // The broken file is left as it was.
+    assert!(bead_text(&repo, "vm-bad1").contains("status: [\n"));
+}
+
+#[test]
+fn unclosed_front_matter_fails_show_with_location() {
+    let repo = Repo::initialised();
+    let good = repo.create("good one", &[]);
+    commit_by_hand(
+        &repo,
+        &[(
+            "vm-bad2",
+            "---\nid: vm-bad2\ntitle: unclosed\nstatus: open\n",
+        )],
+    );
+    let err = repo.fails(&["show", "vm-bad2"], 2);
+    let located = (1..=5).any(|l| err.contains(&format!("issues/vm-bad2.md:{l}:")));
+    assert!(
+        located,
+        "stderr should name issues/vm-bad2.md:LINE:COL:\n{err}"
+    );
+    let out = repo.run(&["list"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains(&good));
+    assert!(stderr(&out).contains("vm-bad2.md"), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_status_type_and_priority_are_refused() {
+    let repo = Repo::initialised();
+    let id = repo.create("victim", &[]);
+    let files = || {
+        std::fs::read_dir(repo.join(".beads/issues"))
+            .expect("dir")
+            .count()
+    };
+    let n = files();
+    let err = repo.fails(&["list", "--status", "wip"], 2);
+    assert!(err.contains("wip"), "{err}");
+    repo.fails(&["list", "--type", "nonsense"], 2);
+    let err = refused(&repo, &["update", &id, "--status", "wip"], Some(&id));
+    assert!(err.contains("wip"), "{err}");
+    refused(&repo, &["update", &id, "-p", "7"], Some(&id));
+    refused(&repo, &["update", &id, "-t", "nonsense"], Some(&id));
+    let err = refused(&repo, &["create", "x", "-t", "nonsense"], None);
+    assert!(err.contains("nonsense"), "{err}");
+    let err = refused(&repo, &["q", "x", "-p", "7"], None);
+    assert!(err.contains('7'), "{err}");
+    refused(&repo, &["q", "x", "-p", "P7"], None);
+    refused(&repo, &["q", "x", "-p", "-1"], None);
+    assert_eq!(files(), n, "no bead file may be written");
+}
+
+#[test]
+fn json_errors_are_one_object_on_stderr() {
+    let repo = Repo::initialised();
+    repo.create("exists", &[]);
+    for (args, code) in [
+        (&["show", "vm-zzzz", "--json"][..], "not_found"),
+        (&["q", "x", "-p", "7", "--json"][..], "invalid"),
+        (&["--json", "list", "--status", "wip"][..], "invalid"),
+    ] {
+        let out = repo.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: stdout should be empty");
+        let v = json_error(&out);
+        assert_eq!(v["schema_version"], 1, "{v}");
+        assert_eq!(v["code"], code, "{v}");
+        assert!(!v["error"].as_str().unwrap_or("").is_empty(), "{v}");
+    }
+}
+
+#[test]
+fn json_usage_errors_are_json_too() {
+    // `--help` promises "errors go to stderr as JSON too": a clap usage error is an error.
+    let repo = Repo::initialised();
+    for args in [&["show", "--json"][..], &["list", "--bogus", "--json"][..]] {
+        let out = repo.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v = json_error(&out);
+        assert_eq!(v["schema_version"], 1, "{v}");
+        assert!(v.get("code").is_some() && v.get("error").is_some(), "{v}");
+    }
+}
+
+#[test]
+fn list_into_closed_pipe_does_not_panic() {
+    // `vermas list | head -0`: a closed stdout must end quietly, as git and bd do.
+    let repo = Repo::initialised();
+    for i in 0..3 {
+        repo.create(&format!("bead {i}"), &[]);
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vermas"))
+        .current_dir(repo.path())
+        .args(["list", "--json"])
+        .env("HOME", repo.path())
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("BEADS_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read stderr");
+    let status = child.wait().expect("wait");
+    assert!(
+        !err.contains("panicked"),
+        "vermas panicked on a closed pipe:\n{err}"
+    );
+    assert_ne!(status.code(), Some(101), "exit 101 is a Rust panic");
+}
