@@ -71,7 +71,7 @@ pub fn run_judge(
     let mut verdicts = Vec::new();
     let mut last_reply = String::new();
     for sample in 0..settings.samples {
-        match ask(&prompt, sample, settings) {
+        match ask(root, &prompt, sample, settings) {
             Ok((reply, v)) => {
                 last_reply = reply;
                 verdicts.push(v);
@@ -160,7 +160,7 @@ pub fn prompt(
 
 /// One reply with its verdict, from the cache when the same prompt and command were
 /// answered before, else from the LLM command.
-fn ask(prompt: &str, sample: u32, s: &JudgeSettings) -> Result<(String, Verdict), String> {
+fn ask(root: &Path, prompt: &str, sample: u32, s: &JudgeSettings) -> Result<(String, Verdict), String> {
     let key = format!("{}\0{sample}\0{prompt}", s.command);
     let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, key.as_bytes())
         .map_err(|e| e.to_string())?;
@@ -171,25 +171,28 @@ fn ask(prompt: &str, sample: u32, s: &JudgeSettings) -> Result<(String, Verdict)
     {
         return Ok((reply, v));
     }
-    let reply = call_llm(prompt, s)?;
+    let reply = call_llm(root, prompt, s)?;
     let v = verdict::parse(&reply)?;
     let _ = crate::store::write_atomic(&s.cache_dir, &cached, reply.as_bytes());
     Ok((reply, v))
 }
 
-/// Runs the LLM command with the prompt on stdin and returns its stdout.
-fn call_llm(prompt: &str, s: &JudgeSettings) -> Result<String, String> {
+/// Runs the LLM command in `root` with the prompt on stdin and returns its output.
+fn call_llm(root: &Path, prompt: &str, s: &JudgeSettings) -> Result<String, String> {
+    let how = "set llm.command in .beads/config.yaml to a command that reads a prompt on stdin and prints the reply (e.g. `claude -p`)";
+    if s.command.trim().is_empty() {
+        return Err(format!("no LLM is configured: {how}"));
+    }
     let job = Job {
         program: "sh".into(),
         args: vec!["-c".into(), s.command.clone()],
-        dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        dir: root.to_path_buf(),
         stdin: Some(prompt.as_bytes().to_vec()),
         env: Vec::new(),
         timeout: s.timeout,
         output_cap: 1 << 20,
     };
     let done = process::run(&job);
-    let how = "set llm.command in .beads/config.yaml to a command that reads a prompt on stdin and prints the reply (e.g. `claude -p`)";
     if let Some(e) = done.spawn_error {
         return Err(format!("{e}; {how}"));
     }
