@@ -56,10 +56,20 @@ pub struct SpecStatus {
 
 /// Builds the summary from the beads (if there is a workspace) and the specs.
 pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
-    let set = match ws {
+    let mut set = match ws {
         Some(ws) => BeadSet::load(ws)?,
         None => BeadSet::default(),
     };
+    if let Some(ws) = ws {
+        // Notes (for questions) and bodies of the beads shown in full.
+        let shown: Vec<String> = set
+            .beads
+            .values()
+            .filter(|b| b.status == Status::InProgress || (b.has_label(AWAITING_INPUT) && !b.is_closed()))
+            .map(|b| b.id.clone())
+            .collect();
+        set.complete(ws, shown.iter().map(String::as_str))?;
+    }
     let work: Vec<&Bead> = set
         .beads
         .values()

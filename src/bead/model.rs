@@ -181,6 +181,10 @@ pub struct Bead {
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
+    /// True when loaded from the index cache without its description and notes
+    /// (see [`crate::bead::BeadSet::complete`]); such a bead is never written back.
+    #[serde(skip)]
+    pub partial: bool,
 }
 
 fn default_priority() -> u8 {
@@ -215,6 +219,7 @@ impl Bead {
             notes: Vec::new(),
             acceptance_criteria: Vec::new(),
             description: String::new(),
+            partial: false,
         }
     }
 
@@ -248,6 +253,7 @@ impl Bead {
 
     /// The file text: front matter in a fixed key order, then the description.
     pub fn render(&self) -> String {
+        debug_assert!(!self.partial, "a partial bead must not be written back");
         let ts = |t: &Option<Timestamp>| t.map_or("null".to_string(), |t| t.to_string());
         let mut out = String::with_capacity(512 + self.description.len());
         out.push_str("---\n");

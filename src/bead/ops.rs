@@ -3,7 +3,7 @@
 
 use super::graph;
 use super::model::{AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status};
-use super::store::{BeadSet, bead_path, load_one};
+use super::store::{BeadSet, bead_path, list_ids, load_one};
 use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn, id};
 use crate::time::Timestamp;
@@ -56,10 +56,12 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
         check_label(l)?;
     }
     let mut txn = Txn::begin(ws)?;
-    let set = BeadSet::load(ws)?;
+    // Only names are needed here: resolving goes file by file, so create stays fast in a
+    // workspace of many beads.
+    let ids = list_ids(ws)?;
     let mut deps = Vec::new();
     for (dep_type, target) in &new.deps {
-        let target = set.resolve(target)?.id.clone();
+        let target = load_one(ws, target)?.id;
         if !deps
             .iter()
             .any(|d: &Dependency| d.depends_on_id == target && d.dep_type == *dep_type)
@@ -73,12 +75,12 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
     let parent = new
         .parent
         .as_deref()
-        .map(|p| set.resolve(p).map(|b| b.id.clone()))
+        .map(|p| load_one(ws, p).map(|b| b.id))
         .transpose()?;
     let now = Timestamp::now();
     let new_id = match &parent {
-        Some(p) => next_child_id(&set, p),
-        None => fresh_id(ws, &set, &new.title, actor),
+        Some(p) => next_child_id(&ids, p),
+        None => fresh_id(ws, &ids, &new.title, actor),
     };
     let mut bead = Bead::new(new_id, new.title.trim().to_string());
     bead.issue_type = new.issue_type;
@@ -101,8 +103,8 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
 }
 
 /// A free id for a new top-level bead.
-fn fresh_id(ws: &Workspace, set: &BeadSet, title: &str, actor: &str) -> String {
-    let len = id::hash_len(set.beads.len() + set.broken.len());
+fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> String {
+    let len = id::hash_len(ids.len());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -111,7 +113,7 @@ fn fresh_id(ws: &Workspace, set: &BeadSet, title: &str, actor: &str) -> String {
         // Grow the id after many collisions rather than loop for ever.
         let extra = (nonce / 16) as usize;
         let candidate = id::generate(&ws.config.prefix, title, actor, nanos, nonce, len + extra);
-        if !set.beads.contains_key(&candidate) && !bead_path(ws, &candidate).exists() {
+        if !bead_path(ws, &candidate).exists() {
             return candidate;
         }
         nonce += 1;
@@ -119,11 +121,10 @@ fn fresh_id(ws: &Workspace, set: &BeadSet, title: &str, actor: &str) -> String {
 }
 
 /// `<parent>.<n>` with `n` one past the highest existing child.
-fn next_child_id(set: &BeadSet, parent: &str) -> String {
+fn next_child_id(ids: &[String], parent: &str) -> String {
     let prefix = format!("{parent}.");
-    let highest = set
-        .beads
-        .keys()
+    let highest = ids
+        .iter()
         .filter_map(|k| k.strip_prefix(&prefix))
         .filter_map(|rest| rest.parse::<u32>().ok())
         .max()
@@ -305,7 +306,7 @@ pub fn dep_add(
     dep_type: DepType,
 ) -> Result<Changed> {
     let mut txn = Txn::begin(ws)?;
-    let mut set = BeadSet::load(ws)?;
+    let set = BeadSet::load(ws)?;
     let from = set.resolve(id)?.id.clone();
     let to = set.resolve(target)?.id.clone();
     if from == to {
@@ -318,14 +319,15 @@ pub fn dep_add(
         cycle.extend(path);
         return Err(Error::Cycle(cycle));
     }
-    let bead = set.beads.get_mut(&from).expect("resolved");
+    // The set may hold cached beads without their body: write from the file itself.
+    let mut bead = load_one(ws, &from)?;
     if bead
         .dependencies
         .iter()
         .any(|d| d.depends_on_id == to && d.dep_type == dep_type)
     {
         return Ok(Changed {
-            beads: vec![bead.clone()],
+            beads: vec![bead],
             recorded: Recorded::Unchanged,
         });
     }
@@ -334,7 +336,6 @@ pub fn dep_add(
         dep_type,
     });
     bead.updated_at = Some(Timestamp::now());
-    let bead = bead.clone();
     txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
     let recorded = txn.commit(&message("dep add", &bead, actor))?;
     Ok(Changed {

@@ -21,6 +21,18 @@ impl BeadSet {
         super::cache::load_all(ws)
     }
 
+    /// Loads the full description and notes of the beads `ids` that came from the cache
+    /// without them.
+    pub fn complete<'a>(&mut self, ws: &Workspace, ids: impl IntoIterator<Item = &'a str>) -> Result<()> {
+        for id in ids {
+            if self.beads.get(id).is_some_and(|b| b.partial) {
+                let full = read_bead(ws, &bead_path(ws, id))?;
+                self.beads.insert(id.to_string(), full);
+            }
+        }
+        Ok(())
+    }
+
     /// The bead `id` names exactly or by unique prefix.
     pub fn resolve(&self, id: &str) -> Result<&Bead> {
         let full = resolve_in(self.beads.keys().map(String::as_str), id, &self.broken)?;
@@ -62,6 +74,24 @@ pub fn read_bead(ws: &Workspace, path: &std::path::Path) -> Result<Bead> {
         .into());
     }
     Ok(bead)
+}
+
+/// The ids of every bead file, from the folder listing alone (nothing is parsed).
+pub fn list_ids(ws: &Workspace) -> Result<Vec<String>> {
+    let dir = ws.issues_dir();
+    let rd = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    Ok(rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let id = name.strip_suffix(".md")?;
+            (!id.starts_with('.')).then(|| id.to_string())
+        })
+        .collect())
 }
 
 /// Loads one bead by exact id or unique prefix without reading the others when the

@@ -70,7 +70,7 @@ pub enum Command {
     Dep(DepCmd),
     /// Beads ready to work on: open, unblocked, not awaiting input; by priority then age.
     Ready {
-        /// Show at most N.
+        /// Show at most N (default 10; 0: all).
         #[arg(short = 'n', long)]
         limit: Option<usize>,
     },
@@ -235,7 +235,7 @@ pub struct ListArgs {
     /// Include closed beads.
     #[arg(long)]
     pub all: bool,
-    /// Show at most N.
+    /// Show at most N (default 50; 0: all).
     #[arg(short = 'n', long)]
     pub limit: Option<usize>,
 }

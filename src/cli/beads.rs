@@ -103,23 +103,60 @@ pub fn list(ctx: &Ctx, a: ListArgs) -> Outcome {
     let ws = ctx.workspace()?;
     let want_status = a.status.as_deref().map(status).transpose()?;
     let want_type = a.issue_type.as_deref().map(issue_type).transpose()?;
-    let set = load_set(ctx, &ws)?;
-    let shown: Vec<&Bead> = BeadSet::sorted(set.beads.values().filter(|b| {
+    let mut set = load_set(ctx, &ws)?;
+    let ids: Vec<String> = BeadSet::sorted(set.beads.values().filter(|b| {
         want_status.map_or(a.all || !b.is_closed(), |s| b.status == s)
             && want_type.is_none_or(|t| b.issue_type == t)
             && a.labels.iter().all(|l| b.has_label(l))
             && a.assignee
                 .as_deref()
                 .is_none_or(|x| b.assignee.as_deref() == Some(x))
-    }));
-    let shown = &shown[..a.limit.unwrap_or(usize::MAX).min(shown.len())];
+    }))
+    .into_iter()
+    .map(|b| b.id.clone())
+    .collect();
+    let shown = limited(&ids, a.limit.unwrap_or(LIST_LIMIT), ctx.json);
+    print_beads(ctx, &ws, &mut set, shown, "No beads found.", None)
+}
+
+/// `list` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd list`.
+const LIST_LIMIT: usize = 50;
+/// `ready` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd ready`.
+const READY_LIMIT: usize = 10;
+
+/// The first `limit` ids (0: all), telling a person on stderr what was left out.
+fn limited(ids: &[String], limit: usize, json: bool) -> &[String] {
+    if limit == 0 || ids.len() <= limit {
+        return ids;
+    }
+    if !json {
+        eprintln!("showing {limit} of {} (-n 0 shows all)", ids.len());
+    }
+    &ids[..limit]
+}
+
+/// Prints beads as JSON (with their full bodies) or as one line each.
+fn print_beads(
+    ctx: &Ctx,
+    ws: &crate::workspace::Workspace,
+    set: &mut BeadSet,
+    ids: &[String],
+    empty: &str,
+    heading: Option<String>,
+) -> Outcome {
     if ctx.json {
-        print_json(&shown);
-    } else if shown.is_empty() {
-        println!("No beads found.");
+        set.complete(ws, ids.iter().map(String::as_str))?;
+        let beads: Vec<&Bead> = ids.iter().map(|id| &set.beads[id]).collect();
+        print_json(&beads);
+    } else if ids.is_empty() {
+        println!("{empty}");
     } else {
-        for b in shown {
-            println!("{}", render::line(b));
+        let indent = if heading.is_some() { "  " } else { "" };
+        if let Some(h) = heading {
+            println!("{h}");
+        }
+        for id in ids {
+            println!("{indent}{}", render::line(&set.beads[id]));
         }
     }
     Ok(0)
@@ -288,26 +325,21 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
 /// `ready`.
 pub fn ready(ctx: &Ctx, limit: Option<usize>) -> Outcome {
     let ws = ctx.workspace()?;
-    let set = load_set(ctx, &ws)?;
-    let ready = graph::ready(&set);
-    let ready = &ready[..limit.unwrap_or(usize::MAX).min(ready.len())];
-    if ctx.json {
-        print_json(&ready);
-    } else if ready.is_empty() {
-        println!("No ready work.");
-    } else {
-        println!("Ready work ({}):", ready.len());
-        for b in ready {
-            println!("  {}", render::line(b));
-        }
-    }
-    Ok(0)
+    let mut set = load_set(ctx, &ws)?;
+    let ids: Vec<String> = graph::ready(&set).into_iter().map(|b| b.id.clone()).collect();
+    let shown = limited(&ids, limit.unwrap_or(READY_LIMIT), ctx.json);
+    let heading = format!("Ready work ({}):", ids.len());
+    print_beads(ctx, &ws, &mut set, shown, "No ready work.", Some(heading))
 }
 
 /// `blocked`.
 pub fn blocked(ctx: &Ctx) -> Outcome {
     let ws = ctx.workspace()?;
-    let set = load_set(ctx, &ws)?;
+    let mut set = load_set(ctx, &ws)?;
+    if ctx.json {
+        let ids: Vec<String> = graph::blocked(&set).iter().map(|(b, _)| b.id.clone()).collect();
+        set.complete(&ws, ids.iter().map(String::as_str))?;
+    }
     let blocked = graph::blocked(&set);
     if ctx.json {
         let rows: Vec<_> = blocked
