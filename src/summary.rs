@@ -65,7 +65,9 @@ pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
         let shown: Vec<String> = set
             .beads
             .values()
-            .filter(|b| b.status == Status::InProgress || (b.has_label(AWAITING_INPUT) && !b.is_closed()))
+            .filter(|b| {
+                b.status == Status::InProgress || (b.has_label(AWAITING_INPUT) && !b.is_closed())
+            })
             .map(|b| b.id.clone())
             .collect();
         set.complete(ws, shown.iter().map(String::as_str))?;

@@ -74,7 +74,10 @@ pub fn load_all(ws: &Workspace) -> Result<BeadSet> {
     for dirent in read_dir {
         let dirent = dirent.map_err(|e| Error::io(&dir, e))?;
         let name = dirent.file_name();
-        if name.to_str().is_some_and(|n| n.ends_with(".md") && !n.starts_with('.')) {
+        if name
+            .to_str()
+            .is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'))
+        {
             entries.push(dirent);
         }
     }
@@ -82,14 +85,27 @@ pub fn load_all(ws: &Workspace) -> Result<BeadSet> {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128);
     // Stat and decode on every core: the per-file stat is most of the cost.
-    let threads = if entries.len() < 512 { 1 } else { crate::check::default_jobs() };
+    let threads = if entries.len() < 512 {
+        1
+    } else {
+        crate::check::default_jobs()
+    };
     let chunk = entries.len().div_ceil(threads.max(1)).max(1);
     let found: Vec<Vec<Found>> = std::thread::scope(|scope| {
         let handles: Vec<_> = entries
             .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().filter_map(|d| examine(ws, d, &index, now_ns)).collect()))
+            .map(|part| {
+                scope.spawn(|| {
+                    part.iter()
+                        .filter_map(|d| examine(ws, d, &index, now_ns))
+                        .collect()
+                })
+            })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     let mut set = BeadSet::default();
     let mut cacheable: Vec<(String, FileStamp)> = Vec::new();
@@ -232,10 +248,18 @@ fn decode_bead(id: &str, rest: &str) -> Option<Bead> {
     }
     let opt = |s: &str| s.strip_prefix('+').map(unesc);
     let time = |s: &str| -> Option<Option<Timestamp>> {
-        if s.is_empty() { Some(None) } else { s.parse().ok().map(|n| Some(Timestamp(n))) }
+        if s.is_empty() {
+            Some(None)
+        } else {
+            s.parse().ok().map(|n| Some(Timestamp(n)))
+        }
     };
     let list = |s: &str| -> Vec<String> {
-        if s.is_empty() { Vec::new() } else { s.split(ITEM).map(unesc).collect() }
+        if s.is_empty() {
+            Vec::new()
+        } else {
+            s.split(ITEM).map(unesc).collect()
+        }
     };
     let mut b = Bead::new(unesc(id), unesc(f[1]));
     b.partial = f[0] == "1";
@@ -319,7 +343,10 @@ mod tests {
 
     #[test]
     fn lines_round_trip() {
-        let mut b = Bead::new("vm-1".into(), "Tab\there, newline\nthere \\ and \u{1f}".into());
+        let mut b = Bead::new(
+            "vm-1".into(),
+            "Tab\there, newline\nthere \\ and \u{1f}".into(),
+        );
         b.status = Status::InProgress;
         b.labels = vec!["a:b".into(), "c".into()];
         b.assignee = Some(String::new());

@@ -23,7 +23,11 @@ impl BeadSet {
 
     /// Loads the full description and notes of the beads `ids` that came from the cache
     /// without them.
-    pub fn complete<'a>(&mut self, ws: &Workspace, ids: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    pub fn complete<'a>(
+        &mut self,
+        ws: &Workspace,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<()> {
         for id in ids {
             if self.beads.get(id).is_some_and(|b| b.partial) {
                 let full = read_bead(ws, &bead_path(ws, id))?;

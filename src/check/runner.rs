@@ -42,7 +42,8 @@ pub fn command_for(
         output_cap: 1 << 20,
     };
     if meta.permissions().mode() & 0o111 != 0 {
-        return Ok(job(&format!("./{file}"), fn_args));
+        // Absolute: a relative program is looked up from vermas's own folder, not `dir`.
+        return Ok(job(&path.to_string_lossy(), fn_args));
     }
     if let Some((_, runner)) = settings
         .runners

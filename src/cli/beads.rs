@@ -1,7 +1,7 @@
 //! Handlers of the bead commands: turn arguments into library calls and render answers.
 
 use super::args::{CreateArgs, DepCmd, LabelCmd, ListArgs, UpdateArgs};
-use super::output::{diagnostic, print_json, recorded_note, short_commit, versioned};
+use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{Ctx, Outcome, render};
 use crate::bead::model::{DEP_TYPES, STATUSES, TYPES, parse_choice, parse_priority};
 use crate::bead::ops::{self, Changed, Changes, NewBead};
@@ -68,9 +68,9 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
     if ctx.json {
         print_json(&versioned(bead));
     } else if quiet {
-        println!("{}", bead.id);
+        outln!("{}", bead.id);
     } else {
-        println!("Created {}: {}", bead.id, bead.title);
+        outln!("Created {}: {}", bead.id, bead.title);
     }
     Ok(0)
 }
@@ -149,14 +149,14 @@ fn print_beads(
         let beads: Vec<&Bead> = ids.iter().map(|id| &set.beads[id]).collect();
         print_json(&beads);
     } else if ids.is_empty() {
-        println!("{empty}");
+        outln!("{empty}");
     } else {
         let indent = if heading.is_some() { "  " } else { "" };
         if let Some(h) = heading {
-            println!("{h}");
+            outln!("{h}");
         }
         for id in ids {
-            println!("{indent}{}", render::line(&set.beads[id]));
+            outln!("{indent}{}", render::line(&set.beads[id]));
         }
     }
     Ok(0)
@@ -178,7 +178,7 @@ pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
         }
     } else {
         let views: Vec<String> = beads.iter().map(|b| render::full(b, &set)).collect();
-        print!("{}", views.join("\n"));
+        out!("{}", views.join("\n"));
     }
     Ok(0)
 }
@@ -196,7 +196,7 @@ fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
         for b in &c.beads {
-            println!("{verb} {}: {}{commit}", b.id, b.title);
+            outln!("{verb} {}: {}{commit}", b.id, b.title);
         }
     }
     Ok(0)
@@ -279,7 +279,7 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
                     .dependencies
                     .last()
                     .map_or("", |d| d.depends_on_id.as_str());
-                println!("{} now depends on {target} ({t})", b.id);
+                outln!("{} now depends on {target} ({t})", b.id);
                 recorded_note(&c.recorded);
                 return Ok(0);
             }
@@ -301,7 +301,7 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
             if ctx.json {
                 print_json(&versioned(&tree));
             } else {
-                print!("{}", render::tree(&tree));
+                out!("{}", render::tree(&tree));
             }
             Ok(0)
         }
@@ -311,10 +311,10 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
             if ctx.json {
                 print_json(&cycles);
             } else if cycles.is_empty() {
-                println!("No dependency cycles.");
+                outln!("No dependency cycles.");
             } else {
                 for c in &cycles {
-                    println!("cycle: {}", c.join(" -> "));
+                    outln!("cycle: {}", c.join(" -> "));
                 }
             }
             Ok(if cycles.is_empty() { 0 } else { 1 })
@@ -326,7 +326,10 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
 pub fn ready(ctx: &Ctx, limit: Option<usize>) -> Outcome {
     let ws = ctx.workspace()?;
     let mut set = load_set(ctx, &ws)?;
-    let ids: Vec<String> = graph::ready(&set).into_iter().map(|b| b.id.clone()).collect();
+    let ids: Vec<String> = graph::ready(&set)
+        .into_iter()
+        .map(|b| b.id.clone())
+        .collect();
     let shown = limited(&ids, limit.unwrap_or(READY_LIMIT), ctx.json);
     let heading = format!("Ready work ({}):", ids.len());
     print_beads(ctx, &ws, &mut set, shown, "No ready work.", Some(heading))
@@ -337,7 +340,10 @@ pub fn blocked(ctx: &Ctx) -> Outcome {
     let ws = ctx.workspace()?;
     let mut set = load_set(ctx, &ws)?;
     if ctx.json {
-        let ids: Vec<String> = graph::blocked(&set).iter().map(|(b, _)| b.id.clone()).collect();
+        let ids: Vec<String> = graph::blocked(&set)
+            .iter()
+            .map(|(b, _)| b.id.clone())
+            .collect();
         set.complete(&ws, ids.iter().map(String::as_str))?;
     }
     let blocked = graph::blocked(&set);
@@ -352,18 +358,18 @@ pub fn blocked(ctx: &Ctx) -> Outcome {
             .collect();
         print_json(&rows);
     } else if blocked.is_empty() {
-        println!("Nothing is blocked.");
+        outln!("Nothing is blocked.");
     } else {
         for (b, by) in &blocked {
-            println!("{}", render::line(b));
+            outln!("{}", render::line(b));
             if by.is_empty() {
-                println!("    status blocked");
+                outln!("    status blocked");
             }
             for id in by {
                 let what = set.beads.get(*id).map_or("(missing)".to_string(), |t| {
                     format!("{} ({})", t.title, t.status)
                 });
-                println!("    blocked by {id}: {what}");
+                outln!("    blocked by {id}: {what}");
             }
         }
     }
@@ -378,9 +384,9 @@ pub fn history(ctx: &Ctx, id: &str) -> Outcome {
         print_json(&changes);
     } else {
         for c in &changes {
-            println!("{} {} {} {}", &c.commit[..7], c.at, c.author, c.summary);
+            outln!("{} {} {} {}", &c.commit[..7], c.at, c.author, c.summary);
             for line in &c.changes {
-                println!("    {line}");
+                outln!("    {line}");
             }
         }
     }

@@ -19,11 +19,6 @@ type Outcome = Result<i32, Error>;
 /// Runs vermas with the process arguments and returns the exit code.
 pub fn main() -> i32 {
     crate::git::install_interrupt_cleanup();
-    // Like git: a closed pipe (`vermas list | head`) ends the process quietly.
-    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -1,5 +1,45 @@
 //! Writing results and errors: JSON for scripts, miette diagnostics for people.
 
+/// `print!` to stdout that ends the process quietly when the reader went away
+/// (`vermas list | head`), as git does.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!($($arg)*), false)
+    };
+}
+
+/// `println!` to stdout with the same closed-pipe handling as [`out!`].
+macro_rules! outln {
+    () => {
+        $crate::cli::output::write_stdout(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_stdout(format_args!($($arg)*), true)
+    };
+}
+
+pub(crate) use {out, outln};
+
+/// Writes to stdout; a closed pipe ends the process with status 0.
+pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write;
+    let mut lock = std::io::stdout().lock();
+    let result = lock.write_fmt(args).and_then(|()| {
+        if newline {
+            lock.write_all(b"\n")
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = result {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
 use crate::error::Error;
 use crate::store::Recorded;
 use serde::Serialize;
@@ -8,7 +48,7 @@ use serde_json::{Value, json};
 /// Prints `value` as pretty JSON on stdout.
 pub fn print_json(value: &impl Serialize) {
     match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
+        Ok(text) => outln!("{text}"),
         Err(e) => eprintln!("error: cannot render JSON: {e}"),
     }
 }

@@ -1,7 +1,7 @@
 //! Handlers of the setup commands: init, config, completions, doctor.
 
 use super::args::{Cli, ConfigCmd};
-use super::output::{print_json, recorded_note, short_commit, versioned};
+use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{Ctx, Outcome};
 use crate::error::Error;
 use crate::setup;
@@ -21,19 +21,19 @@ pub fn init(ctx: &Ctx, prefix: Option<&str>) -> Outcome {
             "commit": short_commit(&report.recorded),
         })));
     } else if report.written.is_empty() {
-        println!(
+        outln!(
             "{} is already set up (prefix {})",
             report.beads_dir.display(),
             report.prefix
         );
     } else {
-        println!(
+        outln!(
             "Initialised {} (prefix {})",
             report.beads_dir.display(),
             report.prefix
         );
         for w in &report.written {
-            println!("  wrote {w}");
+            outln!("  wrote {w}");
         }
     }
     Ok(0)
@@ -48,7 +48,7 @@ pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
             if ctx.json {
                 print_json(&versioned(json!({"key": key, "value": value})));
             } else {
-                println!("{}", plain(&value));
+                outln!("{}", plain(&value));
             }
         }
         ConfigCmd::Set { key, value } => {
@@ -58,14 +58,14 @@ pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
             if ctx.json {
                 print_json(&versioned(json!({"key": key, "value": value})));
             } else {
-                println!("{key} = {}", plain(&value));
+                outln!("{key} = {}", plain(&value));
             }
         }
         ConfigCmd::List => {
             if ctx.json {
                 print_json(&versioned(&ws.config));
             } else {
-                print!("{}", ws.config.render());
+                out!("{}", ws.config.render());
             }
         }
     }
@@ -100,7 +100,7 @@ pub fn doctor(ctx: &Ctx) -> Outcome {
                 "warning" => "warning",
                 _ => "error  ",
             };
-            println!("{mark} {}", f.message);
+            outln!("{mark} {}", f.message);
         }
     }
     Ok(if errors > 0 { 1 } else { 0 })

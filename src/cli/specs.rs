@@ -1,7 +1,7 @@
 //! Handlers of `status` and `spec`: select specs, run checks, render reports.
 
 use super::args::{SpecCmd, StatusArgs};
-use super::output::{diagnostic, print_json, recorded_note, versioned};
+use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
 use super::{Ctx, Outcome};
 use crate::check::{self, VerifySettings};
 use crate::config::Config;
@@ -51,11 +51,9 @@ impl Project {
         spec::discover(&self.root, &self.config.specs.dir)
     }
 
-    fn cache_dir(&self) -> PathBuf {
-        self.ws.as_ref().map_or_else(
-            || self.root.join(".beads").join(".cache"),
-            Workspace::cache_dir,
-        )
+    /// Where judge replies are cached: only inside a workspace.
+    pub(super) fn cache_dir(&self) -> Option<PathBuf> {
+        self.ws.as_ref().map(Workspace::cache_dir)
     }
 }
 
@@ -77,7 +75,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         if ctx.json {
             print_json(&versioned(&s));
         } else {
-            print!("{}", render_summary(&s, p.ws.is_some()));
+            out!("{}", render_summary(&s, p.ws.is_some()));
         }
         return Ok(0);
     }
@@ -110,9 +108,9 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     if ctx.json {
         print_json(&crate::report::json(&runs));
     } else if a.tap {
-        print!("{}", crate::report::tap(&runs));
+        out!("{}", crate::report::tap(&runs));
     } else {
-        print!("{}", crate::report::human(&runs, kinds, colour()));
+        out!("{}", crate::report::human(&runs, kinds, colour()));
     }
     if a.record {
         let ws =
@@ -209,7 +207,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
             if ctx.json {
                 print_json(&specs);
             } else if specs.is_empty() {
-                println!("No specs under {}/", p.config.specs.dir);
+                outln!("No specs under {}/", p.config.specs.dir);
             } else {
                 for s in &specs {
                     let count = |f: &dyn Fn(&spec::Criterion) -> bool| {
@@ -219,9 +217,13 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
                     let judge = count(&|c| c.annotations.iter().any(|a| a.kind == "judge"));
                     let none = count(&|c| c.annotations.is_empty());
                     let _ = verify + judge;
-                    println!(
+                    outln!(
                         "{:<40} {:>3} verify {:>3} judge {:>3} unannotated  {}",
-                        s.path, verify, judge, none, s.title
+                        s.path,
+                        verify,
+                        judge,
+                        none,
+                        s.title
                     );
                 }
             }
@@ -238,17 +240,17 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
                 .as_deref()
                 .map(|b| format!(" ({b})"))
                 .unwrap_or_default();
-            println!("{}{bead}  {}", s.title, s.path);
+            outln!("{}{bead}  {}", s.title, s.path);
             for c in &s.criteria {
                 let mark = if c.checked { "x" } else { " " };
-                println!("  [{mark}] {}  {}:{}", c.text, s.path, c.line);
+                outln!("  [{mark}] {}  {}:{}", c.text, s.path, c.line);
                 for a in &c.annotations {
                     let err = a
                         .error
                         .as_deref()
                         .map(|e| format!("  (invalid: {e})"))
                         .unwrap_or_default();
-                    println!(
+                    outln!(
                         "        {} {}  {}:{}{err}",
                         a.kind,
                         a.target(),
@@ -273,7 +275,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
             let fixed = lint::fix_legacy(&text, s);
             if fixed != text {
                 let diff = similar::TextDiff::from_lines(&text, &fixed);
-                print!("{}", diff.unified_diff().header(&s.path, &s.path));
+                out!("{}", diff.unified_diff().header(&s.path, &s.path));
                 std::fs::write(&path, &fixed).map_err(|e| Error::io(&path, e))?;
                 *s = spec::parse(&fixed, &s.path);
             }
@@ -299,7 +301,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
             diagnostic(kind, &Error::from(pe));
         }
         let warnings = findings.len() - errors;
-        println!(
+        outln!(
             "{} specs checked: {errors} errors, {warnings} warnings",
             specs.len()
         );

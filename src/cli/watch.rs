@@ -65,12 +65,7 @@ fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
                 .or(p.config.verify.jobs)
                 .unwrap_or_else(crate::check::default_jobs),
             verify: crate::check::VerifySettings::from_config(&p.config),
-            judge: crate::judge::JudgeSettings::from_config(
-                &p.config,
-                p.ws.as_ref()
-                    .map_or_else(|| p.root.join(".beads/.cache"), |w| w.cache_dir()),
-                !a.no_cache,
-            ),
+            judge: crate::judge::JudgeSettings::from_config(&p.config, p.cache_dir(), !a.no_cache),
         };
         let runs = crate::live::run(&p.root, &specs, &settings, |_, _| {});
         screen.push_str(&crate::report::human(&runs, kinds, super::specs::colour()));

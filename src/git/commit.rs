@@ -1,6 +1,7 @@
 //! Committing exactly the paths vermas wrote, through gix, without disturbing the user's
 //! other staged or unstaged work. See `shared/notes/gix-commit.md` for the traps avoided.
 
+use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
 use gix::bstr::{BString, ByteSlice};
@@ -76,7 +77,9 @@ impl GitRepo {
             p.push(".lock");
             std::path::PathBuf::from(p)
         };
-        remove_stale_lock(&lock_path, owner_file);
+        let note = CrashNote::new(owner_file.to_path_buf());
+        note.recover(&lock_path);
+        note.record(&Phase::LockingIndex);
         // git's own lock: vermas and the git CLI serialise on it. Held until the end.
         let lock = gix::lock::File::acquire_to_update_resource(
             &index_path,
@@ -85,15 +88,19 @@ impl GitRepo {
             0,
         )
         .map_err(|e| {
+            note.clear();
             Error::Git(format!(
                 "cannot lock {}: {e} (is another git command running? if not, remove the stale lock file)",
                 index_path.display()
             ))
         })?;
         // Say which index.lock is ours, so a successor can remove it if we are killed.
-        if let Ok(md) = std::fs::metadata(&lock_path) {
-            let _ = std::fs::write(owner_file, format!("{} {}\n", std::process::id(), md.ino()));
-        }
+        let index_ino = std::fs::metadata(&lock_path).map_or(0, |m| m.ino());
+        let ref_locks = self.ref_lock_paths();
+        note.record(&Phase::Committing {
+            index_ino,
+            ref_locks: &ref_locks,
+        });
         let mut index = if index_path.exists() {
             repo.open_index().map_err(git_err)?
         } else {
@@ -270,7 +277,7 @@ impl GitRepo {
             .map_err(|e| git_err(e.into_error()))?
             .commit()
             .map_err(|e| git_err(e.error))?;
-        let _ = std::fs::remove_file(owner_file);
+        note.clear();
         Ok(commit_id)
     }
 
@@ -321,10 +328,53 @@ impl GitRepo {
             deref: true,
         };
         if let Err(e) = repo.edit_references_as([edit], Some(committer.to_ref(&mut time_buf))) {
-            // Another writer moved the branch: recompute from its new tip.
-            return Err(CommitError::Conflict(e.to_string()));
+            let now: Option<gix::ObjectId> =
+                repo.head().ok().and_then(|h| h.id().map(|id| id.detach()));
+            if now != parent {
+                // Another writer moved the branch: recompute from its new tip.
+                return Err(CommitError::Conflict(e.to_string()));
+            }
+            return Err(Error::Git(format!(
+                "cannot move the branch: {e} (a stale .lock file under .git/refs or .git/HEAD.lock? remove it if no git command is running)"
+            ))
+            .into());
         }
         Ok(commit_id)
+    }
+
+    /// The lock files a branch update may create: `HEAD.lock` and the branch's own.
+    fn ref_lock_paths(&self) -> Vec<std::path::PathBuf> {
+        let mut out = vec![self.repo.git_dir().join("HEAD.lock")];
+        if let Ok(Some(name)) = self.repo.head_name() {
+            out.push(
+                self.repo
+                    .common_dir()
+                    .join(format!("{}.lock", name.as_bstr())),
+            );
+        }
+        out
+    }
+
+    /// Refuses early, before anything is written, when a commit would be refused: a merge
+    /// or rebase in progress, or unresolved conflicts under `dir` (relative, e.g. `.beads/`).
+    pub fn check_can_commit(&self, dir: &str) -> Result<()> {
+        if let Some(state) = self.repo.state() {
+            return Err(Error::Git(format!(
+                "the repository is in the middle of a {state:?}; finish or abort it first"
+            )));
+        }
+        if let Ok(index) = self.repo.open_index()
+            && let Some(e) = index
+                .entries()
+                .iter()
+                .find(|e| e.stage_raw() != 0 && e.path(&index).starts_with(dir.as_bytes()))
+        {
+            return Err(Error::Git(format!(
+                "unresolved merge conflict in {}: resolve it and `git add` it first",
+                e.path(&index)
+            )));
+        }
+        Ok(())
     }
 
     /// `path` relative to the work tree, with `/` separators.
@@ -341,26 +391,6 @@ impl GitRepo {
             .ok_or_else(|| Error::Git(format!("path is not UTF-8: {}", rel.display())))?;
         Ok(s.replace('\\', "/").into())
     }
-}
-
-/// Removes an `index.lock` left by a vermas process that was killed while committing.
-///
-/// Callers hold `.beads/.lock`, so the process named in `owner_file` is no longer running;
-/// the lock is removed only if it is still the very file (same inode) that process created.
-fn remove_stale_lock(lock_path: &Path, owner_file: &Path) {
-    let Ok(text) = std::fs::read_to_string(owner_file) else {
-        return;
-    };
-    let ino = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|i| i.parse::<u64>().ok());
-    if let (Some(ino), Ok(md)) = (ino, std::fs::metadata(lock_path))
-        && md.ino() == ino
-    {
-        let _ = std::fs::remove_file(lock_path);
-    }
-    let _ = std::fs::remove_file(owner_file);
 }
 
 /// Why one commit attempt did not land.

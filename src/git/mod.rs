@@ -2,6 +2,7 @@
 
 mod commit;
 mod history;
+mod recovery;
 
 pub use history::FileChange;
 

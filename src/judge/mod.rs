@@ -23,15 +23,15 @@ pub struct JudgeSettings {
     pub max_file_bytes: u64,
     /// Replies per check; the majority decides.
     pub samples: u32,
-    /// `.beads/.cache`, where replies are kept.
-    pub cache_dir: PathBuf,
+    /// `.beads/.cache`, where replies are kept (`None` outside a workspace: no caching).
+    pub cache_dir: Option<PathBuf>,
     /// Use cached replies.
     pub use_cache: bool,
 }
 
 impl JudgeSettings {
     /// Settings from config for the `judge` role.
-    pub fn from_config(c: &Config, cache_dir: PathBuf, use_cache: bool) -> JudgeSettings {
+    pub fn from_config(c: &Config, cache_dir: Option<PathBuf>, use_cache: bool) -> JudgeSettings {
         JudgeSettings {
             command: c.llm_command("judge").to_string(),
             timeout: parse_duration(&c.llm.timeout).unwrap_or(Duration::from_secs(300)),
@@ -58,7 +58,10 @@ pub fn run_judge(
             format!("judge target {file} names no rubric function (use {file}#function)"),
         );
     };
-    let scratch = settings.cache_dir.join("tmp");
+    let scratch = settings
+        .cache_dir
+        .as_ref()
+        .map_or_else(std::env::temp_dir, |d| d.join("tmp"));
     let rubric = match rubric::extract(root, file, function, &scratch) {
         Ok(r) => r,
         Err(e) => return CheckResult::without_run(Outcome::Error, e),
@@ -160,20 +163,31 @@ pub fn prompt(
 
 /// One reply with its verdict, from the cache when the same prompt and command were
 /// answered before, else from the LLM command.
-fn ask(root: &Path, prompt: &str, sample: u32, s: &JudgeSettings) -> Result<(String, Verdict), String> {
+fn ask(
+    root: &Path,
+    prompt: &str,
+    sample: u32,
+    s: &JudgeSettings,
+) -> Result<(String, Verdict), String> {
     let key = format!("{}\0{sample}\0{prompt}", s.command);
     let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, key.as_bytes())
         .map_err(|e| e.to_string())?;
-    let cached = s.cache_dir.join("judge").join(format!("{id}.txt"));
+    let cached = s
+        .cache_dir
+        .as_ref()
+        .map(|d| (d, d.join("judge").join(format!("{id}.txt"))));
     if s.use_cache
-        && let Ok(reply) = std::fs::read_to_string(&cached)
+        && let Some((_, file)) = &cached
+        && let Ok(reply) = std::fs::read_to_string(file)
         && let Ok(v) = verdict::parse(&reply)
     {
         return Ok((reply, v));
     }
     let reply = call_llm(root, prompt, s)?;
     let v = verdict::parse(&reply)?;
-    let _ = crate::store::write_atomic(&s.cache_dir, &cached, reply.as_bytes());
+    if let Some((dir, file)) = &cached {
+        let _ = crate::store::write_atomic(dir, file, reply.as_bytes());
+    }
     Ok((reply, v))
 }
 

@@ -73,6 +73,15 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
                     ));
                     continue;
                 }
+                if let Some(t) = a.options.get("timeout")
+                    && crate::config::parse_duration(t).is_err()
+                {
+                    out.push(at(
+                        Level::Error,
+                        format!("link option timeout={t} is not a duration such as 30s"),
+                        None,
+                    ));
+                }
                 if a.legacy {
                     out.push(at(
                         Level::Warning,

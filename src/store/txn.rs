@@ -87,6 +87,16 @@ impl<'a> Txn<'a> {
             touched: Vec::new(),
             record: ws.config.git.commit,
         };
+        if txn.record
+            && let Some(repo) = GitRepo::open(&ws.beads_dir)
+        {
+            let dir = ws
+                .beads_dir
+                .strip_prefix(repo.workdir())
+                .map(|d| format!("{}/", d.to_string_lossy()))
+                .unwrap_or_default();
+            repo.check_can_commit(&dir)?;
+        }
         if let Ok(text) = std::fs::read_to_string(txn.journal_path()) {
             txn.touched.extend(
                 text.lines()
@@ -160,7 +170,7 @@ impl<'a> Txn<'a> {
                 None => Recorded::NotARepository,
                 Some(repo) => {
                     let text = message.render();
-                    let owner = self.ws.cache_dir().join("index-lock-owner");
+                    let owner = self.ws.cache_dir().join("commit-in-progress");
                     match repo.commit_paths(
                         &self.touched,
                         &text,
