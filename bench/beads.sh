@@ -239,7 +239,6 @@ GITCMD="printf -- '---\nid: vm-g%s\ntitle: Bench title %s\nstatus: open\npriorit
 log "create vs git add+commit ($CREATE_RUNS runs each, warmup 2)"
 bench "$OUT/create.json" 2 "$CREATE_RUNS" "" \
     "vermas create" "$VM create \"Bench title \$\$\" >/dev/null" \
-    "vermas create -t chore (no test-spec)" "$VM create -t chore \"Bench chore \$\$\" >/dev/null" \
     "git add .beads && git commit" "$GITCMD"
 git status --porcelain | head -5 | sed 's/^/    dirty after create bench: /' >&2 || true
 

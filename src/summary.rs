@@ -18,8 +18,8 @@ pub struct Summary {
     pub total: usize,
     /// Closed share of `total`, in percent.
     pub percent_done: u32,
-    /// Beads in progress.
-    pub in_progress: Vec<Bead>,
+    /// Beads in progress, highest priority first.
+    pub in_progress: Vec<Brief>,
     /// How many beads are ready.
     pub ready: usize,
     /// Beads awaiting an answer, with their question.
@@ -28,6 +28,19 @@ pub struct Summary {
     pub specs: Vec<SpecStatus>,
     /// Bead files that could not be read.
     pub unreadable: usize,
+}
+
+/// The short form of a bead in the summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct Brief {
+    /// The bead.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Its priority.
+    pub priority: u8,
+    /// Who works on it.
+    pub assignee: Option<String>,
 }
 
 /// A bead waiting for a person.
@@ -61,13 +74,11 @@ pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
         None => BeadSet::default(),
     };
     if let Some(ws) = ws {
-        // Notes (for questions) and bodies of the beads shown in full.
+        // Notes, for the questions of beads awaiting input.
         let shown: Vec<String> = set
             .beads
             .values()
-            .filter(|b| {
-                b.status == Status::InProgress || (b.has_label(AWAITING_INPUT) && !b.is_closed())
-            })
+            .filter(|b| b.has_label(AWAITING_INPUT) && !b.is_closed())
             .map(|b| b.id.clone())
             .collect();
         set.complete(ws, shown.iter().map(String::as_str))?;
@@ -98,7 +109,12 @@ pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
             .filter(|b| b.status == Status::InProgress),
     )
     .into_iter()
-    .cloned()
+    .map(|b| Brief {
+        id: b.id.clone(),
+        title: b.title.clone(),
+        priority: b.priority,
+        assignee: b.assignee.clone(),
+    })
     .collect();
     let awaiting = BeadSet::sorted(
         work.iter()

@@ -12,22 +12,9 @@ use std::time::{Duration, Instant};
 const PROCS: usize = 8;
 const PER_PROC: usize = 25;
 
-/// The beads `vermas list --all --limit 0 --json` prints, asserting it succeeds and warns about nothing.
+/// The beads on disk, asserting every file parses.
 fn listed(repo: &Repo) -> Vec<serde_json::Value> {
-    let out = repo.run(&["list", "--all", "--limit", "0", "--json"]);
-    assert!(
-        out.status.success(),
-        "list failed: {}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    assert_eq!(
-        stderr(&out),
-        "",
-        "list warned about a record that does not parse"
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("list JSON");
-    v.as_array().expect("list is an array").clone()
+    repo.listed()
 }
 
 /// Runs `args` in `PROCS` processes at once, each `PER_PROC` times in a row; `args` gets the

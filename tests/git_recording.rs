@@ -49,21 +49,7 @@ fn issue_files(repo: &Repo) -> BTreeSet<String> {
 
 /// Ids listed by `vermas list --all --limit 0 --json`, asserting it succeeds and warns about nothing.
 fn listed_ids(repo: &Repo) -> BTreeSet<String> {
-    let out = repo.run(&["list", "--all", "--limit", "0", "--json"]);
-    assert!(
-        out.status.success(),
-        "list failed: {}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    assert_eq!(
-        stderr(&out),
-        "",
-        "list warned about a record that does not parse"
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("list JSON");
-    v.as_array()
-        .expect("list is an array")
+    repo.listed()
         .iter()
         .map(|b| b["id"].as_str().expect("id").to_string())
         .collect()

@@ -71,20 +71,15 @@ impl Tmux {
     /// Runs `tmux ARGS` against this server. The server inherits this environment when it
     /// starts: the repository's test identity, no colour, no outer tmux.
     fn tmux(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-f")
+        let mut c = Command::new("tmux");
+        c.arg("-f")
             .arg("/dev/null")
             .args(args)
-            .env("TMUX_TMPDIR", self.dir.path())
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env_remove("BEADS_DIR")
-            .env_remove("VERMAS_ACTOR")
-            .env_remove("VERMAS_NOW")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .env("NO_COLOR", "1")
+            .env("TMUX_TMPDIR", self.dir.path());
+        for var in LEAKY_ENV {
+            c.env_remove(var);
+        }
+        c.env("NO_COLOR", "1")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .stdin(Stdio::null())
             .output()

@@ -107,39 +107,35 @@ pub fn load_all(ws: &Workspace) -> Result<BeadSet> {
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
-    let mut set = BeadSet::default();
-    let mut cacheable: Vec<(String, FileStamp)> = Vec::new();
-    let mut dirty = false;
-    for f in found.into_iter().flatten() {
-        match f {
-            Found::Cached(bead, stamp) => {
-                cacheable.push((bead.id.clone(), stamp));
-                set.beads.insert(bead.id.clone(), bead);
-            }
-            Found::Parsed(result, stamp, ok_to_cache) => {
-                dirty = true;
-                match result {
-                    Ok(bead) => {
-                        if ok_to_cache {
-                            cacheable.push((bead.id.clone(), stamp));
-                        }
-                        set.beads.insert(bead.id.clone(), bead);
-                    }
-                    Err(e) => set.broken.push(e),
-                }
-            }
-        }
-    }
-    // An index entry without a file means a bead was removed.
-    if dirty || index.len() != cacheable.len() {
+    let found: Vec<Found> = found.into_iter().flatten().collect();
+    let cached = found
+        .iter()
+        .filter(|f| matches!(f, Found::Cached(..)))
+        .count();
+    // Rewrite the index when a file was parsed or an entry's file is gone.
+    let dirty = cached != found.len() || cached != index.len();
+    let mut out = dirty.then(|| {
         let mut out = String::with_capacity(index_text.len() + 4096);
         out.push_str(HEADER);
         out.push('\n');
-        for (id, stamp) in &cacheable {
-            if let Some(bead) = set.beads.get(id) {
-                encode_bead(&mut out, bead, *stamp);
+        out
+    });
+    let mut set = BeadSet::default();
+    for f in found {
+        let (bead, stamp) = match f {
+            Found::Cached(bead, stamp) => (bead, Some(stamp)),
+            Found::Parsed(Ok(bead), stamp, settled) => (bead, settled.then_some(stamp)),
+            Found::Parsed(Err(e), ..) => {
+                set.broken.push(e);
+                continue;
             }
+        };
+        if let (Some(out), Some(stamp)) = (out.as_mut(), stamp) {
+            encode_bead(out, &bead, stamp);
         }
+        set.beads.insert(bead.id.clone(), bead);
+    }
+    if let Some(out) = out {
         // Best effort: an index that cannot be written is rebuilt next time.
         let _ = write_atomic(&ws.cache_dir(), &index_path, out.as_bytes());
     }

@@ -130,6 +130,9 @@ pub(super) fn colour() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// In-progress beads listed by name in the plain status (the rest are counted).
+const IN_PROGRESS_SHOWN: usize = 10;
+
 /// The plain-status view.
 pub(super) fn render_summary(s: &Summary, has_workspace: bool) -> String {
     let mut out = String::new();
@@ -154,8 +157,8 @@ pub(super) fn render_summary(s: &Summary, has_workspace: bool) -> String {
             );
         }
         if !s.in_progress.is_empty() {
-            let _ = writeln!(out, "In progress:");
-            for b in &s.in_progress {
+            let _ = writeln!(out, "In progress ({}):", s.in_progress.len());
+            for b in s.in_progress.iter().take(IN_PROGRESS_SHOWN) {
                 let who = b
                     .assignee
                     .as_deref()

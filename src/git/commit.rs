@@ -116,23 +116,8 @@ impl GitRepo {
             )
             .into());
         }
-        if let Some(state) = repo.state() {
-            return Err(Error::Git(format!(
-                "the repository is in the middle of a {state:?}; finish or abort it first"
-            ))
-            .into());
-        }
-        let beads_prefix = top_dir(rela_paths);
-        if let Some(conflicted) = index
-            .entries()
-            .iter()
-            .find(|e| e.stage_raw() != 0 && e.path(&index).starts_with(beads_prefix.as_bytes()))
-        {
-            return Err(Error::Git(format!(
-                "unresolved merge conflict in {}: resolve it and `git add` it first",
-                conflicted.path(&index)
-            ))
-            .into());
+        if let Some(refusal) = refusal(repo, &index, &top_dir(rela_paths)) {
+            return Err(refusal.into());
         }
         let parent: Option<gix::ObjectId> =
             repo.head().map_err(git_err)?.id().map(|id| id.detach());
@@ -358,23 +343,10 @@ impl GitRepo {
     /// Refuses early, before anything is written, when a commit would be refused: a merge
     /// or rebase in progress, or unresolved conflicts under `dir` (relative, e.g. `.beads/`).
     pub fn check_can_commit(&self, dir: &str) -> Result<()> {
-        if let Some(state) = self.repo.state() {
-            return Err(Error::Git(format!(
-                "the repository is in the middle of a {state:?}; finish or abort it first"
-            )));
+        match self.repo.open_index() {
+            Ok(index) => refusal(&self.repo, &index, dir).map_or(Ok(()), Err),
+            Err(_) => Ok(()),
         }
-        if let Ok(index) = self.repo.open_index()
-            && let Some(e) = index
-                .entries()
-                .iter()
-                .find(|e| e.stage_raw() != 0 && e.path(&index).starts_with(dir.as_bytes()))
-        {
-            return Err(Error::Git(format!(
-                "unresolved merge conflict in {}: resolve it and `git add` it first",
-                e.path(&index)
-            )));
-        }
-        Ok(())
     }
 
     /// `path` relative to the work tree, with `/` separators.
@@ -391,6 +363,24 @@ impl GitRepo {
             .ok_or_else(|| Error::Git(format!("path is not UTF-8: {}", rel.display())))?;
         Ok(s.replace('\\', "/").into())
     }
+}
+
+/// Why a commit must not be made now: a merge or rebase in progress, or unresolved
+/// conflicts under `dir`.
+fn refusal(repo: &gix::Repository, index: &gix::index::File, dir: &str) -> Option<Error> {
+    if let Some(state) = repo.state() {
+        return Some(Error::Git(format!(
+            "the repository is in the middle of a {state:?}; finish or abort it first"
+        )));
+    }
+    let conflicted = index
+        .entries()
+        .iter()
+        .find(|e| e.stage_raw() != 0 && e.path(index).starts_with(dir.as_bytes()))?;
+    Some(Error::Git(format!(
+        "unresolved merge conflict in {}: resolve it and `git add` it first",
+        conflicted.path(index)
+    )))
 }
 
 /// Why one commit attempt did not land.

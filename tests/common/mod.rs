@@ -7,6 +7,22 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use tempfile::TempDir;
 
+/// Variables that would leak the caller's git or vermas setup into a test run.
+pub const LEAKY_ENV: &[&str] = &[
+    "BEADS_DIR",
+    "VERMAS_ACTOR",
+    "VERMAS_NOW",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "TMUX",
+    "TMUX_PANE",
+];
+
 /// A temporary git repository with a fixed identity and no global config influence.
 pub struct Repo {
     /// Keeps the folder alive.
@@ -53,19 +69,11 @@ impl Repo {
     /// A `vermas` command run in `dir`.
     pub fn cmd_in(&self, dir: &Path, args: &[&str]) -> Command {
         let mut c = Command::cargo_bin("vermas").expect("vermas binary");
-        c.current_dir(dir)
-            .args(args)
-            .env_remove("BEADS_DIR")
-            .env_remove("VERMAS_ACTOR")
-            .env_remove("VERMAS_NOW")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .env_remove("GIT_AUTHOR_NAME")
-            .env_remove("GIT_AUTHOR_EMAIL")
-            .env_remove("GIT_COMMITTER_NAME")
-            .env_remove("GIT_COMMITTER_EMAIL")
-            .env("NO_COLOR", "1")
+        c.current_dir(dir).args(args);
+        for var in LEAKY_ENV {
+            c.env_remove(var);
+        }
+        c.env("NO_COLOR", "1")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("HOME", self.path());
         c
@@ -115,6 +123,25 @@ impl Repo {
         let mut args = vec!["q", title];
         args.extend_from_slice(extra);
         self.ok(&args).trim().to_string()
+    }
+
+    /// Every bead (`list --all -n 0 --json`), asserting the command succeeds and warns about
+    /// nothing (every file on disk parses).
+    pub fn listed(&self) -> Vec<serde_json::Value> {
+        let out = self.run(&["list", "--all", "--limit", "0", "--json"]);
+        assert!(
+            out.status.success(),
+            "list failed: {}\n{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert_eq!(
+            stderr(&out),
+            "",
+            "list warned about a record that does not parse"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("list JSON");
+        v.as_array().expect("list is an array").clone()
     }
 
     /// Runs real git in the repository, asserts success, returns stdout.

@@ -94,21 +94,11 @@ pub struct Opts<'a> {
 /// `Repo::cmd` (and outside any tmux).
 pub fn command(repo: &Repo, args: &[&str]) -> Command {
     let mut c = Command::new(vermas_bin());
-    c.current_dir(repo.path())
-        .args(args)
-        .env_remove("BEADS_DIR")
-        .env_remove("VERMAS_ACTOR")
-        .env_remove("VERMAS_NOW")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_AUTHOR_NAME")
-        .env_remove("GIT_AUTHOR_EMAIL")
-        .env_remove("GIT_COMMITTER_NAME")
-        .env_remove("GIT_COMMITTER_EMAIL")
-        .env_remove("TMUX")
-        .env_remove("TMUX_PANE")
-        .env("NO_COLOR", "1")
+    c.current_dir(repo.path()).args(args);
+    for var in crate::common::LEAKY_ENV {
+        c.env_remove(var);
+    }
+    c.env("NO_COLOR", "1")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("HOME", repo.path());
     c
