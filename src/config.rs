@@ -95,8 +95,8 @@ pub struct SpecsConfig {
     pub dir: String,
 }
 
-/// `gates.*` settings: the command of each phase.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+/// `gates.*` settings: the command of each phase and how results are classified.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct GatesConfig {
     /// RED: the new test must fail.
@@ -107,6 +107,29 @@ pub struct GatesConfig {
     pub refactor: Option<String>,
     /// IMPLEMENT: the build must succeed.
     pub implement: Option<String>,
+    /// Longest a gate command may run.
+    pub timeout: String,
+    /// Times GREEN runs its command; runs that disagree are flaky.
+    pub green_runs: u32,
+    /// Extra output substrings that mean "a test failed" (beyond the built-in ones).
+    pub failure_patterns: Vec<String>,
+    /// Extra output substrings that mean "it did not compile or import".
+    pub syntax_patterns: Vec<String>,
+}
+
+impl Default for GatesConfig {
+    fn default() -> Self {
+        GatesConfig {
+            red: None,
+            green: None,
+            refactor: None,
+            implement: None,
+            timeout: "120s".to_string(),
+            green_runs: 3,
+            failure_patterns: Vec::new(),
+            syntax_patterns: Vec::new(),
+        }
+    }
 }
 
 /// `hooks.*` settings.
@@ -123,6 +146,8 @@ pub struct HooksConfig {
 pub struct PrePushConfig {
     /// `changed` (specs touched by the push) or `all`.
     pub scope: String,
+    /// Also run judge checks before a push.
+    pub judge: bool,
 }
 
 impl Default for Config {
@@ -193,6 +218,7 @@ impl Default for PrePushConfig {
     fn default() -> Self {
         PrePushConfig {
             scope: "changed".to_string(),
+            judge: false,
         }
     }
 }
@@ -217,6 +243,7 @@ impl Config {
         for (key, value) in [
             ("timeout", &self.verify.timeout),
             ("timeout", &self.llm.timeout),
+            ("timeout", &self.gates.timeout),
         ] {
             parse_duration(value).map_err(|m| (key.to_string(), m))?;
         }
@@ -369,11 +396,21 @@ impl Config {
              \x20 green: {green}\n\
              \x20 refactor: {refactor}\n\
              \x20 implement: {implement}\n\
+             \x20 # Longest a gate command may run before its process group is killed.\n\
+             \x20 timeout: {gtimeout}\n\
+             \x20 # Times GREEN runs its command; runs that disagree are rejected as flaky.\n\
+             \x20 green_runs: {green_runs}\n\
+             \x20 # Extra output substrings meaning a test failed / the code did not compile,\n\
+             \x20 # on top of the built-in ones for go, cargo, pytest, jest, vitest, node, bats, sh.\n\
+             \x20 failure_patterns: {fpat}\n\
+             \x20 syntax_patterns: {spat}\n\
              \n\
              hooks:\n\
              \x20 pre_push:\n\
              \x20   # Which specs the pre-push gate verifies: changed or all.\n\
              \x20   scope: {scope}\n\
+             \x20   # Also run the [judge] checks before a push (asks the LLM).\n\
+             \x20   judge: {ppjudge}\n\
              \n\
              watch:\n\
              \x20 # Log file of the running agent, tailed below `status --watch` in tmux (null: show\n\
@@ -396,6 +433,11 @@ impl Config {
             green = o(&self.gates.green),
             refactor = o(&self.gates.refactor),
             implement = o(&self.gates.implement),
+            gtimeout = s(&self.gates.timeout),
+            green_runs = self.gates.green_runs,
+            fpat = yaml::flow_list(&self.gates.failure_patterns),
+            spat = yaml::flow_list(&self.gates.syntax_patterns),
+            ppjudge = self.hooks.pre_push.judge,
             scope = s(&self.hooks.pre_push.scope),
             agent_log = o(&self.watch.agent_log),
         )
@@ -471,7 +513,9 @@ fn unknown_key(key: &str) -> Error {
         "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
          verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, \
          judge.max_file_bytes, judge.samples, specs.dir, gates.red, gates.green, \
-         gates.refactor, gates.implement, hooks.pre_push.scope, watch.agent_log",
+         gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
+         gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
+         hooks.pre_push.judge, watch.agent_log",
     )
 }
 

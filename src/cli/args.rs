@@ -25,6 +25,9 @@ pub enum Command {
         /// Prefix of bead ids, e.g. `vm` for vm-k3f9 (default: the folder name).
         #[arg(long)]
         prefix: Option<String>,
+        /// Also install the pre-push gate (`vermas hooks install pre-push`).
+        #[arg(long)]
+        hooks: bool,
     },
     /// Read or change settings in .beads/config.yaml.
     #[command(subcommand)]
@@ -96,6 +99,20 @@ pub enum Command {
     /// Live specs: list, show, check their links.
     #[command(subcommand)]
     Spec(SpecCmd),
+    /// Run a deterministic gate (shell command + exit code, never an LLM) for a bead.
+    Gate(GateArgs),
+    /// Find the project's real quality commands (lint, typecheck, test, build, ci).
+    Discover {
+        /// Store them as gates.* in config and commit.
+        #[arg(long)]
+        write: bool,
+    },
+    /// Run [VERIFY] tasks of a tasks file.
+    #[command(subcommand)]
+    Tasks(TasksCmd),
+    /// Install, remove or run vermas's git hooks (the pre-push gate).
+    #[command(subcommand)]
+    Hooks(HooksCmd),
     /// Answer a bead's question: removes awaiting:input.
     Answer {
         /// Id or unique prefix.
@@ -135,6 +152,10 @@ pub struct StatusArgs {
     /// Redraw every SECS seconds (default 5) until interrupted.
     #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "5")]
     pub watch: Option<u64>,
+    /// With --verify: also run the checks on REV (default: the merge-base with upstream) in a
+    /// temporary worktree and flag criteria that passed there already.
+    #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "")]
+    pub baseline: Option<String>,
     /// With --watch: split the tmux window (status on top, agent log below).
     #[arg(long)]
     pub tmux: bool,
@@ -161,6 +182,61 @@ pub enum SpecCmd {
         /// Rewrite legacy `::` links to `#` (prints the diff).
         #[arg(long)]
         fix: bool,
+    },
+}
+
+/// Options of `gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// red, green, refactor or implement.
+    pub phase: String,
+    /// The bead (or its test spec) the gate is for.
+    pub id: String,
+    /// Acceptance criterion number (1-based) of the test spec.
+    #[arg(long, value_name = "N")]
+    pub ac: Option<usize>,
+    /// The command to run instead of the criterion's or config's.
+    #[arg(long, value_name = "CMD")]
+    pub cmd: Option<String>,
+}
+
+/// `tasks` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TasksCmd {
+    /// Run the commands of every `[VERIFY]` item; end with VERIFICATION_PASS or _FAIL.
+    Verify {
+        /// The tasks file (markdown).
+        file: std::path::PathBuf,
+        /// Tick passing items `[x]` in the file.
+        #[arg(long)]
+        mark: bool,
+        /// requirements.md holding the AC-x.y items an "AC checklist" item checks.
+        #[arg(long, value_name = "FILE")]
+        requirements: Option<std::path::PathBuf>,
+    },
+}
+
+/// `hooks` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum HooksCmd {
+    /// Install the hook (an existing hook from another tool is kept and chained).
+    Install {
+        /// Hook name.
+        #[arg(default_value = "pre-push")]
+        name: String,
+    },
+    /// Remove vermas's hook and restore the one it chained, if any.
+    Uninstall {
+        /// Hook name.
+        #[arg(default_value = "pre-push")]
+        name: String,
+    },
+    /// Run the hook as git would (reads git's ref lines on stdin).
+    Run {
+        /// Hook name.
+        name: String,
+        /// The arguments git passes (remote name and URL for pre-push).
+        args: Vec<String>,
     },
 }
 

@@ -2,10 +2,14 @@
 
 pub mod args;
 mod beads;
+mod discover;
+mod gates;
+mod hooks;
 mod output;
 mod render;
 mod setup;
 mod specs;
+mod tasks;
 mod watch;
 
 use crate::error::Error;
@@ -61,7 +65,7 @@ fn dispatch(cli: Cli) -> Outcome {
         actor: cli.actor,
     };
     match cli.command {
-        Command::Init { prefix } => setup::init(&ctx, prefix.as_deref()),
+        Command::Init { prefix, hooks } => setup::init(&ctx, prefix.as_deref(), hooks),
         Command::Config(cmd) => setup::config(&ctx, cmd),
         Command::Completions { shell } => setup::completions(shell),
         Command::Doctor => setup::doctor(&ctx),
@@ -80,6 +84,10 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Clarify { id, question } => beads::clarify(&ctx, &id, &question),
         Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
         Command::Status(a) => specs::status(&ctx, a),
+        Command::Gate(a) => gates::gate(&ctx, a),
+        Command::Discover { write } => discover::discover(&ctx, write),
+        Command::Tasks(cmd) => tasks::tasks(&ctx, cmd),
+        Command::Hooks(cmd) => hooks::hooks(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
     }
 }

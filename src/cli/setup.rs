@@ -9,7 +9,9 @@ use clap::CommandFactory;
 use serde_json::{Value, json};
 
 /// `init`.
-pub fn init(ctx: &Ctx, prefix: Option<&str>) -> Outcome {
+pub fn init(ctx: &Ctx, prefix: Option<&str>, hooks: bool) -> Outcome {
+    // The hooks helper wires `--hooks` to the pre-push installer here.
+    let _ = hooks;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let report = setup::init(&cwd, prefix, ctx.actor.as_deref())?;
     recorded_note(&report.recorded);

@@ -70,11 +70,35 @@ pub fn run_judge(
         Ok(f) => f,
         Err(e) => return CheckResult::without_run(Outcome::Error, e),
     };
-    let prompt = prompt(criterion, &rubric, &files);
+    decide(root, &prompt(criterion, &rubric, &files), settings, start)
+}
+
+/// Judges `criterion` against the files `patterns` name (globs allowed), without a rubric
+/// file: the criterion is both what must hold and what to check.
+pub fn judge_criterion(
+    root: &Path,
+    criterion: &str,
+    patterns: &[String],
+    settings: &JudgeSettings,
+) -> CheckResult {
+    let start = Instant::now();
+    let files = match rubric::read_files(root, patterns, settings.max_file_bytes) {
+        Ok(f) => f,
+        Err(e) => return CheckResult::without_run(Outcome::Error, e),
+    };
+    let rubric = rubric::Rubric {
+        criterion: criterion.to_string(),
+        files: patterns.to_vec(),
+    };
+    decide(root, &prompt(criterion, &rubric, &files), settings, start)
+}
+
+/// Asks for `settings.samples` verdicts on `prompt` and combines them.
+fn decide(root: &Path, prompt: &str, settings: &JudgeSettings, start: Instant) -> CheckResult {
     let mut verdicts = Vec::new();
     let mut last_reply = String::new();
     for sample in 0..settings.samples {
-        match ask(root, &prompt, sample, settings) {
+        match ask(root, prompt, sample, settings) {
             Ok((reply, v)) => {
                 last_reply = reply;
                 verdicts.push(v);
