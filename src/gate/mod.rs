@@ -1,0 +1,1 @@
+//! Deterministic gates: a shell command, its exit code and a classification; never an LLM.

@@ -1,0 +1,1 @@
+//! git hooks: installing, removing and running the pre-push gate.
