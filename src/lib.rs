@@ -4,6 +4,7 @@
 //! git commit made through gix. The `cli` module is the thin command-line layer; every
 //! other module is library code that never prints and never exits the process.
 
+pub mod baseline;
 pub mod bead;
 pub mod check;
 pub mod cli;

@@ -58,6 +58,9 @@ pub struct CriterionRun {
     pub reason: Option<String>,
     /// Each annotation that was considered.
     pub checks: Vec<AnnotationRun>,
+    /// With `--baseline`: true when it passed on the baseline revision too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed_before: Option<bool>,
 }
 
 /// Counts of outcomes.
@@ -235,6 +238,7 @@ pub fn run(
                         outcome,
                         reason,
                         checks,
+                        passed_before: None,
                     }
                 })
                 .collect();

@@ -59,7 +59,7 @@ pub struct ResultRecord {
 }
 
 /// `.beads/results/<file>.yaml`.
-fn path(ws: &Workspace, file: &str) -> PathBuf {
+pub fn path(ws: &Workspace, file: &str) -> PathBuf {
     ws.beads_dir.join("results").join(format!("{file}.yaml"))
 }
 
@@ -151,7 +151,21 @@ pub fn load_all(ws: &Workspace) -> Vec<ResultRecord> {
 
 /// The recorded result of spec `name`, if any (an unreadable file counts as none).
 pub fn load_spec(ws: &Workspace, name: &str) -> Option<ResultRecord> {
-    let p = path(ws, &format!("spec-{name}"));
-    let text = std::fs::read_to_string(&p).ok()?;
-    crate::yaml::parse(&text, &ws.display(&p), &text, 1).ok()
+    load(ws, &format!("spec-{name}")).ok().flatten()
+}
+
+/// The record in `.beads/results/<file>.yaml`: `None` when there is none, an error when
+/// the file cannot be read (so evidence is never silently dropped by a rewrite).
+pub fn load(ws: &Workspace, file: &str) -> Result<Option<ResultRecord>> {
+    let p = path(ws, file);
+    match std::fs::read_to_string(&p) {
+        Ok(text) => Ok(Some(crate::yaml::parse(&text, &ws.display(&p), &text, 1)?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(&p, e)),
+    }
+}
+
+/// The YAML text of a record.
+pub fn render(record: &ResultRecord) -> Result<String> {
+    crate::yaml::to_string(record).map_err(Error::Invalid)
 }

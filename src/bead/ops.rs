@@ -416,7 +416,8 @@ fn set_status(bead: &mut Bead, status: Status, now: Timestamp) {
     bead.status = status;
 }
 
-fn add_note(bead: &mut Bead, actor: &str, text: String, now: Timestamp) {
+/// Appends a note by `actor` at `now`.
+pub(crate) fn add_note(bead: &mut Bead, actor: &str, text: String, now: Timestamp) {
     bead.notes.push(Note {
         at: now,
         by: actor.to_string(),

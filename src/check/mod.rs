@@ -4,7 +4,7 @@
 pub mod process;
 mod runner;
 
-pub use runner::{command_for, glob_match};
+pub use runner::{command_for, describe, glob_match};
 
 use crate::config::{Config, parse_duration};
 use serde::Serialize;

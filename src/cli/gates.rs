@@ -1,10 +1,61 @@
 //! Handler of `gate`: run one deterministic gate phase and render its evidence.
 
 use super::args::GateArgs;
+use super::output::{outln, print_json, recorded_note, versioned};
 use super::{Ctx, Outcome};
 use crate::error::Error;
+use crate::gate::{self, GateRequest, Phase};
 
-/// `gate PHASE ID`.
-pub fn gate(_ctx: &Ctx, a: GateArgs) -> Outcome {
-    Err(Error::Invalid(format!("gate {} is being built in this change", a.phase)))
+/// `gate PHASE ID [--ac N] [--cmd CMD]`: exit 0 only when the gate accepts.
+pub fn gate(ctx: &Ctx, a: GateArgs) -> Outcome {
+    let phase = Phase::parse(&a.phase).ok_or_else(|| {
+        Error::invalid_with_help(
+            format!("unknown gate phase '{}'", a.phase),
+            "phases: red, green, refactor, implement",
+        )
+    })?;
+    let ws = ctx.workspace()?;
+    let req = GateRequest {
+        phase,
+        id: a.id,
+        ac: a.ac,
+        cmd: a.cmd,
+    };
+    let (run, recorded) = gate::run_gate(&ws, &ctx.actor(&ws), &req)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(&run));
+    } else {
+        let what = run
+            .criterion
+            .as_deref()
+            .map(|c| format!(" {c}"))
+            .unwrap_or_default();
+        outln!(
+            "Gate {}: {}{what} (attempt {})",
+            phase.name().to_uppercase(),
+            run.bead,
+            run.attempt
+        );
+        outln!("  command: {}", run.command);
+        let exit = run
+            .exit_code
+            .map_or("no exit code".to_string(), |c| format!("exit {c}"));
+        let runs = if run.runs > 1 {
+            format!(", {} runs", run.runs)
+        } else {
+            String::new()
+        };
+        outln!("  {exit} in {:.1}s{runs}", run.duration_ms as f64 / 1000.0);
+        if let Some(reason) = &run.reason {
+            outln!("  {reason}");
+        }
+        if !run.accepted() && !run.snippet.trim().is_empty() {
+            for line in run.snippet.lines() {
+                outln!("  | {line}");
+            }
+        }
+        outln!("  classification: {}", run.classification);
+    }
+    Ok(if run.accepted() { 0 } else { 1 })
 }

@@ -47,8 +47,47 @@ pub(super) fn project() -> Result<Project, Error> {
 }
 
 impl Project {
-    fn specs(&self) -> Result<Vec<Spec>, Error> {
+    /// Every spec under the configured folder.
+    pub(super) fn specs(&self) -> Result<Vec<Spec>, Error> {
         spec::discover(&self.root, &self.config.specs.dir)
+    }
+
+    /// Settings to run `kinds` of checks: `jobs` over `verify.jobs` over the CPU count;
+    /// judge replies cached unless `use_cache` is false.
+    pub(super) fn run_settings(
+        &self,
+        kinds: Kinds,
+        jobs: Option<usize>,
+        use_cache: bool,
+    ) -> RunSettings {
+        RunSettings {
+            kinds,
+            jobs: jobs
+                .or(self.config.verify.jobs)
+                .unwrap_or_else(check::default_jobs)
+                .max(1),
+            verify: VerifySettings::from_config(&self.config),
+            judge: JudgeSettings::from_config(&self.config, self.cache_dir(), use_cache),
+        }
+    }
+
+    /// Runs the checks of `specs`, counting them on a terminal stderr unless `quiet`.
+    pub(super) fn run_checks(
+        &self,
+        specs: &[Spec],
+        settings: &RunSettings,
+        quiet: bool,
+    ) -> Vec<live::SpecRun> {
+        let show_progress = std::io::stderr().is_terminal() && !quiet;
+        let runs = live::run(&self.root, specs, settings, |done, total| {
+            if show_progress {
+                eprint!("\r\x1b[2K[{done}/{total}] checks done");
+            }
+        });
+        if show_progress {
+            eprint!("\r\x1b[2K");
+        }
+        runs
     }
 
     /// Where judge replies are cached: only inside a workspace.
@@ -61,6 +100,9 @@ impl Project {
 pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     let p = project()?;
     let selected = spec::select(p.specs()?, &a.specs)?;
+    if a.baseline.is_some() && !a.verify {
+        return Err(Error::Invalid("--baseline goes with --verify".into()));
+    }
     if a.tmux && a.watch.is_none() {
         return Err(Error::Invalid("--tmux goes with --watch".into()));
     }
@@ -83,24 +125,23 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         verify: a.verify,
         judge: a.judge,
     };
-    let settings = RunSettings {
-        kinds,
-        jobs: a
-            .jobs
-            .or(p.config.verify.jobs)
-            .unwrap_or_else(check::default_jobs)
-            .max(1),
-        verify: VerifySettings::from_config(&p.config),
-        judge: JudgeSettings::from_config(&p.config, p.cache_dir(), !a.no_cache),
-    };
-    let show_progress = std::io::stderr().is_terminal() && !ctx.json;
-    let runs = live::run(&p.root, &selected, &settings, |done, total| {
-        if show_progress {
-            eprint!("\r\x1b[2K[{done}/{total}] checks done");
-        }
-    });
-    if show_progress {
-        eprint!("\r\x1b[2K");
+    let settings = p.run_settings(kinds, a.jobs, !a.no_cache);
+    let baseline_rev = a
+        .baseline
+        .as_deref()
+        .map(|rev| crate::baseline::resolve(&p.root, rev))
+        .transpose()?;
+    let mut runs = p.run_checks(&selected, &settings, ctx.json);
+    if let Some(rev) = &baseline_rev {
+        let verify_only = RunSettings {
+            kinds: Kinds {
+                verify: true,
+                judge: false,
+            },
+            ..settings
+        };
+        let before = crate::baseline::run_at(&p.root, rev, &selected, &verify_only)?;
+        crate::baseline::flag(&mut runs, &before);
     }
     if let Some(path) = &a.junit {
         std::fs::write(path, crate::report::junit(&runs)).map_err(|e| Error::io(path, e))?;

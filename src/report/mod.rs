@@ -48,6 +48,12 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
                     let _ = writeln!(out, "  {} {}", tag(c.outcome, colour), c.text);
                 }
             }
+            if c.passed_before == Some(true) {
+                let _ = writeln!(
+                    out,
+                    "         vanity: passed before the change (on the baseline too)"
+                );
+            }
             for chk in &c.checks {
                 if chk.result.outcome == Outcome::Skip && c.outcome != Outcome::Skip {
                     continue;
