@@ -29,6 +29,16 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// `status --watch`.
     pub watch: WatchConfig,
+    /// Agent mail.
+    pub mail: MailConfig,
+}
+
+/// `mail.*` settings.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MailConfig {
+    /// Groups: `@name` expands to these addresses.
+    pub groups: BTreeMap<String, Vec<String>>,
 }
 
 /// `watch.*` settings.
@@ -162,6 +172,7 @@ impl Default for Config {
             gates: GatesConfig::default(),
             hooks: HooksConfig::default(),
             watch: WatchConfig::default(),
+            mail: MailConfig::default(),
         }
     }
 }
@@ -415,7 +426,11 @@ impl Config {
              watch:\n\
              \x20 # Log file of the running agent, tailed below `status --watch` in tmux (null: show\n\
              \x20 # recent .beads commits and failures instead).\n\
-             \x20 agent_log: {agent_log}\n",
+             \x20 agent_log: {agent_log}\n\
+             \n\
+             mail:\n\
+             \x20 # Groups: `@name` sends to every address listed, e.g. reviewers: [inspector/critic, mayor/].\n\
+             \x20 groups:{groups}",
             prefix = s(&self.prefix),
             commit = self.git.commit,
             author = o(&self.git.author),
@@ -440,8 +455,25 @@ impl Config {
             ppjudge = self.hooks.pre_push.judge,
             scope = s(&self.hooks.pre_push.scope),
             agent_log = o(&self.watch.agent_log),
+            groups = groups(&self.mail.groups),
         )
     }
+}
+
+/// Renders `mail.groups` as an indented block (or ` {}`).
+fn groups(g: &BTreeMap<String, Vec<String>>) -> String {
+    if g.is_empty() {
+        return " {}\n".to_string();
+    }
+    let mut out = "\n".to_string();
+    for (name, members) in g {
+        out.push_str(&format!(
+            "    {}: {}\n",
+            yaml::scalar(name),
+            yaml::flow_list(members)
+        ));
+    }
+    out
 }
 
 /// Checks that an id prefix is short, starts with a letter and holds only `a-z0-9_`.
@@ -515,7 +547,7 @@ fn unknown_key(key: &str) -> Error {
          judge.max_file_bytes, judge.samples, specs.dir, gates.red, gates.green, \
          gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
-         hooks.pre_push.judge, watch.agent_log",
+         hooks.pre_push.judge, watch.agent_log, mail.groups.NAME",
     )
 }
 
@@ -544,6 +576,10 @@ mod tests {
             .roles
             .insert("judge".into(), "claude -p --model x".into());
         c.verify.runners.insert("*.rb".into(), "ruby".into());
+        c.mail.groups.insert(
+            "reviewers".into(),
+            vec!["inspector/critic".into(), "mayor/".into()],
+        );
         let back = Config::parse(&c.render(), "config.yaml").unwrap();
         assert_eq!(back, c);
     }

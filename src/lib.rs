@@ -16,6 +16,8 @@ pub mod git;
 pub mod hooks;
 pub mod judge;
 pub mod live;
+pub mod mail;
+pub mod mol;
 pub mod report;
 pub mod results;
 pub mod setup;

@@ -5,6 +5,8 @@ mod beads;
 mod discover;
 mod gates;
 mod hooks;
+mod mail;
+mod mol;
 mod output;
 mod render;
 mod setup;
@@ -88,6 +90,9 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Discover { write } => discover::discover(&ctx, write),
         Command::Tasks(cmd) => tasks::tasks(&ctx, cmd),
         Command::Hooks(cmd) => hooks::hooks(&ctx, cmd),
+        Command::Mail(cmd) => mail::mail(&ctx, cmd),
+        Command::Formula(cmd) => mol::formula(&ctx, cmd),
+        Command::Mol(cmd) => mol::mol(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
     }
 }

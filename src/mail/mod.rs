@@ -1,0 +1,1 @@
+//! Agent mail: one message per file under `.beads/mail/<mailbox>/`, every change a commit.

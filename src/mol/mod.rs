@@ -1,0 +1,1 @@
+//! Formulas (Gas Town workflow templates) and the molecules cooked from them.
