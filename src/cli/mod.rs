@@ -3,6 +3,7 @@
 pub mod args;
 mod beads;
 mod discover;
+mod formula;
 mod gates;
 mod hooks;
 mod mail;
@@ -91,7 +92,7 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Tasks(cmd) => tasks::tasks(&ctx, cmd),
         Command::Hooks(cmd) => hooks::hooks(&ctx, cmd),
         Command::Mail(cmd) => mail::mail(&ctx, cmd),
-        Command::Formula(cmd) => mol::formula(&ctx, cmd),
+        Command::Formula(cmd) => formula::formula(&ctx, cmd),
         Command::Mol(cmd) => mol::mol(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
     }

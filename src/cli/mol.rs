@@ -1,19 +1,10 @@
-//! Handlers of `formula` and `mol`.
+//! Handler of `mol`.
 
-use super::args::{FormulaCmd, MolCmd};
+use super::args::MolCmd;
 use super::{Ctx, Outcome};
 use crate::error::Error;
 
-/// `formula ...`.
-pub fn formula(_ctx: &Ctx, _cmd: FormulaCmd) -> Outcome {
-    Err(Error::Invalid(
-        "formulas are being built in this change".into(),
-    ))
-}
-
 /// `mol ...`.
 pub fn mol(_ctx: &Ctx, _cmd: MolCmd) -> Outcome {
-    Err(Error::Invalid(
-        "molecules are being built in this change".into(),
-    ))
+    Err(Error::Invalid("molecules are being built in this change".into()))
 }
