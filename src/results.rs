@@ -34,6 +34,9 @@ pub struct Evidence {
     pub duration_ms: u64,
     /// Which attempt this was.
     pub attempt: u32,
+    /// When this check ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Timestamp>,
     /// The part of the output worth reading.
     #[serde(default)]
     pub snippet: String,
@@ -85,6 +88,7 @@ pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
                 classification: None,
                 duration_ms: chk.result.duration_ms,
                 attempt: 1,
+                at: Some(at),
                 snippet: match chk.result.outcome {
                     Outcome::Pass | Outcome::Skip => chk.result.reason.clone().unwrap_or_default(),
                     _ => {

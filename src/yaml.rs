@@ -30,6 +30,14 @@ pub fn parse<T: DeserializeOwned>(
     })
 }
 
+/// A value read together with where it was in the file (for `file:line` reports).
+pub type Spanned<T> = serde_saphyr::Spanned<T>;
+
+/// One-based line a [`Spanned`] value was read from (0 when unknown).
+pub fn spanned_line<T>(value: &Spanned<T>) -> usize {
+    value.referenced.line() as usize
+}
+
 /// Serialises `value` as a YAML document in its fields' declared order.
 pub fn to_string<T: serde::Serialize>(value: &T) -> Result<String, String> {
     serde_saphyr::to_string(value).map_err(|e| e.to_string())

@@ -1,9 +1,125 @@
 //! Handler of `discover`: find the project's quality commands.
 
+use super::output::{diagnostic, outln, print_json, recorded_note, short_commit, versioned};
 use super::{Ctx, Outcome};
+use crate::discover::{self, Discovery};
 use crate::error::Error;
+use crate::git::GitRepo;
+use crate::store::Recorded;
+use serde_json::{Value, json};
 
-/// `discover [--write]`.
-pub fn discover(_ctx: &Ctx, _write: bool) -> Outcome {
-    Err(Error::Invalid("discover is being built in this change".into()))
+/// `discover [--write]`: prints the Quality Commands table; with `--write` stores them as
+/// `gates.*` and commits. A malformed source is a warning (the rest is still reported);
+/// the exit code is 2 only when sources exist and none of them could be read.
+pub fn discover(ctx: &Ctx, write: bool) -> Outcome {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let ws = match ctx.workspace() {
+        Ok(ws) => Some(ws),
+        Err(Error::NoWorkspace(_)) if !write => None,
+        Err(e) => return Err(e),
+    };
+    let root = match &ws {
+        Some(ws) => ws.root.clone(),
+        None => GitRepo::open(&cwd).map_or(cwd, |r| r.workdir().to_path_buf()),
+    };
+    let found = discover::discover(&root);
+    for w in &found.warnings {
+        if ctx.json {
+            eprintln!("{}", json!({"warning": w.to_string(), "code": w.code()}));
+        } else {
+            diagnostic("warning", w);
+        }
+    }
+    if found.nothing_read() {
+        return Err(Error::invalid_with_help(
+            "no quality-command source could be read",
+            "fix the files named in the warnings above",
+        ));
+    }
+    let mut stored = None;
+    if write {
+        let ws = ws.ok_or_else(|| Error::NoWorkspace(root.clone()))?;
+        let settings = found.gate_settings();
+        let (_, recorded) = discover::write_gates(&ws, &settings, &ctx.actor(&ws))?;
+        recorded_note(&recorded);
+        stored = Some((settings, recorded));
+    }
+    if ctx.json {
+        let mut v = versioned(json!({
+            "root": found.root,
+            "commands": found.commands,
+            "missing": found.missing,
+            "sources": found.sources,
+            "warnings": found.warnings.iter().map(warning_json).collect::<Vec<_>>(),
+        }));
+        if let Some((settings, recorded)) = &stored {
+            let gates: serde_json::Map<String, Value> = settings
+                .iter()
+                .map(|(k, cmd)| (k.to_string(), json!(cmd)))
+                .collect();
+            v["gates"] = Value::Object(gates);
+            v["commit"] = json!(short_commit(recorded));
+        }
+        print_json(&v);
+    } else {
+        print_table(&found);
+        if let Some((settings, recorded)) = &stored {
+            let commit = match recorded {
+                Recorded::Unchanged => " (already set: nothing to commit)".to_string(),
+                _ => short_commit(recorded).map_or(String::new(), |c| format!(" (commit {c})")),
+            };
+            outln!();
+            outln!("Stored in .beads/config.yaml{commit}:");
+            for (key, cmd) in settings {
+                outln!("  {key} = {cmd}");
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// A warning as JSON: the parse position when known.
+fn warning_json(e: &Error) -> Value {
+    match e {
+        Error::Parse(p) => json!({
+            "file": p.file, "line": p.line, "column": p.column, "message": p.message,
+        }),
+        other => json!({"message": other.to_string()}),
+    }
+}
+
+/// The Quality Commands table: one row per command, then one per kind not found.
+fn print_table(found: &Discovery) {
+    let rows: Vec<(&str, &str, String)> = found
+        .commands
+        .iter()
+        .map(|f| {
+            (
+                f.kind.name(),
+                f.command.as_str(),
+                format!("{}:{}", f.source, f.line),
+            )
+        })
+        .chain(
+            found
+                .missing
+                .iter()
+                .map(|k| (k.name(), "not found", String::new())),
+        )
+        .collect();
+    let w_type = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(4);
+    let w_cmd = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(7);
+    outln!("Quality Commands ({})", found.root.display());
+    outln!("{:<w_type$}  {:<w_cmd$}  SOURCE", "TYPE", "COMMAND");
+    for (kind, cmd, source) in rows {
+        outln!(
+            "{}",
+            format!("{kind:<w_type$}  {cmd:<w_cmd$}  {source}").trim_end()
+        );
+    }
+    if found.sources.is_empty() && found.warnings.is_empty() {
+        outln!(
+            "(no package.json, Makefile, justfile, CI configuration, Cargo.toml, go.mod or pyproject.toml here)"
+        );
+    }
 }

@@ -1,10 +1,221 @@
-//! Handler of `hooks install|uninstall|run`.
+//! Handler of `hooks install|uninstall|run`: the pre-push gate.
 
 use super::args::HooksCmd;
+use super::output::{out, outln, print_json, versioned};
+use super::specs::{colour, project};
 use super::{Ctx, Outcome};
 use crate::error::Error;
+use crate::git::GitRepo;
+use crate::hooks::{self, Installed, Scope, Uninstalled};
+use crate::live::{Counts, Kinds};
+use serde_json::{Value, json};
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
 
 /// `hooks ...`.
-pub fn hooks(_ctx: &Ctx, _cmd: HooksCmd) -> Outcome {
-    Err(Error::Invalid("hooks are being built in this change".into()))
+pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
+    match cmd {
+        HooksCmd::Install { name } => {
+            let installed = install(&git_repo()?, &name)?;
+            if ctx.json {
+                print_json(&versioned(installed_json(&installed)));
+            } else {
+                for line in installed_lines(&installed) {
+                    outln!("{line}");
+                }
+            }
+            Ok(0)
+        }
+        HooksCmd::Uninstall { name } => {
+            let done = hooks::uninstall(&git_repo()?, &name)?;
+            let (action, path) = match &done {
+                Uninstalled::Restored(p) => ("restored", p),
+                Uninstalled::Removed(p) => ("removed", p),
+                Uninstalled::NotInstalled(p) => ("not_installed", p),
+            };
+            if ctx.json {
+                print_json(&versioned(json!({"hook": path, "action": action})));
+            } else {
+                match &done {
+                    Uninstalled::Restored(p) => outln!(
+                        "Removed vermas's {name} hook; restored the hook it had kept at {}",
+                        p.display()
+                    ),
+                    Uninstalled::Removed(p) => outln!("Removed {}", p.display()),
+                    Uninstalled::NotInstalled(p) if p.exists() => outln!(
+                        "No vermas {name} hook installed ({} belongs to another tool; left alone)",
+                        p.display()
+                    ),
+                    Uninstalled::NotInstalled(p) => {
+                        outln!("No vermas {name} hook installed in {}", dir_of(p))
+                    }
+                }
+            }
+            Ok(0)
+        }
+        HooksCmd::Run { name, args } => {
+            hooks::hook_name(&name)?;
+            pre_push(ctx, &args)
+        }
+    }
+}
+
+/// The git repository around the current directory, or a clear error.
+pub(super) fn git_repo() -> Result<GitRepo, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    GitRepo::open(&cwd).ok_or_else(|| {
+        Error::invalid_with_help(
+            format!("{} is not inside a git work tree", cwd.display()),
+            "git hooks belong to a git repository: run this inside one",
+        )
+    })
+}
+
+/// Installs hook `name`, running this very binary.
+pub(super) fn install(repo: &GitRepo, name: &str) -> Result<Installed, Error> {
+    let exe = std::env::current_exe()
+        .ok()
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+    hooks::install(repo, name, exe.as_deref())
+}
+
+/// An install as JSON.
+pub(super) fn installed_json(i: &Installed) -> Value {
+    json!({"hook": i.hook, "chained": i.chained, "changed": i.changed})
+}
+
+/// An install for people.
+pub(super) fn installed_lines(i: &Installed) -> Vec<String> {
+    let name = i
+        .hook
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut lines = vec![if i.changed {
+        format!("Installed the {name} hook: {}", i.hook.display())
+    } else {
+        format!("The {name} hook is already installed: {}", i.hook.display())
+    }];
+    if let Some(c) = &i.chained {
+        lines.push(format!(
+            "  the hook that was there is kept as {} and runs first; its failure blocks the push",
+            c.display()
+        ));
+    }
+    lines
+}
+
+/// The folder of a path, for messages.
+fn dir_of(p: &Path) -> String {
+    p.parent()
+        .map(Path::display)
+        .map_or_else(String::new, |d| d.to_string())
+}
+
+/// True when `VERMAS_SKIP` asks to skip the checks (set, not empty, not `0`).
+fn skip_requested() -> bool {
+    std::env::var("VERMAS_SKIP").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Prints a line of the gate's own commentary on stderr.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("vermas pre-push: {}", format_args!($($arg)*))
+    };
+}
+
+/// `hooks run pre-push [REMOTE [URL]]`: reads git's ref lines on stdin, runs the verify
+/// checks of the specs the push touches, and refuses the push (non-zero) on FAIL or ERROR.
+fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
+    if skip_requested() {
+        say!("VERMAS_SKIP is set: checks skipped, push allowed");
+        return Ok(0);
+    }
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Error::invalid_with_help(
+            "`hooks run pre-push` reads the refs being pushed on stdin, as git gives them",
+            "git runs it on `git push`; by hand: echo \"refs/heads/main $(git rev-parse HEAD) refs/heads/main $(git rev-parse origin/main)\" | vermas hooks run pre-push origin",
+        ));
+    }
+    let mut input = String::new();
+    stdin
+        .read_to_string(&mut input)
+        .map_err(|e| Error::io("<stdin>", e))?;
+    let refs = hooks::parse_refs(&input)?;
+    let p = project()?;
+    let repo = GitRepo::open(&p.root).ok_or_else(|| {
+        Error::Git(format!(
+            "{} is not inside a git work tree",
+            p.root.display()
+        ))
+    })?;
+    let remote = args.first().map_or("", String::as_str);
+    let scope = Scope::from_config(&p.config.hooks.pre_push.scope);
+    let judge = p.config.hooks.pre_push.judge;
+    let plan = hooks::plan_push(&repo, &p.root, remote, &refs, p.specs()?, scope)?;
+    for note in &plan.notes {
+        say!("{note}");
+    }
+    if plan.trees.is_empty() {
+        say!("nothing to check");
+        return Ok(0);
+    }
+    if plan.specs.is_empty() {
+        say!(
+            "no specs touched by this push (scope {}); nothing to check",
+            plan.scope.as_str()
+        );
+        return Ok(0);
+    }
+    let key = hooks::stamp_key(&plan, judge);
+    let cache = p.cache_dir();
+    if let Some(dir) = &cache
+        && hooks::stamp_matches(dir, &key)
+    {
+        say!(
+            "this tree already passed these {} specs (stamp {}); nothing run",
+            plan.specs.len(),
+            stamp_display(&p.root, dir)
+        );
+        return Ok(0);
+    }
+    if !plan.worktree_is_pushed {
+        say!("checks run on the work tree, which differs from what is pushed");
+    }
+    let kinds = Kinds {
+        verify: true,
+        judge,
+    };
+    let settings = p.run_settings(kinds, None, true);
+    let runs = p.run_checks(&plan.specs, &settings, ctx.json);
+    if ctx.json {
+        print_json(&crate::report::json(&runs));
+    } else {
+        out!("{}", crate::report::human(&runs, kinds, colour()));
+    }
+    let total = runs.iter().fold(Counts::default(), |t, r| t.plus(r.counts));
+    let code = total.exit_code();
+    if code != 0 {
+        say!(
+            "push refused ({}). Fix the checks, or bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
+            total.line()
+        );
+        return Ok(code);
+    }
+    if plan.worktree_is_pushed
+        && let Some(dir) = &cache
+        && let Err(e) = hooks::write_stamp(dir, &key)
+    {
+        say!("could not write the stamp: {e}");
+    }
+    Ok(0)
+}
+
+/// The stamp file as the user should see it.
+fn stamp_display(root: &Path, cache: &Path) -> String {
+    let path: PathBuf = cache.join(hooks::STAMP_FILE);
+    path.strip_prefix(root)
+        .unwrap_or(&path)
+        .display()
+        .to_string()
 }

@@ -10,18 +10,25 @@ use serde_json::{Value, json};
 
 /// `init`.
 pub fn init(ctx: &Ctx, prefix: Option<&str>, hooks: bool) -> Outcome {
-    // The hooks helper wires `--hooks` to the pre-push installer here.
-    let _ = hooks;
+    // With --hooks, a missing git repository is refused before anything is written.
+    let repo = hooks.then(super::hooks::git_repo).transpose()?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let report = setup::init(&cwd, prefix, ctx.actor.as_deref())?;
     recorded_note(&report.recorded);
+    let installed = repo
+        .map(|r| super::hooks::install(&r, "pre-push"))
+        .transpose()?;
     if ctx.json {
-        print_json(&versioned(json!({
+        let mut v = json!({
             "beads_dir": report.beads_dir,
             "prefix": report.prefix,
             "written": report.written,
             "commit": short_commit(&report.recorded),
-        })));
+        });
+        if let Some(i) = &installed {
+            v["hook"] = super::hooks::installed_json(i);
+        }
+        print_json(&versioned(v));
     } else if report.written.is_empty() {
         outln!(
             "{} is already set up (prefix {})",
@@ -36,6 +43,11 @@ pub fn init(ctx: &Ctx, prefix: Option<&str>, hooks: bool) -> Outcome {
         );
         for w in &report.written {
             outln!("  wrote {w}");
+        }
+    }
+    if !ctx.json {
+        for line in installed.iter().flat_map(super::hooks::installed_lines) {
+            outln!("{line}");
         }
     }
     Ok(0)

@@ -1,10 +1,51 @@
 //! Handler of `tasks verify`: run [VERIFY] task items.
 
 use super::args::TasksCmd;
+use super::output::{out, print_json, versioned};
 use super::{Ctx, Outcome};
+use crate::config::Config;
 use crate::error::Error;
+use crate::tasks::{self, Request, Settings, Verdict};
+use crate::workspace::{Workspace, absolute};
 
 /// `tasks verify FILE`.
-pub fn tasks(_ctx: &Ctx, _cmd: TasksCmd) -> Outcome {
-    Err(Error::Invalid("tasks verify is being built in this change".into()))
+pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> Outcome {
+    let TasksCmd::Verify {
+        file,
+        mark,
+        requirements,
+    } = cmd;
+    // Commands run in the root of the git work tree holding the tasks file, else here.
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let folder = absolute(&file)
+        .parent()
+        .map_or_else(|| cwd.clone(), std::path::Path::to_path_buf);
+    let root = crate::git::GitRepo::open(&folder).map_or(cwd, |r| r.workdir().to_path_buf());
+    let (config, cache_dir) = match crate::workspace::locate(&root) {
+        Some(dir) => {
+            let ws = Workspace::open(dir)?;
+            let cache = ws.cache_dir();
+            (ws.config, Some(cache))
+        }
+        None => (Config::default(), None),
+    };
+    let settings = Settings::from_config(root, &config, cache_dir);
+    let req = Request {
+        file,
+        requirements,
+        mark,
+    };
+    let v = tasks::verify(&req, &settings)?;
+    for w in &v.warnings {
+        eprintln!("warning: {w}");
+    }
+    if ctx.json {
+        print_json(&versioned(&v));
+    } else {
+        out!("{}", tasks::render::human(&v));
+    }
+    Ok(match v.verdict {
+        Verdict::Pass => 0,
+        Verdict::Fail => 1,
+    })
 }

@@ -92,6 +92,7 @@ pub const FAILURE_PATTERNS: &[&str] = &[
 /// Output that means the code did not compile, parse or import.
 pub const SYNTAX_PATTERNS: &[&str] = &[
     "syntax error",
+    "Syntax error",
     "SyntaxError",
     "IndentationError",
     "ImportError",

@@ -82,10 +82,10 @@ impl GateRun {
 pub fn run_gate(ws: &Workspace, actor: &str, req: &GateRequest) -> Result<(GateRun, Recorded)> {
     let bead = load_one(ws, &req.id)?;
     let spec = test_spec_of(ws, &bead)?;
-    let criterion = pick_criterion(spec.as_ref(), req.ac)?;
+    let (ac, criterion) = pick_criterion(spec.as_ref(), req.ac, req.cmd.is_some())?;
     let settings = VerifySettings::from_config(&ws.config);
-    let (template, test_file) = command_template(ws, req, spec.as_ref(), criterion, &settings)?;
-    let values = variables(ws, &bead, req.ac, criterion, test_file.as_deref());
+    let (template, test_file) = command_template(ws, req, criterion, &settings)?;
+    let values = variables(ws, &bead, ac, criterion, test_file.as_deref());
     let command = vars::substitute(&template, &values)?;
     let patterns = Patterns {
         failure: ws.config.gates.failure_patterns.clone(),
@@ -133,9 +133,29 @@ fn test_spec_of(ws: &Workspace, bead: &Bead) -> Result<Option<Bead>> {
     }
 }
 
-/// The `--ac N` criterion (1-based), checked against the test spec.
-fn pick_criterion(spec: Option<&Bead>, ac: Option<usize>) -> Result<Option<&AcceptanceCriterion>> {
-    let Some(n) = ac else { return Ok(None) };
+/// The criterion gated, with its 1-based number: the `--ac N` one, else (without `--cmd`)
+/// the test spec's only criterion that has a command.
+fn pick_criterion(
+    spec: Option<&Bead>,
+    ac: Option<usize>,
+    has_cmd: bool,
+) -> Result<(Option<usize>, Option<&AcceptanceCriterion>)> {
+    let Some(n) = ac else {
+        let runnable: Vec<(usize, &AcceptanceCriterion)> = spec
+            .map(|s| {
+                s.acceptance_criteria
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.verify_command.is_some() || c.verify.is_some())
+                    .map(|(i, c)| (i + 1, c))
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Ok(match runnable.as_slice() {
+            [(i, only)] if !has_cmd => (Some(*i), Some(*only)),
+            _ => (None, None),
+        });
+    };
     let spec = spec.ok_or_else(|| {
         Error::invalid_with_help(
             format!("--ac {n} needs a test spec, and this bead has none"),
@@ -145,7 +165,7 @@ fn pick_criterion(spec: Option<&Bead>, ac: Option<usize>) -> Result<Option<&Acce
     let count = spec.acceptance_criteria.len();
     n.checked_sub(1)
         .and_then(|i| spec.acceptance_criteria.get(i))
-        .map(Some)
+        .map(|c| (Some(n), Some(c)))
         .ok_or_else(|| {
             Error::Invalid(format!(
                 "--ac {n}: {} has {count} acceptance criteria",
@@ -158,7 +178,6 @@ fn pick_criterion(spec: Option<&Bead>, ac: Option<usize>) -> Result<Option<&Acce
 fn command_template(
     ws: &Workspace,
     req: &GateRequest,
-    spec: Option<&Bead>,
     criterion: Option<&AcceptanceCriterion>,
     settings: &VerifySettings,
 ) -> Result<(String, Option<String>)> {
@@ -190,19 +209,6 @@ fn command_template(
     };
     if let Some(cmd) = configured {
         return Ok((cmd.clone(), criterion.and_then(target_file)));
-    }
-    // One criterion with a command: no need to name it.
-    if let Some(spec) = spec {
-        let runnable: Vec<&AcceptanceCriterion> = spec
-            .acceptance_criteria
-            .iter()
-            .filter(|c| c.verify_command.is_some() || c.verify.is_some())
-            .collect();
-        if let [only] = runnable.as_slice()
-            && let Some(found) = from_criterion(only)?
-        {
-            return Ok(found);
-        }
     }
     Err(Error::invalid_with_help(
         format!("no command for the {} gate of {}", req.phase.name(), req.id),
@@ -290,7 +296,8 @@ fn execute(job: &Job, phase: Phase, runs: u32, patterns: &Patterns) -> GateRun {
         if replace {
             deciding = Some((done.exit_code, snippet(&text, patterns), reason, class));
         }
-        if class == Classification::RejectSyntax {
+        // Repeating cannot change a syntax error, and a hang would only hang again.
+        if class == Classification::RejectSyntax || done.timed_out {
             break;
         }
     }
@@ -364,6 +371,7 @@ fn record(ws: &Workspace, actor: &str, bead: &Bead, run: &mut GateRun) -> Result
         classification: Some(run.classification.to_string()),
         duration_ms: run.duration_ms,
         attempt: run.attempt,
+        at: Some(run.at),
         snippet: run.snippet.clone(),
     });
     record.verdict = if run.accepted() { "PASS" } else { "FAIL" }.to_string();

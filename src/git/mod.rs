@@ -2,9 +2,11 @@
 
 mod commit;
 mod history;
+mod hookdir;
 mod recovery;
 
 pub use history::FileChange;
+pub use hookdir::PushBase;
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,320 @@
+//! The pre-push gate's decisions: the refs git is pushing, the specs they touch, and the
+//! stamp of trees that already passed with the same specs.
+
+use crate::error::{Error, Result};
+use crate::git::{GitRepo, PushBase};
+use crate::spec::Spec;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Name of the stamp file in `.beads/.cache/`.
+pub const STAMP_FILE: &str = "pre-push.stamp";
+
+/// One line git writes on a pre-push hook's stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushRef {
+    /// The local ref pushed, e.g. `refs/heads/main` (`(delete)` for a deletion).
+    pub local_ref: String,
+    /// The commit pushed (all zeros for a deletion).
+    pub local_sha: String,
+    /// The ref on the remote, e.g. `refs/heads/main`.
+    pub remote_ref: String,
+    /// What the remote has now (all zeros for a new ref).
+    pub remote_sha: String,
+}
+
+/// True when `sha` is all zeros (git's "no object").
+fn is_zero(sha: &str) -> bool {
+    sha.bytes().all(|b| b == b'0')
+}
+
+impl PushRef {
+    /// True when the push deletes the remote ref.
+    pub fn is_delete(&self) -> bool {
+        is_zero(&self.local_sha)
+    }
+
+    /// True when the remote has no such ref yet.
+    pub fn is_new(&self) -> bool {
+        is_zero(&self.remote_sha)
+    }
+
+    /// The remote ref without `refs/heads/` or `refs/tags/`, for messages.
+    pub fn short_name(&self) -> &str {
+        self.remote_ref
+            .strip_prefix("refs/heads/")
+            .or_else(|| self.remote_ref.strip_prefix("refs/tags/"))
+            .unwrap_or(&self.remote_ref)
+    }
+}
+
+/// Parses git's pre-push input: `<local ref> <local sha> <remote ref> <remote sha>` lines.
+pub fn parse_refs(text: &str) -> Result<Vec<PushRef>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let sha = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+        match fields.as_slice() {
+            [lr, ls, rr, rs] if sha(ls) && sha(rs) => out.push(PushRef {
+                local_ref: lr.to_string(),
+                local_sha: ls.to_ascii_lowercase(),
+                remote_ref: rr.to_string(),
+                remote_sha: rs.to_ascii_lowercase(),
+            }),
+            _ => {
+                return Err(Error::invalid_with_help(
+                    format!(
+                        "pre-push input line {} is not `<local ref> <local sha> <remote ref> <remote sha>`: {line:?}",
+                        i + 1
+                    ),
+                    "git writes these lines on the hook's stdin; let `git push` run the hook",
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Which specs a push must pass (`hooks.pre_push.scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Specs changed by the push, and specs whose links point at files it changes.
+    Changed,
+    /// Every spec.
+    All,
+}
+
+impl Scope {
+    /// The scope a config value names (`all`, else `changed`; config validated it).
+    pub fn from_config(value: &str) -> Scope {
+        if value == "all" {
+            Scope::All
+        } else {
+            Scope::Changed
+        }
+    }
+
+    /// `changed` or `all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Changed => "changed",
+            Scope::All => "all",
+        }
+    }
+}
+
+/// What a push must pass.
+#[derive(Debug, Clone)]
+pub struct PushPlan {
+    /// The specs to run.
+    pub specs: Vec<Spec>,
+    /// The scope applied (`changed` falls back to `all` when the change is unknowable).
+    pub scope: Scope,
+    /// Files the push changes, relative to the spec root (scope `changed` only).
+    pub changed: BTreeSet<String>,
+    /// One line per pushed ref: what it was compared against.
+    pub notes: Vec<String>,
+    /// Tree ids of the pushed commits, sorted, without repeats.
+    pub trees: Vec<String>,
+    /// True when checks run on exactly what is pushed: tracked files match HEAD and HEAD's
+    /// tree is every pushed tree.
+    pub worktree_is_pushed: bool,
+}
+
+/// Decides which of `specs` (read from `root`) pushing `refs` to `remote` must pass.
+pub fn plan_push(
+    repo: &GitRepo,
+    root: &Path,
+    remote: &str,
+    refs: &[PushRef],
+    mut specs: Vec<Spec>,
+    scope: Scope,
+) -> Result<PushPlan> {
+    let pushed: Vec<&PushRef> = refs.iter().filter(|r| !r.is_delete()).collect();
+    let mut plan = PushPlan {
+        specs: Vec::new(),
+        scope,
+        changed: BTreeSet::new(),
+        notes: Vec::new(),
+        trees: Vec::new(),
+        worktree_is_pushed: false,
+    };
+    if pushed.is_empty() {
+        plan.notes.push(if refs.is_empty() {
+            "no refs pushed".to_string()
+        } else {
+            "the push only deletes refs".to_string()
+        });
+        return Ok(plan);
+    }
+    let mut trees = BTreeSet::new();
+    for r in &pushed {
+        trees.insert(repo.tree_of(&r.local_sha)?);
+    }
+    plan.trees = trees.into_iter().collect();
+    let head_tree = repo.tree_of("HEAD").ok();
+    plan.worktree_is_pushed = repo.tracked_clean().unwrap_or(false)
+        && plan.trees.len() == 1
+        && head_tree.as_deref() == Some(plan.trees[0].as_str());
+    if scope == Scope::Changed {
+        let mut changed = BTreeSet::new();
+        for r in &pushed {
+            match changes_of(repo, remote, r) {
+                Ok((paths, note)) => {
+                    changed.extend(paths);
+                    plan.notes.push(note);
+                }
+                Err(e) => {
+                    plan.notes.push(format!(
+                        "{}: cannot tell what the push changes ({e}); checking every spec",
+                        r.short_name()
+                    ));
+                    plan.scope = Scope::All;
+                    break;
+                }
+            }
+        }
+        plan.changed = relative_to_root(repo, root, changed);
+    }
+    if plan.scope == Scope::Changed {
+        specs.retain(|s| touches(s, &plan.changed));
+    }
+    plan.specs = specs;
+    Ok(plan)
+}
+
+/// True when `spec` itself, or a file one of its links points at, is in `changed`.
+fn touches(spec: &Spec, changed: &BTreeSet<String>) -> bool {
+    changed.contains(&spec.path)
+        || spec
+            .criteria
+            .iter()
+            .flat_map(|c| &c.annotations)
+            .any(|a| changed.contains(&a.file))
+}
+
+/// Work-tree paths made relative to `root` (the folder specs are read from); paths outside
+/// it are dropped.
+fn relative_to_root(repo: &GitRepo, root: &Path, paths: BTreeSet<String>) -> BTreeSet<String> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let prefix = match root.strip_prefix(repo.workdir()) {
+        Ok(p) if !p.as_os_str().is_empty() => format!("{}/", p.to_string_lossy()),
+        _ => return paths,
+    };
+    paths
+        .into_iter()
+        .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+        .collect()
+}
+
+/// The paths pushing `r` changes on `remote`, and a line saying what it was compared with.
+fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>, String)> {
+    let name = r.short_name();
+    let short = |s: &str| s.chars().take(7).collect::<String>();
+    if !r.is_new() && repo.has_commit(&r.remote_sha) {
+        let paths = repo.changed_paths(&r.remote_sha, &r.local_sha)?;
+        let note = format!(
+            "{name}: {} files changed since the remote's {}",
+            paths.len(),
+            short(&r.remote_sha)
+        );
+        return Ok((paths, note));
+    }
+    let why = if r.is_new() {
+        "new on the remote"
+    } else {
+        "the remote's commit is not here"
+    };
+    Ok(match repo.push_base(&r.local_sha, remote)? {
+        PushBase::Commits { bases, against } => {
+            let mut paths = BTreeSet::new();
+            for b in &bases {
+                paths.extend(repo.changed_paths(b, &r.local_sha)?);
+            }
+            let shown: Vec<String> = bases.iter().map(|b| short(b)).collect();
+            let note = format!(
+                "{name} ({why}): {} files changed since {}, where it leaves {against}",
+                paths.len(),
+                shown.join(", ")
+            );
+            (paths.into_iter().collect(), note)
+        }
+        PushBase::NothingNew => (
+            Vec::new(),
+            format!("{name} ({why}): the remote already has every pushed commit"),
+        ),
+        PushBase::Everything => {
+            let paths = repo.tree_paths(&r.local_sha)?;
+            let note = format!(
+                "{name} ({why}): no history in common with what is known of the remote; every commit is pushed, so all {} files count as changed",
+                paths.len()
+            );
+            (paths, note)
+        }
+    })
+}
+
+/// The stamp for running `plan` (with judges when `judge`): the pushed trees, the spec set
+/// and the kinds of checks.
+pub fn stamp_key(plan: &PushPlan, judge: bool) -> String {
+    let specs: Vec<&str> = plan.specs.iter().map(|s| s.path.as_str()).collect();
+    format!(
+        "vermas {} pre-push stamp\ntrees: {}\nspecs: {}\njudge: {judge}\n",
+        env!("CARGO_PKG_VERSION"),
+        plan.trees.join(" "),
+        specs.join(" ")
+    )
+}
+
+/// True when the stamp in `cache_dir` says `key` already passed.
+pub fn stamp_matches(cache_dir: &Path, key: &str) -> bool {
+    std::fs::read_to_string(cache_dir.join(STAMP_FILE)).is_ok_and(|s| s == key)
+}
+
+/// Records that `key` passed.
+pub fn write_stamp(cache_dir: &Path, key: &str) -> Result<()> {
+    crate::store::write_atomic(cache_dir, &cache_dir.join(STAMP_FILE), key.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const Z: &str = "0000000000000000000000000000000000000000";
+
+    #[test]
+    fn ref_lines_parse_and_classify() {
+        let refs = parse_refs(&format!(
+            "refs/heads/main {A} refs/heads/main {Z}\n(delete) {Z} refs/heads/old {A}\n\n"
+        ))
+        .unwrap();
+        assert_eq!(refs.len(), 2);
+        assert!(refs[0].is_new() && !refs[0].is_delete());
+        assert_eq!(refs[0].short_name(), "main");
+        assert!(refs[1].is_delete());
+        assert!(parse_refs("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn malformed_ref_lines_are_refused_with_the_line() {
+        for bad in [
+            "refs/heads/main 123 refs/heads/main 456",
+            "only three fields",
+        ] {
+            let e = parse_refs(bad).unwrap_err();
+            assert!(e.to_string().contains("line 1"), "{e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+    }
+
+    #[test]
+    fn scope_from_config() {
+        assert_eq!(Scope::from_config("all"), Scope::All);
+        assert_eq!(Scope::from_config("changed"), Scope::Changed);
+        assert_eq!(Scope::All.as_str(), "all");
+    }
+}

@@ -1,0 +1,557 @@
+//! `[VERIFY]` task items: run their commands in order and report VERIFICATION_PASS or _FAIL.
+//!
+//! A tasks file item such as `- [ ] V4 [VERIFY] Full local CI: cargo fmt --check && cargo
+//! test` names commands after its first `: `; they run one by one with `sh -c` in the
+//! repository root, each in its own process group with `gates.timeout`, and the first
+//! failure stops the item. An item mentioning "AC checklist" instead judges every `AC-x.y`
+//! of requirements.md through the LLM judge. Results can tick the items and are appended
+//! to `.progress.md` under `## Learnings`.
+
+pub mod files;
+pub mod parse;
+pub mod render;
+
+use crate::check::process::{self, Job};
+use crate::check::{CheckResult, Outcome};
+use crate::config::{Config, parse_duration};
+use crate::error::Error;
+use crate::judge::{self, JudgeSettings};
+use crate::time::Timestamp;
+use parse::{Criterion, VerifyItem};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Most changed files put before the judge for one AC when its line names none.
+const MAX_CHANGED_FILES: usize = 50;
+
+/// How `[VERIFY]` items run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Where commands run and judged files are read: the repository root.
+    pub root: PathBuf,
+    /// Longest one command may run (`gates.timeout`).
+    pub timeout: Duration,
+    /// Bytes of a command's output kept (`verify.output_cap`).
+    pub output_cap: usize,
+    /// How AC checklist items ask the LLM.
+    pub judge: JudgeSettings,
+    /// `.beads/.cache` when inside a workspace (temporary files of atomic writes).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Settings from config; `cache_dir` is the workspace cache when there is one.
+    pub fn from_config(root: PathBuf, config: &Config, cache_dir: Option<PathBuf>) -> Settings {
+        Settings {
+            root,
+            timeout: parse_duration(&config.gates.timeout).unwrap_or(Duration::from_secs(120)),
+            output_cap: usize::try_from(config.verify.output_cap).unwrap_or(usize::MAX),
+            judge: JudgeSettings::from_config(config, cache_dir.clone(), true),
+            cache_dir,
+        }
+    }
+}
+
+/// What `tasks verify` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The tasks file.
+    pub file: PathBuf,
+    /// The requirements file (default: `requirements.md` beside the tasks file).
+    pub requirements: Option<PathBuf>,
+    /// Tick passing items `[x]`.
+    pub mark: bool,
+}
+
+/// The overall answer, spelled as the signal agents look for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// No item failed.
+    #[serde(rename = "VERIFICATION_PASS")]
+    Pass,
+    /// Some item failed.
+    #[serde(rename = "VERIFICATION_FAIL")]
+    Fail,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Pass => "VERIFICATION_PASS",
+            Verdict::Fail => "VERIFICATION_FAIL",
+        })
+    }
+}
+
+/// One acceptance criterion as judged.
+#[derive(Debug, Clone, Serialize)]
+pub struct AcResult {
+    /// `AC-1.2`.
+    pub id: String,
+    /// Its description.
+    pub description: String,
+    /// Its line in the requirements file.
+    pub line: usize,
+    /// PASS, FAIL, SKIP, ERROR or UNSTABLE.
+    pub outcome: Outcome,
+    /// The judge's reasoning, or why it could not judge.
+    pub evidence: String,
+    /// The files put before the judge.
+    pub files: Vec<String>,
+}
+
+/// One `[VERIFY]` item as run.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemResult {
+    /// The word before `[VERIFY]`, e.g. `V4`.
+    pub id: Option<String>,
+    /// Its line in the tasks file.
+    pub line: usize,
+    /// The text after `[VERIFY]` up to the colon.
+    pub title: String,
+    /// PASS, FAIL or SKIP.
+    pub outcome: Outcome,
+    /// Why it failed or was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Each command in order; those after a failure are SKIP and were not run.
+    pub commands: Vec<CheckResult>,
+    /// For an AC checklist item, each criterion.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub acs: Vec<AcResult>,
+    /// This run ticked its checkbox.
+    pub marked: bool,
+}
+
+impl ItemResult {
+    /// How the item is named: `V4 [VERIFY] Full local CI`.
+    pub fn heading(&self) -> String {
+        match &self.id {
+            Some(id) => format!("{id} [VERIFY] {}", self.title),
+            None => format!("[VERIFY] {}", self.title),
+        }
+    }
+
+    /// The id, else `line N`.
+    pub fn name(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("line {}", self.line))
+    }
+}
+
+/// Everything one `tasks verify` run found and did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verification {
+    /// The tasks file, as given.
+    pub file: String,
+    /// The requirements file read, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requirements: Option<String>,
+    /// Each `[VERIFY]` item in file order.
+    pub items: Vec<ItemResult>,
+    /// VERIFICATION_PASS unless some item failed.
+    pub verdict: Verdict,
+    /// Items ticked in the tasks file by this run.
+    pub marked: usize,
+    /// The progress file learnings were appended to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<String>,
+    /// Results that could not be written back.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Runs every `[VERIFY]` item of `req.file`, then ticks and records as asked. A missing
+/// tasks file or requirements file, or a malformed requirements file, is bad input.
+pub fn verify(req: &Request, s: &Settings) -> Result<Verification, Error> {
+    let text = read_input(&req.file, "tasks file")?;
+    let items = parse::verify_items(&text);
+    let wants_acs = items.iter().any(|i| i.ac_checklist);
+    let mut requirements = None;
+    let mut criteria = Vec::new();
+    if wants_acs || req.requirements.is_some() {
+        let path = req
+            .requirements
+            .clone()
+            .unwrap_or_else(|| req.file.with_file_name("requirements.md"));
+        let shown = path.display().to_string();
+        let body = read_input(&path, "requirements file").map_err(|e| match e {
+            Error::Invalid(m) if req.requirements.is_none() => Error::invalid_with_help(
+                format!("{m} (an AC checklist item reads it)"),
+                "give the file with --requirements FILE",
+            ),
+            other => other,
+        })?;
+        criteria = parse::criteria(&shown, &body)?;
+        if criteria.is_empty() && wants_acs {
+            return Err(Error::invalid_with_help(
+                format!("{shown} has no AC-x.y acceptance criteria"),
+                "write them as `- AC-1.2: what must hold`",
+            ));
+        }
+        requirements = Some(path);
+    }
+    let mut changed: Option<Vec<String>> = None;
+    let mut results = Vec::new();
+    for item in &items {
+        let result = if item.ac_checklist {
+            let changed = changed.get_or_insert_with(|| {
+                let skip = [Some(&req.file), requirements.as_ref()];
+                changed_files(&s.root, &skip, s.output_cap)
+            });
+            run_ac_item(item, &criteria, changed, s)
+        } else {
+            run_command_item(item, s)
+        };
+        results.push(result);
+    }
+    let verdict = if results.iter().any(|r| r.outcome == Outcome::Fail) {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    let mut v = Verification {
+        file: req.file.display().to_string(),
+        requirements: requirements.map(|p| p.display().to_string()),
+        items: results,
+        verdict,
+        marked: 0,
+        progress: None,
+        warnings: Vec::new(),
+    };
+    if req.mark {
+        mark(&req.file, &mut v, s);
+    }
+    if !v.items.is_empty() {
+        let path = req.file.with_file_name(".progress.md");
+        match record(&path, &v, s) {
+            Ok(()) => v.progress = Some(path.display().to_string()),
+            Err(e) => v.warnings.push(format!("learnings not recorded: {e}")),
+        }
+    }
+    Ok(v)
+}
+
+/// The text of an input file; a missing one (or a folder) is bad input.
+fn read_input(path: &Path, what: &str) -> Result<String, Error> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|_| Error::Invalid(format!("{}: {what} is not UTF-8", path.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Invalid(format!(
+            "{}: no such {what}",
+            path.display()
+        ))),
+        Err(_) if path.is_dir() => Err(Error::Invalid(format!(
+            "{}: is a folder, not a {what}",
+            path.display()
+        ))),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Runs an item's commands in order until one fails.
+fn run_command_item(item: &VerifyItem, s: &Settings) -> ItemResult {
+    let mut commands: Vec<CheckResult> = Vec::new();
+    let mut failed: Option<String> = None;
+    for command in &item.commands {
+        let r = match &failed {
+            Some(first) => {
+                let mut r = CheckResult::without_run(
+                    Outcome::Skip,
+                    format!("not run: `{first}` failed first"),
+                );
+                r.command = command.clone();
+                r
+            }
+            None => run_command(command, s),
+        };
+        if failed.is_none() && r.outcome == Outcome::Fail {
+            failed = Some(command.clone());
+        }
+        commands.push(r);
+    }
+    let (outcome, reason) = if item.commands.is_empty() {
+        (
+            Outcome::Skip,
+            Some("no commands: write them after a colon, joined by &&".to_string()),
+        )
+    } else if let Some(r) = commands.iter().find(|r| r.outcome == Outcome::Fail) {
+        let why = r.reason.as_deref().unwrap_or("failed");
+        (Outcome::Fail, Some(format!("`{}` {why}", r.command)))
+    } else if commands.iter().any(|r| r.outcome == Outcome::Pass) {
+        let skipped: Vec<String> = commands
+            .iter()
+            .filter(|r| r.outcome == Outcome::Skip)
+            .map(|r| format!("`{}`", r.command))
+            .collect();
+        let why =
+            (!skipped.is_empty()).then(|| format!("skipped, not found: {}", skipped.join(", ")));
+        (Outcome::Pass, why)
+    } else {
+        (Outcome::Skip, Some("every command was skipped".to_string()))
+    };
+    ItemResult {
+        id: item.id.clone(),
+        line: item.line,
+        title: item.title.clone(),
+        outcome,
+        reason,
+        commands,
+        acs: Vec::new(),
+        marked: false,
+    }
+}
+
+/// Runs one command with `sh -c` in the root: exit 0 PASS; program not found (127) SKIP;
+/// a timeout, a signal, any other exit or a failure to start FAIL.
+pub fn run_command(command: &str, s: &Settings) -> CheckResult {
+    let f = process::run(&Job {
+        program: "sh".into(),
+        args: vec!["-c".into(), command.into()],
+        dir: s.root.clone(),
+        stdin: None,
+        env: Vec::new(),
+        timeout: s.timeout,
+        output_cap: s.output_cap,
+    });
+    let text = f.text();
+    let (outcome, reason) = if let Some(e) = &f.spawn_error {
+        (Outcome::Fail, Some(e.clone()))
+    } else if f.timed_out {
+        (
+            Outcome::Fail,
+            Some(format!("timed out after {}", seconds(s.timeout))),
+        )
+    } else if f.exit_code == Some(0) {
+        (Outcome::Pass, None)
+    } else if f.exit_code == Some(127) && text.contains("not found") {
+        let line = text
+            .lines()
+            .find(|l| l.contains("not found"))
+            .unwrap_or("not found");
+        (
+            Outcome::Skip,
+            Some(format!("command not found: {}", line.trim())),
+        )
+    } else if let Some(code) = f.exit_code {
+        (Outcome::Fail, Some(format!("exit {code}")))
+    } else {
+        let sig = f
+            .signal
+            .map_or("a signal".to_string(), |n| format!("signal {n}"));
+        (Outcome::Fail, Some(format!("killed by {sig}")))
+    };
+    CheckResult {
+        outcome,
+        reason,
+        command: command.to_string(),
+        exit_code: f.exit_code,
+        duration_ms: f.duration.as_millis() as u64,
+        truncated: f.truncated(),
+        output: text,
+    }
+}
+
+/// `1s`, `1.5s`.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+/// Judges every criterion; a FAIL, ERROR or UNSTABLE one fails the item.
+fn run_ac_item(
+    item: &VerifyItem,
+    criteria: &[Criterion],
+    changed: &[String],
+    s: &Settings,
+) -> ItemResult {
+    let acs: Vec<AcResult> = criteria.iter().map(|c| judge_ac(c, changed, s)).collect();
+    let failed: Vec<&str> = acs
+        .iter()
+        .filter(|a| {
+            matches!(
+                a.outcome,
+                Outcome::Fail | Outcome::Error | Outcome::Unstable
+            )
+        })
+        .map(|a| a.id.as_str())
+        .collect();
+    let (outcome, reason) = if !failed.is_empty() {
+        let n = failed.len();
+        (
+            Outcome::Fail,
+            Some(format!("{n} AC failed: {}", failed.join(", "))),
+        )
+    } else if acs.iter().any(|a| a.outcome == Outcome::Pass) {
+        (Outcome::Pass, None)
+    } else {
+        (Outcome::Skip, Some("no AC could be judged".to_string()))
+    };
+    ItemResult {
+        id: item.id.clone(),
+        line: item.line,
+        title: item.title.clone(),
+        outcome,
+        reason,
+        commands: Vec::new(),
+        acs,
+        marked: false,
+    }
+}
+
+/// Judges one criterion against the files its line names in backticks (existing files or
+/// globs), else against the files changed in the work tree.
+fn judge_ac(c: &Criterion, changed: &[String], s: &Settings) -> AcResult {
+    let named: Vec<String> = c
+        .quoted
+        .iter()
+        .filter(|w| w.contains(['*', '?']) || s.root.join(w).is_file())
+        .cloned()
+        .collect();
+    let files = if named.is_empty() {
+        changed.to_vec()
+    } else {
+        named
+    };
+    let (outcome, evidence) = if files.is_empty() {
+        (
+            Outcome::Skip,
+            "no files to judge: name them in backticks on the AC line".to_string(),
+        )
+    } else {
+        let r = judge::judge_criterion(&s.root, &c.description, &files, &s.judge);
+        let evidence = r.reason.clone().unwrap_or_else(|| match r.outcome {
+            Outcome::Pass => "the judge found it met".to_string(),
+            _ => "the judge gave no reason".to_string(),
+        });
+        (r.outcome, evidence)
+    };
+    AcResult {
+        id: c.id.clone(),
+        description: c.description.clone(),
+        line: c.line,
+        outcome,
+        evidence,
+        files,
+    }
+}
+
+/// Files changed in the work tree against HEAD, plus untracked ones git does not ignore
+/// (asked of the `git` command, which knows the ignore rules), without `.beads/` and the
+/// tasks and requirements files; at most [`MAX_CHANGED_FILES`]. Empty outside git.
+fn changed_files(root: &Path, skip: &[Option<&PathBuf>], cap: usize) -> Vec<String> {
+    let git = |args: &[&str]| {
+        let mut all = vec!["-c".to_string(), "core.quotepath=off".to_string()];
+        all.extend(args.iter().map(|a| a.to_string()));
+        let f = process::run(&Job {
+            program: "git".into(),
+            args: all,
+            dir: root.to_path_buf(),
+            stdin: None,
+            env: Vec::new(),
+            timeout: Duration::from_secs(30),
+            output_cap: cap,
+        });
+        (f.exit_code == Some(0)).then(|| f.text())
+    };
+    let tracked = git(&["diff", "--name-only", "HEAD", "--"])
+        .or_else(|| git(&["ls-files", "--cached"]))
+        .unwrap_or_default();
+    let untracked = git(&["ls-files", "--others", "--exclude-standard"]).unwrap_or_default();
+    let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let skipped: Vec<PathBuf> = skip
+        .iter()
+        .flatten()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for rel in tracked.lines().chain(untracked.lines()) {
+        let rel = rel.trim();
+        if rel.is_empty() || rel.starts_with(".beads/") || rel.ends_with(".progress.md") {
+            continue;
+        }
+        let full = canon_root.join(rel);
+        if !full.is_file() || skipped.contains(&full) || out.iter().any(|o| o == rel) {
+            continue;
+        }
+        out.push(rel.to_string());
+        if out.len() == MAX_CHANGED_FILES {
+            break;
+        }
+    }
+    out
+}
+
+/// Ticks the passing items that are still unticked; a failure to write is a warning.
+fn mark(file: &Path, v: &mut Verification, s: &Settings) {
+    let lines: Vec<usize> = v
+        .items
+        .iter()
+        .filter(|i| i.outcome == Outcome::Pass)
+        .map(|i| i.line)
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            v.warnings
+                .push(format!("not marked: {}: {e}", file.display()));
+            return;
+        }
+    };
+    let now = parse::verify_items(&text);
+    // Only items still where they were (a command may have edited the file).
+    let mut ticked_lines = Vec::new();
+    for item in v.items.iter().filter(|i| lines.contains(&i.line)) {
+        if now
+            .iter()
+            .any(|n| n.line == item.line && n.title == item.title && !n.checked)
+        {
+            ticked_lines.push(item.line);
+        }
+    }
+    if ticked_lines.is_empty() {
+        return;
+    }
+    let (new_text, n) = files::tick(&text, &ticked_lines);
+    match files::replace(s.cache_dir.as_deref(), file, new_text.as_bytes()) {
+        Ok(()) => {
+            v.marked = n;
+            for item in &mut v.items {
+                item.marked = ticked_lines.contains(&item.line);
+            }
+        }
+        Err(e) => v.warnings.push(format!("not marked: {e}")),
+    }
+}
+
+/// Appends one learning per item to the progress file.
+fn record(path: &Path, v: &Verification, s: &Settings) -> Result<(), Error> {
+    let old = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let now = Timestamp::now();
+    let entries: Vec<String> = v
+        .items
+        .iter()
+        .map(|i| {
+            let why = i
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
+            format!("- {now} {}: {}{why}", i.heading(), i.outcome)
+        })
+        .collect();
+    let new = files::add_learnings(&old, &entries);
+    files::replace(s.cache_dir.as_deref(), path, new.as_bytes())
+}

@@ -1,0 +1,127 @@
+//! The human report of a `tasks verify` run: a block per item, the AC table, a count line,
+//! and the verdict alone on the last line.
+
+use super::{ItemResult, Verification};
+use crate::check::{CheckResult, Outcome};
+use std::fmt::Write;
+
+/// Lines of a failing command's output shown.
+const SNIPPET_LINES: usize = 12;
+
+/// Characters of evidence shown in an AC table cell.
+const EVIDENCE_CHARS: usize = 100;
+
+/// The report; its last line is `VERIFICATION_PASS` or `VERIFICATION_FAIL`.
+pub fn human(v: &Verification) -> String {
+    let mut out = String::new();
+    if v.items.is_empty() {
+        let _ = writeln!(out, "no [VERIFY] items in {}", v.file);
+    }
+    for item in &v.items {
+        let _ = writeln!(out, "Verified {}  {}:{}", item.heading(), v.file, item.line);
+        if item.acs.is_empty() {
+            write_commands(&mut out, item);
+        } else {
+            write_acs(&mut out, item);
+        }
+        out.push('\n');
+    }
+    let count = |o: Outcome| v.items.iter().filter(|i| i.outcome == o).count();
+    if !v.items.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} passed, {} failed, {} skipped",
+            count(Outcome::Pass),
+            count(Outcome::Fail),
+            count(Outcome::Skip)
+        );
+    }
+    if v.marked > 0 {
+        let s = if v.marked == 1 { "" } else { "s" };
+        let _ = writeln!(out, "marked {} item{s} [x] in {}", v.marked, v.file);
+    }
+    if let Some(p) = &v.progress {
+        let _ = writeln!(out, "learnings appended to {p}");
+    }
+    let _ = writeln!(out, "{}", v.verdict);
+    out
+}
+
+/// `- command: OUTCOME (facts)` per command, with the output of a failure.
+fn write_commands(out: &mut String, item: &ItemResult) {
+    if item.commands.is_empty() {
+        let why = item.reason.as_deref().unwrap_or_default();
+        let _ = writeln!(out, "- {} ({why})", item.outcome);
+        return;
+    }
+    for c in &item.commands {
+        let _ = writeln!(out, "- {}: {}{}", c.command, c.outcome, facts(c));
+        if c.outcome == Outcome::Fail && !c.output.trim().is_empty() {
+            for line in c.snippet(SNIPPET_LINES).lines() {
+                let _ = writeln!(out, "  | {line}");
+            }
+            if c.truncated {
+                let _ = writeln!(out, "  | [output truncated]");
+            }
+        }
+    }
+}
+
+/// ` (exit 1, 0.3s)`, ` (command not found: ...)`.
+fn facts(c: &CheckResult) -> String {
+    let mut f = Vec::new();
+    match c.outcome {
+        Outcome::Pass => {}
+        Outcome::Fail if c.exit_code.is_some() && !c.reason.as_deref().is_some_and(timeout) => {
+            f.push(format!("exit {}", c.exit_code.unwrap_or_default()));
+        }
+        _ => f.extend(c.reason.clone()),
+    }
+    if c.outcome != Outcome::Skip || c.exit_code.is_some() {
+        f.push(format!("{:.1}s", c.duration_ms as f64 / 1000.0));
+    }
+    if f.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", f.join(", "))
+    }
+}
+
+/// A reason that is a timeout.
+fn timeout(reason: &str) -> bool {
+    reason.starts_with("timed out")
+}
+
+/// The table `AC | Description | Status | Evidence`, then the failed ACs.
+fn write_acs(out: &mut String, item: &ItemResult) {
+    out.push('\n');
+    out.push_str("| AC | Description | Status | Evidence |\n");
+    out.push_str("|----|-------------|--------|----------|\n");
+    for a in &item.acs {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            a.id,
+            cell(&a.description, usize::MAX),
+            a.outcome,
+            cell(&a.evidence, EVIDENCE_CHARS)
+        );
+    }
+    if let Some(reason) = item
+        .reason
+        .as_deref()
+        .filter(|_| item.outcome != Outcome::Pass)
+    {
+        let _ = writeln!(out, "\n{reason}");
+    }
+}
+
+/// Text fit for one table cell: one line, `|` escaped, at most `max` characters.
+fn cell(text: &str, max: usize) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut s: String = one.chars().take(max).collect();
+    if one.chars().count() > max {
+        s.push_str("...");
+    }
+    s.replace('|', "\\|")
+}
