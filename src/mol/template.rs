@@ -1,0 +1,159 @@
+//! Placeholders: `{{var}}` (the formula's variables, at cook time) and `{name}` (expansion
+//! templates: `{target}`, `{target.title}`..., and the expansion's vars).
+
+use super::plan::Text;
+use crate::error::{Error, Result};
+use std::collections::{BTreeMap, HashMap};
+
+/// Replaces `{name}` by `vars[name]`; leaves `{{var}}` and unknown names alone.
+pub fn placeholders(s: &str, vars: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(pos) = rest.find('{') {
+        out.push_str(&rest[..pos]);
+        rest = &rest[pos..];
+        if rest.starts_with("{{") {
+            let end = rest.find("}}").map_or(rest.len(), |e| e + 2);
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        let name_end = rest[1..]
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .map(|e| e + 1);
+        match name_end {
+            Some(e) if rest[e..].starts_with('}') && vars.contains_key(&rest[1..e]) => {
+                out.push_str(&vars[&rest[1..e]]);
+                rest = &rest[e + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+pub fn glob(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !s.starts_with(first) || s.len() < first.len() + last.len() || !s.ends_with(last) {
+        return false;
+    }
+    let mut rest = &s[first.len()..s.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(p) => rest = &rest[p + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// `text` with every `{{name}}` replaced by its value; an unknown name is an error at it.
+pub fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
+    let s = &text.value;
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(pos) = rest.find("{{") {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 2..];
+        let len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = &after[..len];
+        let is_var = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && after[len..].starts_with("}}");
+        if !is_var {
+            out.push_str("{{");
+            rest = after;
+            continue;
+        }
+        match values.get(name) {
+            Some(v) => out.push_str(v),
+            None => return Err(undefined(text, name, values)),
+        }
+        rest = &after[len + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The error for `{{name}}` naming no variable, at the placeholder when it can be found.
+fn undefined(text: &Text, name: &str, values: &BTreeMap<String, String>) -> Error {
+    let msg = format!("`{{{{{name}}}}}` is not a variable of this formula");
+    let known: Vec<&str> = values.keys().map(String::as_str).collect();
+    let help = if known.is_empty() {
+        format!("declare it under [vars] or pass --var {name}=VALUE")
+    } else {
+        format!(
+            "declare it under [vars] or pass --var {name}=VALUE (variables: {})",
+            known.join(", ")
+        )
+    };
+    match &text.at {
+        Some((src, span)) => {
+            let needle = format!("{{{{{name}}}}}");
+            let raw = src.text.get(span.clone()).unwrap_or("");
+            let start = raw.find(&needle).map_or(span.start, |p| span.start + p);
+            src.error(&(start..start + needle.len()), msg)
+                .with_help(help)
+                .into()
+        }
+        None => Error::invalid_with_help(msg, help),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn placeholders_keep_double_braces() {
+        let vars = HashMap::from([("target".to_string(), "impl".to_string())]);
+        assert_eq!(
+            placeholders("{target}.a {{target}} {x} {", &vars),
+            "impl.a {{target}} {x} {"
+        );
+    }
+
+    #[test]
+    fn fill_substitutes_and_locates_unknown_names() {
+        let values = BTreeMap::from([("a".to_string(), "1".to_string())]);
+        let plain = |s: &str| Text {
+            value: s.into(),
+            at: None,
+        };
+        assert_eq!(
+            fill(&plain("x {{a}} {{ a }} {{.A}} {{"), &values).unwrap(),
+            "x 1 {{ a }} {{.A}} {{"
+        );
+        let src = Arc::new(crate::mol::formula::Source {
+            name: "f".into(),
+            text: "t = 'uses {{b}}'\n".into(),
+        });
+        let text = Text {
+            value: "uses {{b}}".into(),
+            at: Some((src, 4..16)),
+        };
+        let e = fill(&text, &values).unwrap_err().to_string();
+        assert!(e.starts_with("f:1:11: `{{b}}` is not a variable"), "{e}");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("*.implement", "a.implement"));
+        assert!(glob("shiny.*", "shiny.x"));
+        assert!(glob("a*b*c", "aXbYc"));
+        assert!(!glob("a*b", "ab.c"));
+        assert!(glob("exact", "exact"));
+    }
+}
