@@ -25,18 +25,8 @@ RUNS=${RUNS:-30}
 CREATE_RUNS=${CREATE_RUNS:-30}
 (( RUNS < 20 )) && RUNS=20
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-log() { printf '==> %s\n' "$*" >&2; }
-
 # ---------------------------------------------------------------- 1. binary, hyperfine
-if [[ -n "${VERMAS_BIN:-}" ]]; then
-    VM=$(readlink -f "$VERMAS_BIN")
-else
-    log "cargo build --release"
-    (cd "$ROOT" && cargo build --release -q)
-    VM="$ROOT/target/release/vermas"
-fi
-[[ -x "$VM" ]] || { echo "no vermas binary at $VM" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 HAVE_HF=1
 if [[ "${NO_HYPERFINE:-0}" == 1 ]]; then

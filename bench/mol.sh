@@ -10,23 +10,10 @@
 #      RUNS (default 30), KEEP=1 (keep the generated repository).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STEPS=${STEPS:-1000}
 RUNS=${RUNS:-30}
-log() { printf '==> %s\n' "$*" >&2; }
-
-if [[ -n "${VERMAS_BIN:-}" ]]; then
-    VM=$(readlink -f "$VERMAS_BIN")
-else
-    log "cargo build --release"
-    (cd "$ROOT" && cargo build --release -q)
-    VM="$ROOT/target/release/vermas"
-fi
-if ! command -v hyperfine >/dev/null 2>&1; then
-    log "installing hyperfine"
-    apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq hyperfine >/dev/null 2>&1
-fi
-command -v hyperfine >/dev/null 2>&1 || { echo "hyperfine is needed" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_hyperfine
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-molbench.XXXXXX")
 [[ "${KEEP:-0}" == 1 ]] && log "repository kept at $WORK/repo" || trap 'rm -rf "$WORK"' EXIT

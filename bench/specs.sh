@@ -9,23 +9,10 @@
 # Env: VERMAS_BIN (use this binary instead of building), RUNS (default 30), KEEP=1.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-30}
 BEADS=${BEADS:-10000}
-log() { printf '==> %s\n' "$*" >&2; }
-
-if [[ -n "${VERMAS_BIN:-}" ]]; then
-    VM=$(readlink -f "$VERMAS_BIN")
-else
-    log "cargo build --release"
-    (cd "$ROOT" && cargo build --release -q)
-    VM="$ROOT/target/release/vermas"
-fi
-if ! command -v hyperfine >/dev/null 2>&1; then
-    log "installing hyperfine"
-    apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq hyperfine >/dev/null 2>&1
-fi
-command -v hyperfine >/dev/null 2>&1 || { echo "hyperfine is needed" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_hyperfine
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-specbench.XXXXXX")
 [[ "${KEEP:-0}" == 1 ]] || trap 'rm -rf "$WORK"' EXIT
