@@ -122,6 +122,14 @@ pub enum Error {
     #[diagnostic(code(vermas::not_found), help("`vermas list --all` shows every bead"))]
     NotFound(String),
 
+    /// No message has this id.
+    #[error("no message matches '{0}'")]
+    #[diagnostic(
+        code(vermas::not_found),
+        help("`vermas mail inbox ADDR` lists the messages of a mailbox")
+    )]
+    NoMessage(String),
+
     /// More than one record starts with this prefix.
     #[error("'{prefix}' is ambiguous: it matches {}", candidates.join(", "))]
     #[diagnostic(code(vermas::ambiguous), help("give more characters of the id"))]
@@ -171,7 +179,7 @@ impl Error {
             Error::NoWorkspace(_) => "no_workspace",
             Error::Parse(_) => "parse",
             Error::Invalid(_) | Error::InvalidWithHelp { .. } => "invalid",
-            Error::NotFound(_) => "not_found",
+            Error::NotFound(_) | Error::NoMessage(_) => "not_found",
             Error::Ambiguous { .. } => "ambiguous",
             Error::Cycle(_) => "cycle",
             Error::Git(_) => "git",

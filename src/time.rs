@@ -83,6 +83,31 @@ impl Timestamp {
         ))
     }
 
+    /// The RFC 3339 text as bytes, written without the formatting machinery (for long
+    /// lists); `None` outside the years 0 to 9999.
+    pub fn rfc3339_bytes(self) -> Option<[u8; 20]> {
+        let (y, m, d) = civil_from_days(self.0.div_euclid(86_400));
+        if !(0..=9999).contains(&y) {
+            return None;
+        }
+        let secs = self.0.rem_euclid(86_400);
+        let mut out = *b"0000-00-00T00:00:00Z";
+        let mut put = |at: usize, value: i64, digits: usize| {
+            let mut v = value;
+            for i in (0..digits).rev() {
+                out[at + i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        };
+        put(0, y, 4);
+        put(5, m, 2);
+        put(8, d, 2);
+        put(11, secs / 3600, 2);
+        put(14, secs % 3600 / 60, 2);
+        put(17, secs % 60, 2);
+        Some(out)
+    }
+
     /// Seconds from `self` to `later` (negative if `later` is earlier).
     pub fn seconds_until(self, later: Timestamp) -> i64 {
         later.0 - self.0
@@ -164,6 +189,14 @@ mod tests {
     fn round_trips_and_offsets() {
         let t = Timestamp::parse("2026-11-22T10:00:00Z").unwrap();
         assert_eq!(t.to_string(), "2026-11-22T10:00:00Z");
+        for secs in [0, 1_700_000_000, 951_782_400, -86_400, 253_402_300_799] {
+            let t = Timestamp(secs);
+            assert_eq!(
+                t.rfc3339_bytes().map(|b| b.to_vec()),
+                Some(t.to_string().into_bytes())
+            );
+        }
+        assert_eq!(Timestamp(-62_167_219_201).rfc3339_bytes(), None);
         let shifted = Timestamp::parse("2026-11-22T12:00:00.25+02:00").unwrap();
         assert_eq!(shifted, t);
         assert_eq!(Timestamp(0).to_string(), "1970-01-01T00:00:00Z");

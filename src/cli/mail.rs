@@ -1,10 +1,400 @@
-//! Handler of `mail`.
+//! Handler of `mail`: turn arguments into mail library calls and render answers.
 
 use super::args::MailCmd;
+use super::output::{
+    diagnostic, out, outln, print_json, print_json_elements, print_json_list, recorded_note,
+    short_commit, versioned,
+};
 use super::{Ctx, Outcome};
-use crate::error::Error;
+use crate::error::{Error, Result};
+use crate::mail::index::{Entry, json_unesc};
+use crate::mail::message::{MSG_TYPES, PRIORITIES, parse_priority, parse_type};
+use crate::mail::ops::{self, Changed, Outgoing};
+use crate::mail::query;
+use crate::mail::{Address, Message, store};
+use crate::time::{Timestamp, short_age};
+use crate::workspace::Workspace;
+use serde_json::json;
+use std::borrow::Cow;
+use std::fmt::Write;
+use std::io::Read;
+use std::time::Duration;
+
+/// How often `mail wait` looks for a reply.
+const POLL: Duration = Duration::from_millis(150);
 
 /// `mail ...`.
-pub fn mail(_ctx: &Ctx, _cmd: MailCmd) -> Outcome {
-    Err(Error::Invalid("mail is being built in this change".into()))
+pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
+    let ws = ctx.workspace()?;
+    match cmd {
+        MailCmd::Send {
+            to,
+            subject,
+            message,
+            stdin,
+            from,
+            msg_type,
+            priority,
+            cc,
+            reply_to,
+            ephemeral,
+        } => {
+            let msg_type = parse_type(&msg_type)?;
+            let priority = parse_priority(&priority)?;
+            let body = match message {
+                Some(m) => Some(m),
+                None if stdin => Some(read_stdin()?),
+                None => None,
+            };
+            let from = ops::sender(&ws, from.as_deref(), ctx.actor.as_deref())?;
+            let sent = ops::send(
+                &ws,
+                Outgoing {
+                    to,
+                    cc,
+                    subject,
+                    body,
+                    from,
+                    msg_type,
+                    priority,
+                    reply_to,
+                    ephemeral,
+                },
+            )?;
+            changed(ctx, "Sent", sent)
+        }
+        MailCmd::Reply { msg, message, from } => {
+            let from = ops::sender(&ws, from.as_deref(), ctx.actor.as_deref())?;
+            let sent = ops::reply(&ws, &msg, &message, &from)?;
+            changed(ctx, "Replied", sent)
+        }
+        MailCmd::Inbox { addr, unread } => {
+            let addr = ops::inbox_address(&ws, addr.as_deref(), ctx.actor.as_deref())?;
+            let inbox = query::inbox(&ws, &addr)?;
+            let (entries, errors) = inbox.entries(&ws, unread);
+            for e in inbox.broken.iter().chain(&errors) {
+                warn(ctx, e);
+            }
+            let sorted = query::sorted(&entries);
+            if ctx.json {
+                print_json_elements(&sorted, |out, e| entry_json(out, e));
+            } else {
+                out!("{}", inbox_view(&addr, &sorted, unread));
+            }
+            drop(sorted);
+            // Thousands of borrowed entries: the process ends now, no need to free them.
+            std::mem::forget(entries);
+            std::mem::forget(inbox);
+            Ok(0)
+        }
+        MailCmd::Read { msg } => {
+            let actor = ctx.actor(&ws);
+            let read = ops::read(&ws, &msg, &actor)?;
+            recorded_note(&read.recorded);
+            show(ctx, &read.messages[0]);
+            Ok(0)
+        }
+        MailCmd::Thread { msg } => {
+            let listing = query::thread(&ws, &msg)?;
+            for e in &listing.broken {
+                warn(ctx, e);
+            }
+            let mut messages = listing.messages;
+            store::complete(&ws, &mut messages)?;
+            if ctx.json {
+                print_json_list(&messages);
+            } else {
+                out!("{}", thread_view(&messages));
+            }
+            Ok(0)
+        }
+        MailCmd::Archive { msg } => {
+            let actor = ctx.actor(&ws);
+            let archived = ops::archive(&ws, &msg, &actor)?;
+            changed(ctx, "Archived", archived)
+        }
+        MailCmd::Wait { msg, timeout } => wait(ctx, &ws, &msg, &timeout),
+    }
+}
+
+/// `mail wait`: the reply, or exit 1 when none came in time.
+fn wait(ctx: &Ctx, ws: &Workspace, msg: &str, timeout: &str) -> Outcome {
+    let limit = crate::config::parse_duration(timeout).map_err(|m| {
+        Error::invalid_with_help(format!("bad --timeout: {m}"), "e.g. --timeout 30s or 5m")
+    })?;
+    match query::wait(ws, msg, limit, POLL)? {
+        Some(reply) => {
+            let mut reply = vec![reply];
+            store::complete(ws, &mut reply)?;
+            show(ctx, &reply[0]);
+            Ok(0)
+        }
+        None => {
+            let text = format!("no reply to {msg} within {timeout}");
+            if ctx.json {
+                eprintln!(
+                    "{}",
+                    json!({"schema_version": 1, "error": text, "code": "timeout"})
+                );
+            } else {
+                eprintln!("{text}");
+            }
+            Ok(1)
+        }
+    }
+}
+
+/// The body from standard input.
+fn read_stdin() -> Result<String> {
+    let mut s = String::new();
+    std::io::stdin()
+        .read_to_string(&mut s)
+        .map_err(|e| Error::io("<stdin>", e))?;
+    Ok(s)
+}
+
+/// Warns on stderr about a message file that did not parse.
+fn warn(ctx: &Ctx, e: &Error) {
+    if ctx.json {
+        eprintln!("{}", json!({"warning": e.to_string(), "code": e.code()}));
+    } else {
+        diagnostic("warning", e);
+    }
+}
+
+/// Renders the result of a send, reply or archive.
+fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
+    recorded_note(&c.recorded);
+    if ctx.json {
+        match c.messages.as_slice() {
+            [one] => print_json(&versioned(one)),
+            many => print_json(&many),
+        }
+        return Ok(0);
+    }
+    let commit = short_commit(&c.recorded)
+        .map(|s| format!(" [{s}]"))
+        .unwrap_or_default();
+    for m in &c.messages {
+        let place = if verb == "Archived" {
+            format!("from {}", address_of(&m.mailbox))
+        } else {
+            format!("to {}", address_of(&m.mailbox))
+        };
+        let eph = if m.ephemeral { " (ephemeral)" } else { "" };
+        outln!("{verb} {} {place}: {}{eph}{commit}", m.id, m.subject);
+    }
+    Ok(0)
+}
+
+/// A message as JSON or as a person reads it.
+fn show(ctx: &Ctx, m: &Message) {
+    if ctx.json {
+        print_json(&versioned(m));
+    } else {
+        out!("{}", full(m));
+    }
+}
+
+/// The address a mailbox folder belongs to.
+fn address_of(mailbox: &str) -> String {
+    Address::of_mailbox(mailbox).map_or_else(|_| mailbox.to_string(), |a| a.to_string())
+}
+
+/// `3m ago` for a message.
+fn age(t: Timestamp) -> String {
+    format!("{} ago", short_age(t.seconds_until(Timestamp::now())))
+}
+
+/// One message in full: headers, a blank line, the body.
+fn full(m: &Message) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: {}", m.id, m.subject);
+    let _ = writeln!(s, "From:     {}", m.from);
+    let _ = writeln!(s, "To:       {}", m.to);
+    if !m.cc.is_empty() {
+        let _ = writeln!(s, "Cc:       {}", m.cc.join(", "));
+    }
+    let _ = writeln!(s, "Date:     {} ({})", m.created_at, age(m.created_at));
+    let _ = writeln!(s, "Type:     {}, priority {}", m.msg_type, m.priority);
+    let mut thread = m.thread.clone();
+    if let Some(r) = &m.reply_to {
+        let _ = write!(thread, ", reply to {r}");
+    }
+    let _ = writeln!(s, "Thread:   {thread}");
+    let mut mailbox = address_of(&m.mailbox);
+    if m.archived {
+        mailbox.push_str(" (archived)");
+    }
+    if m.ephemeral {
+        mailbox.push_str(" (ephemeral)");
+    }
+    let _ = writeln!(s, "Mailbox:  {mailbox}");
+    if !m.body.is_empty() {
+        let _ = writeln!(s, "\n{}", m.body);
+    }
+    s
+}
+
+/// An inbox: a heading, then one line per message, unread ones marked `*`.
+fn inbox_view(addr: &str, entries: &[&Entry<'_>], unread_only: bool) -> String {
+    let mut s = String::new();
+    if entries.is_empty() {
+        let what = if unread_only {
+            "unread messages"
+        } else {
+            "messages"
+        };
+        let _ = writeln!(s, "No {what} for {addr}.");
+        return s;
+    }
+    let text = |c: &Cow<'_, str>| json_unesc(c).map_or_else(|| c.to_string(), Cow::into_owned);
+    let unread = entries.iter().filter(|m| !m.read).count();
+    let _ = writeln!(s, "{addr}: {} messages, {unread} unread", entries.len());
+    let id_w = entries.iter().map(|m| m.id.len()).max().unwrap_or(0);
+    let from_w = entries
+        .iter()
+        .map(|m| m.from.len())
+        .max()
+        .unwrap_or(0)
+        .min(24);
+    let now = Timestamp::now();
+    for m in entries {
+        let mark = if m.read { ' ' } else { '*' };
+        let _ = writeln!(
+            s,
+            "{mark} {:<id_w$}  {:<6}  {:<from_w$}  {}  ({} ago)",
+            m.id,
+            PRIORITIES[m.priority as usize],
+            text(&m.from),
+            text(&m.subject),
+            short_age(m.created_at.seconds_until(now))
+        );
+    }
+    s
+}
+
+/// One inbox entry as a pretty JSON array element: the same text `serde_json` writes for
+/// the [`Message`], with the already escaped strings copied as they are.
+fn entry_json(out: &mut Vec<u8>, e: &Entry<'_>) {
+    /// `    "key": ` then `value` as written, then `,` unless last.
+    fn raw(out: &mut Vec<u8>, key: &str, value: &str, last: bool) {
+        out.extend_from_slice(b"    \"");
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(if last { b"\n" } else { b",\n" });
+    }
+    /// The same with `value` (already escaped) between quotes.
+    fn string(out: &mut Vec<u8>, key: &str, value: &str) {
+        out.extend_from_slice(b"    \"");
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\": \"");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\",\n");
+    }
+    let flag = |b: bool| if b { "true" } else { "false" };
+    out.reserve(400 + e.body.len() + e.subject.len());
+    out.extend_from_slice(b"  {\n");
+    string(out, "id", &e.id);
+    string(out, "from", &e.from);
+    string(out, "to", &e.to);
+    if e.cc.is_empty() {
+        raw(out, "cc", "[]", false);
+    } else {
+        out.extend_from_slice(b"    \"cc\": [\n");
+        for (n, c) in e.cc.iter().enumerate() {
+            if n > 0 {
+                out.extend_from_slice(b",\n");
+            }
+            out.extend_from_slice(b"      \"");
+            out.extend_from_slice(c.as_bytes());
+            out.push(b'"');
+        }
+        out.extend_from_slice(b"\n    ],\n");
+    }
+    string(out, "subject", &e.subject);
+    string(out, "msg_type", MSG_TYPES[e.msg_type as usize]);
+    string(out, "priority", PRIORITIES[e.priority as usize]);
+    string(out, "thread", &e.thread);
+    match &e.reply_to {
+        Some(r) => string(out, "reply_to", r),
+        None => raw(out, "reply_to", "null", false),
+    }
+    match e.created_at.rfc3339_bytes() {
+        Some(b) => string(
+            out,
+            "created_at",
+            std::str::from_utf8(&b).unwrap_or_default(),
+        ),
+        None => string(out, "created_at", &e.created_at.to_string()),
+    }
+    raw(out, "read", flag(e.read), false);
+    string(out, "body", &e.body);
+    string(out, "mailbox", &e.mailbox);
+    raw(out, "archived", flag(e.archived), false);
+    raw(out, "ephemeral", flag(e.ephemeral), true);
+    out.extend_from_slice(b"  }");
+}
+
+/// A thread: each message with its sender and mailbox, then its body indented.
+fn thread_view(msgs: &[Message]) -> String {
+    let mut s = String::new();
+    if let Some(first) = msgs.first() {
+        let _ = writeln!(s, "Thread {} ({} messages)", first.thread, msgs.len());
+    }
+    for m in msgs {
+        let _ = writeln!(
+            s,
+            "\n{} {} {} -> {}: {}",
+            m.id,
+            m.created_at,
+            m.from,
+            address_of(&m.mailbox),
+            m.subject
+        );
+        for line in m.body.lines() {
+            let _ = writeln!(s, "    {line}");
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::{MsgType, Priority};
+
+    #[test]
+    fn entry_json_is_what_serde_writes() {
+        let mut m = Message {
+            id: "msg-1".into(),
+            from: "inspector/judge".into(),
+            to: "@leads".into(),
+            cc: vec!["mayor/".into(), "a\"b".into()],
+            subject: "Tab\there \u{1f} \"quoted\" ünï".into(),
+            msg_type: MsgType::Escalation,
+            priority: Priority::High,
+            thread: "msg-0".into(),
+            reply_to: Some("msg-0".into()),
+            created_at: Timestamp(1_700_000_000),
+            read: true,
+            body: "line 1\nline 2\t\\ </x>".into(),
+            mailbox: "inspector/judge".into(),
+            archived: true,
+            ephemeral: false,
+            partial: false,
+        };
+        for _ in 0..2 {
+            let want = serde_json::to_string_pretty(&vec![m.clone(), m.clone()]).unwrap();
+            let mut got = b"[\n".to_vec();
+            entry_json(&mut got, &Entry::of(&m));
+            got.extend_from_slice(b",\n");
+            entry_json(&mut got, &Entry::of(&m));
+            got.extend_from_slice(b"\n]");
+            assert_eq!(String::from_utf8(got).unwrap(), want);
+            m.cc.clear();
+            m.reply_to = None;
+        }
+    }
 }

@@ -53,6 +53,83 @@ pub fn print_json(value: &impl Serialize) {
     }
 }
 
+/// Prints `items` as a pretty JSON array on stdout, exactly as [`print_json`] would, but
+/// serialising parts of a long list on every core and without one big string.
+pub fn print_json_list<T: Serialize + Sync>(items: &[T]) {
+    print_json_elements(items, json_element);
+}
+
+/// Prints a pretty JSON array whose elements `write` renders (each indented one level, as
+/// [`print_json`] would), rendering parts of a long list on every core.
+pub fn print_json_elements<T: Sync>(items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) {
+    use std::io::Write;
+    /// Elements one thread renders at a time: buffers stay small and are reused.
+    const BLOCK: usize = 1024;
+    let threads = if items.len() < 2 * BLOCK {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    };
+    let render = |part: &[T], out: &mut Vec<u8>| {
+        out.clear();
+        for item in part {
+            out.extend_from_slice(b",\n");
+            write(out, item);
+        }
+    };
+    let mut buffers: Vec<Vec<u8>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut lock = std::io::stdout().lock();
+    let result = (|| {
+        if items.is_empty() {
+            return lock.write_all(b"[]\n");
+        }
+        lock.write_all(b"[")?;
+        // Rounds of one block per thread, written in order; the very first element has
+        // no `,` before it.
+        let mut first = true;
+        for round in items.chunks(BLOCK * threads) {
+            std::thread::scope(|scope| {
+                let mut rest = buffers.iter_mut();
+                let mut parts = round.chunks(BLOCK);
+                let own = (parts.next(), rest.next());
+                for (part, buf) in parts.zip(rest) {
+                    scope.spawn(|| render(part, buf));
+                }
+                if let (Some(part), Some(buf)) = own {
+                    render(part, buf);
+                }
+            });
+            for buf in buffers.iter().filter(|b| !b.is_empty()) {
+                let skip = if first { 1 } else { 0 };
+                first = false;
+                lock.write_all(&buf[skip..])?;
+            }
+        }
+        lock.write_all(b"\n]\n")?;
+        lock.flush()
+    })();
+    if let Err(e) = result {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Pretty JSON of `item` as an array element (indented one level). Pretty output has line
+/// breaks only between tokens (strings escape theirs), so indenting every line indents it.
+fn json_element<T: Serialize>(out: &mut Vec<u8>, item: &T) {
+    let one = serde_json::to_vec_pretty(item).unwrap_or_else(|_| b"null".to_vec());
+    out.extend_from_slice(b"  ");
+    for &b in &one {
+        out.push(b);
+        if b == b'\n' {
+            out.extend_from_slice(b"  ");
+        }
+    }
+}
+
 /// `value` (an object) with `schema_version: 1` added, for single-object answers.
 pub fn versioned(value: impl Serialize) -> Value {
     let mut v = serde_json::to_value(value).unwrap_or(Value::Null);

@@ -1,7 +1,8 @@
-//! Files under `.beads/`: atomic writes, the write lock, front matter, ids.
+//! Files under `.beads/`: atomic writes, the write lock, front matter, ids, index caches.
 
 pub mod frontmatter;
 pub mod id;
+pub mod index;
 mod txn;
 
 pub use txn::{CommitMessage, Recorded, Txn, write_atomic};

@@ -1,0 +1,329 @@
+//! Mail operations: send, reply, read, archive (each one commit unless ephemeral), and
+//! the queries inbox and thread.
+
+use super::address::{self, Address, FORMS};
+use super::message::{Message, MsgType, Priority};
+use super::store::{self, Dir, Located};
+use crate::error::{Error, Result};
+use crate::store::{CommitMessage, Recorded, Txn, id, write_atomic};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+use std::collections::HashSet;
+
+/// Everything `send` needs.
+#[derive(Debug, Clone, Default)]
+pub struct Outgoing {
+    /// Recipient: an address or `@group`.
+    pub to: String,
+    /// Further recipients.
+    pub cc: Vec<String>,
+    /// One-line summary.
+    pub subject: String,
+    /// The text; `None` when none was given.
+    pub body: Option<String>,
+    /// The sender (see [`sender`]).
+    pub from: String,
+    /// What it asks of its reader.
+    pub msg_type: MsgType,
+    /// How soon it should be read.
+    pub priority: Priority,
+    /// The message it answers (id or unique prefix).
+    pub reply_to: Option<String>,
+    /// Keep it under `.beads/wisps/mail/`, never committed.
+    pub ephemeral: bool,
+}
+
+/// The result of a change: the messages as written and what git recorded.
+#[derive(Debug, Clone)]
+pub struct Changed {
+    /// The messages after the change (one per recipient mailbox for a send).
+    pub messages: Vec<Message>,
+    /// The commit, or why there is none (`Unchanged` for ephemeral mail).
+    pub recorded: Recorded,
+}
+
+/// The sender: `--from` (which must be an address), else the actor (`--actor`,
+/// `VERMAS_ACTOR`, git's identity), in its normal address spelling when it is one.
+pub fn sender(ws: &Workspace, from: Option<&str>, actor: Option<&str>) -> Result<String> {
+    if let Some(f) = from {
+        return Ok(Address::parse(f)?.to_string());
+    }
+    let who = ws.actor(actor);
+    Ok(Address::parse(&who).map_or(who, |a| a.to_string()))
+}
+
+/// The address whose inbox to show: `addr`, else the actor, which must then be an address.
+pub fn inbox_address(ws: &Workspace, addr: Option<&str>, actor: Option<&str>) -> Result<String> {
+    if let Some(a) = addr {
+        return address::normalise(a, &ws.config.mail.groups);
+    }
+    let who = ws.actor(actor);
+    match Address::parse(&who) {
+        Ok(a) => Ok(a.to_string()),
+        Err(_) => Err(Error::invalid_with_help(
+            format!("whose inbox? '{who}' is not a mail address"),
+            format!(
+                "give one, e.g. `vermas mail inbox mayor/`, or set VERMAS_ACTOR; valid addresses: {FORMS}"
+            ),
+        )),
+    }
+}
+
+/// Sends a message: one file per recipient mailbox, one commit (none when ephemeral).
+pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
+    let subject = out.subject.trim().to_string();
+    if subject.is_empty() {
+        return Err(Error::Invalid("the subject is empty".into()));
+    }
+    if subject.contains('\n') {
+        return Err(Error::Invalid("the subject must be one line".into()));
+    }
+    let Some(body) = out.body else {
+        return Err(Error::invalid_with_help(
+            "the message has no body",
+            "give it with -m TEXT or on standard input with --stdin",
+        ));
+    };
+    let from = out.from.trim().to_string();
+    if from.is_empty() || from.contains('\n') {
+        return Err(Error::Invalid(format!("'{from}' is not a sender")));
+    }
+    let groups = &ws.config.mail.groups;
+    let to = address::normalise(&out.to, groups)?;
+    let mut recipients = Vec::new();
+    address::expand(&to, groups, &mut recipients)?;
+    let mut cc = Vec::new();
+    for c in &out.cc {
+        let c = address::normalise(c, groups)?;
+        address::expand(&c, groups, &mut recipients)?;
+        if c != to && !cc.contains(&c) {
+            cc.push(c);
+        }
+    }
+    let txn = if out.ephemeral {
+        None
+    } else {
+        Some(Txn::begin(ws)?)
+    };
+    let answered = out
+        .reply_to
+        .as_deref()
+        .map(|q| store::find(ws, q)?.read(ws))
+        .transpose()?;
+    let now = Timestamp::now();
+    let mut used = store::used_ids(ws);
+    let mut messages: Vec<Message> = Vec::new();
+    for rcpt in &recipients {
+        let id = fresh_id(&mut used, &subject, &from);
+        let thread = match (&answered, messages.first()) {
+            (Some(a), _) => a.thread.clone(),
+            (None, Some(first)) => first.id.clone(),
+            (None, None) => id.clone(),
+        };
+        let msg = Message {
+            id,
+            from: from.clone(),
+            to: to.clone(),
+            cc: cc.clone(),
+            subject: subject.clone(),
+            msg_type: out.msg_type,
+            priority: out.priority,
+            thread,
+            reply_to: answered.as_ref().map(|a| a.id.clone()),
+            created_at: now,
+            read: false,
+            body: body.trim_matches('\n').to_string(),
+            mailbox: rcpt.mailbox().to_string(),
+            archived: false,
+            ephemeral: out.ephemeral,
+            partial: false,
+        };
+        messages.push(msg);
+    }
+    let verb = if answered.is_some() {
+        "mail reply"
+    } else {
+        "mail send"
+    };
+    let recorded = write_all(ws, txn, verb, &from, &messages)?;
+    Ok(Changed { messages, recorded })
+}
+
+/// Answers message `query` (to its sender, in its thread); ephemeral if it was.
+pub fn reply(ws: &Workspace, query: &str, body: &str, from: &str) -> Result<Changed> {
+    let original = store::find(ws, query)?.read(ws)?;
+    let to = Address::parse(&original.from).map_err(|_| {
+        Error::invalid_with_help(
+            format!(
+                "{} is from '{}', which has no mailbox to reply to",
+                original.id, original.from
+            ),
+            format!(
+                "answer with `vermas mail send ADDR --reply-to {} ...` instead",
+                original.id
+            ),
+        )
+    })?;
+    let subject = if original.subject.to_ascii_lowercase().starts_with("re:") {
+        original.subject.clone()
+    } else {
+        format!("RE: {}", original.subject)
+    };
+    send(
+        ws,
+        Outgoing {
+            to: to.to_string(),
+            cc: Vec::new(),
+            subject,
+            body: Some(body.to_string()),
+            from: from.to_string(),
+            msg_type: MsgType::Reply,
+            priority: original.priority,
+            reply_to: Some(original.id),
+            ephemeral: original.ephemeral,
+        },
+    )
+}
+
+/// Writes new messages: through `txn` with one commit, or (ephemeral, no `txn`) directly.
+fn write_all(
+    ws: &Workspace,
+    txn: Option<Txn<'_>>,
+    verb: &str,
+    actor: &str,
+    messages: &[Message],
+) -> Result<Recorded> {
+    let Some(mut txn) = txn else {
+        for m in messages {
+            let dir = Dir::new(ws, &m.mailbox, false, true);
+            write_atomic(&ws.cache_dir(), &dir.file(&m.id), m.render().as_bytes())?;
+        }
+        return Ok(Recorded::Unchanged);
+    };
+    for m in messages {
+        let dir = Dir::new(ws, &m.mailbox, false, false);
+        txn.write(&dir.file(&m.id), m.render().as_bytes())?;
+    }
+    txn.commit(&CommitMessage {
+        verb: verb.to_string(),
+        ids: messages.iter().map(|m| m.id.clone()).collect(),
+        title: messages
+            .first()
+            .map(|m| m.subject.clone())
+            .unwrap_or_default(),
+        actor: actor.to_string(),
+    })
+}
+
+/// A free `msg-<base36>` id, as short as the number of messages allows.
+fn fresh_id(used: &mut HashSet<String>, subject: &str, from: &str) -> String {
+    let len = id::hash_len(used.len());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut nonce = 0u32;
+    loop {
+        let extra = (nonce / 16) as usize;
+        let candidate = id::generate("msg", subject, from, nanos, nonce, len + extra);
+        if used.insert(candidate.clone()) {
+            return candidate;
+        }
+        nonce += 1;
+    }
+}
+
+/// Runs `change` on message `query` under the write lock (none for ephemeral mail) and
+/// records it with one commit of the paths it returns.
+fn modify(
+    ws: &Workspace,
+    query: &str,
+    verb: &str,
+    actor: &str,
+    change: impl FnOnce(&Located, Message) -> Result<Option<Moved>>,
+) -> Result<Changed> {
+    let found = store::find(ws, query)?;
+    let txn = if found.dir.ephemeral {
+        None
+    } else {
+        Some(Txn::begin(ws)?)
+    };
+    // Another writer may have moved it while we waited for the lock.
+    let found = if found.path().is_file() {
+        found
+    } else {
+        store::find(ws, &found.id)?
+    };
+    let msg = found.read(ws)?;
+    let Some(moved) = change(&found, msg.clone())? else {
+        return Ok(Changed {
+            messages: vec![msg],
+            recorded: Recorded::Unchanged,
+        });
+    };
+    let recorded = match txn {
+        Some(mut txn) => {
+            txn.write(&moved.path, &moved.bytes)?;
+            if moved.path != found.path() {
+                txn.remove(&found.path())?;
+            }
+            txn.commit(&CommitMessage {
+                verb: verb.to_string(),
+                ids: vec![moved.message.id.clone()],
+                title: moved.message.subject.clone(),
+                actor: actor.to_string(),
+            })?
+        }
+        None => {
+            write_atomic(&ws.cache_dir(), &moved.path, &moved.bytes)?;
+            if moved.path != found.path() {
+                std::fs::remove_file(found.path()).map_err(|e| Error::io(found.path(), e))?;
+            }
+            Recorded::Unchanged
+        }
+    };
+    Ok(Changed {
+        messages: vec![moved.message],
+        recorded,
+    })
+}
+
+/// A message's new content and place.
+struct Moved {
+    path: std::path::PathBuf,
+    bytes: Vec<u8>,
+    message: Message,
+}
+
+/// Shows message `query` and marks it read (one commit when it was unread).
+pub fn read(ws: &Workspace, query: &str, actor: &str) -> Result<Changed> {
+    modify(ws, query, "mail read", actor, |found, mut msg| {
+        if msg.read {
+            return Ok(None);
+        }
+        msg.read = true;
+        Ok(Some(Moved {
+            path: found.path(),
+            bytes: msg.render().into_bytes(),
+            message: msg,
+        }))
+    })
+}
+
+/// Moves message `query` to its mailbox's `archive/` folder (one commit).
+pub fn archive(ws: &Workspace, query: &str, actor: &str) -> Result<Changed> {
+    modify(ws, query, "mail archive", actor, |found, mut msg| {
+        if found.dir.archived {
+            return Err(Error::Invalid(format!("{} is already archived", msg.id)));
+        }
+        let target = found.dir.archive(ws);
+        // The same bytes: git sees a rename.
+        let path = found.path();
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        msg.archived = true;
+        Ok(Some(Moved {
+            path: target.file(&msg.id),
+            bytes,
+            message: msg,
+        }))
+    })
+}
