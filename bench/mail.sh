@@ -18,18 +18,8 @@ MESSAGES=${MESSAGES:-10000}
 RUNS=${RUNS:-30}
 GOAL_MS=50
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-log() { printf '==> %s\n' "$*" >&2; }
-
-if [[ -n "${VERMAS_BIN:-}" ]]; then
-    VM=$(readlink -f "$VERMAS_BIN")
-else
-    log "cargo build --release"
-    (cd "$ROOT" && cargo build --release -q)
-    VM="$ROOT/target/release/vermas"
-fi
-[[ -x "$VM" ]] || { echo "no vermas binary at $VM" >&2; exit 1; }
-command -v hyperfine >/dev/null 2>&1 || { echo "hyperfine is needed (apt-get install hyperfine)" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_hyperfine
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-mail-bench.XXXXXX")
 REPO="$WORK/repo"
