@@ -1,7 +1,7 @@
 //! Reading beads from `.beads/issues/` and resolving ids or their prefixes.
 
 use super::model::Bead;
-use crate::error::{Error, ParseError, Result};
+use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -60,23 +60,7 @@ pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
 pub fn read_bead(ws: &Workspace, path: &std::path::Path) -> Result<Bead> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let bead = Bead::parse(&text, &ws.display(path))?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    if stem.as_deref() != Some(bead.id.as_str()) {
-        let line = text.lines().position(|l| l.starts_with("id:")).unwrap_or(0) + 1;
-        return Err(ParseError::at(
-            ws.display(path),
-            &text,
-            line,
-            5,
-            format!(
-                "id '{}' does not match the file name {}.md",
-                bead.id,
-                stem.unwrap_or_default()
-            ),
-        )
-        .with_help("rename the file or fix the id so they agree")
-        .into());
-    }
+    crate::store::frontmatter::check_file_name(&ws.display(path), &text, path, &bead.id)?;
     Ok(bead)
 }
 

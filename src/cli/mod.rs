@@ -1,5 +1,6 @@
 //! The command line: parse arguments, call the library, render results and errors.
 
+mod agent_args;
 pub mod args;
 mod beads;
 mod discover;

@@ -3,7 +3,7 @@
 
 use super::address::ARCHIVE;
 use super::message::Message;
-use crate::error::{Error, ParseError, Result};
+use crate::error::{Error, Result};
 use crate::store::index::{self, Loaded, Snapshot};
 use crate::workspace::Workspace;
 use std::collections::{BTreeMap, HashSet};
@@ -119,23 +119,7 @@ pub fn all_dirs(ws: &Workspace) -> Vec<Dir> {
 pub fn read_message(ws: &Workspace, dir: &Dir, path: &Path) -> Result<Message> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let mut msg = Message::parse(&text, &ws.display(path))?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    if stem.as_deref() != Some(msg.id.as_str()) {
-        let line = text.lines().position(|l| l.starts_with("id:")).unwrap_or(0) + 1;
-        return Err(ParseError::at(
-            ws.display(path),
-            &text,
-            line,
-            5,
-            format!(
-                "id '{}' does not match the file name {}.md",
-                msg.id,
-                stem.unwrap_or_default()
-            ),
-        )
-        .with_help("rename the file or fix the id so they agree")
-        .into());
-    }
+    crate::store::frontmatter::check_file_name(&ws.display(path), &text, path, &msg.id)?;
     place(&mut msg, dir);
     Ok(msg)
 }

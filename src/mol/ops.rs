@@ -344,22 +344,9 @@ fn message(verb: &str, mol: &Molecule, title: &str, actor: &str) -> CommitMessag
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mol::proto::ProtoStep;
 
     fn proto() -> Proto {
-        let step = |id: &str, needs: &[&str]| ProtoStep {
-            id: id.into(),
-            title: format!("Do {id}"),
-            description: String::new(),
-            needs: needs.iter().map(|s| s.to_string()).collect(),
-        };
-        Proto {
-            formula: "f".into(),
-            version: None,
-            description: String::new(),
-            vars: BTreeMap::new(),
-            steps: vec![step("a", &[]), step("b", &["a"])],
-        }
+        crate::mol::proto::sample(&[], &[("a", &[]), ("b", &["a"])])
     }
 
     fn workspace() -> (tempfile::TempDir, Workspace) {

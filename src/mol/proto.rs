@@ -31,3 +31,26 @@ pub struct ProtoStep {
     /// Ids of the steps that must complete first.
     pub needs: Vec<String>,
 }
+
+/// A small proto for unit tests: steps given as `(id, needs)`, titled `Do <id>`.
+#[cfg(test)]
+pub(crate) fn sample(vars: &[(&str, &str)], steps: &[(&str, &[&str])]) -> Proto {
+    Proto {
+        formula: "f".into(),
+        version: None,
+        description: String::new(),
+        vars: vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        steps: steps
+            .iter()
+            .map(|(id, needs)| ProtoStep {
+                id: id.to_string(),
+                title: format!("Do {id}"),
+                description: String::new(),
+                needs: needs.iter().map(|s| s.to_string()).collect(),
+            })
+            .collect(),
+    }
+}

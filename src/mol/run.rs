@@ -401,22 +401,10 @@ fn waiting(mol: &Molecule) -> Vec<Waiting> {
 mod tests {
     use super::*;
     use crate::mol::ops;
-    use crate::mol::proto::{Proto, ProtoStep};
+    use crate::mol::proto::Proto;
 
     fn proto() -> Proto {
-        let step = |id: &str, needs: &[&str]| ProtoStep {
-            id: id.into(),
-            title: format!("Do {id}"),
-            description: String::new(),
-            needs: needs.iter().map(|s| s.to_string()).collect(),
-        };
-        Proto {
-            formula: "f".into(),
-            version: None,
-            description: String::new(),
-            vars: BTreeMap::from([("k".into(), "v".into())]),
-            steps: vec![step("a", &[]), step("b", &["a"]), step("c", &["b"])],
-        }
+        crate::mol::proto::sample(&[("k", "v")], &[("a", &[]), ("b", &["a"]), ("c", &["b"])])
     }
 
     #[test]

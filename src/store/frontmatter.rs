@@ -50,6 +50,34 @@ pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, Box<ParseError>
     ))
 }
 
+/// Refuses a record whose `id` differs from its file name `<id>.md` (`file` names it in
+/// the error, `text` is its content).
+pub fn check_file_name(
+    file: &str,
+    text: &str,
+    path: &std::path::Path,
+    id: &str,
+) -> Result<(), Box<ParseError>> {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    if stem.as_deref() == Some(id) {
+        return Ok(());
+    }
+    let line = text.lines().position(|l| l.starts_with("id:")).unwrap_or(0) + 1;
+    Err(Box::new(
+        ParseError::at(
+            file,
+            text,
+            line,
+            5,
+            format!(
+                "id '{id}' does not match the file name {}.md",
+                stem.unwrap_or_default()
+            ),
+        )
+        .with_help("rename the file or fix the id so they agree"),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

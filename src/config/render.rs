@@ -1,0 +1,145 @@
+//! Writing the config back as commented YAML, every key with its default spelled out.
+
+use super::Config;
+use crate::yaml;
+use std::collections::BTreeMap;
+
+impl Config {
+    /// Renders the config as commented YAML with every key written out.
+    pub fn render(&self) -> String {
+        let s = yaml::scalar;
+        let o = |v: &Option<String>| yaml::opt_scalar(v.as_deref());
+        let map = |m: &BTreeMap<String, String>, indent: &str| -> String {
+            if m.is_empty() {
+                " {}\n".to_string()
+            } else {
+                let mut out = "\n".to_string();
+                for (k, v) in m {
+                    out.push_str(&format!("{indent}{}: {}\n", s(k), s(v)));
+                }
+                out
+            }
+        };
+        let codes: Vec<String> = self.verify.skip_codes.iter().map(i32::to_string).collect();
+        let jobs = self
+            .verify
+            .jobs
+            .map_or("null".to_string(), |j| j.to_string());
+        format!(
+            "# vermas settings. Keys left out take the defaults; unknown keys are an error.\n\
+             # Change a value with `vermas config set KEY VALUE` (it rewrites this file).\n\
+             \n\
+             # Prefix of new bead ids: <prefix>-<hash>.\n\
+             prefix: {prefix}\n\
+             \n\
+             git:\n\
+             \x20 # Commit every change vermas makes under .beads/ (false: write files only).\n\
+             \x20 commit: {commit}\n\
+             \x20 # Author of those commits as \"Name <email>\"; null: git's user.name and user.email.\n\
+             \x20 author: {author}\n\
+             \n\
+             verify:\n\
+             \x20 # Checks run at once; null: the number of cores.\n\
+             \x20 jobs: {jobs}\n\
+             \x20 # Longest a check may run before its whole process group is killed.\n\
+             \x20 timeout: {vtimeout}\n\
+             \x20 # Bytes of a check's output that are kept.\n\
+             \x20 output_cap: {cap}\n\
+             \x20 # Exit codes that mean SKIP.\n\
+             \x20 skip_codes: [{codes}]\n\
+             \x20 # Interpreter per file pattern for targets that are not executable,\n\
+             \x20 # e.g. \"*.rb\": ruby. Built in: *.sh and *.bash (bash), *.py (pytest), *.rs (cargo test).\n\
+             \x20 runners:{runners}\
+             \n\
+             llm:\n\
+             \x20 # Command that reads the prompt on stdin and prints the reply.\n\
+             \x20 command: {llm}\n\
+             \x20 # Longest one LLM call may take.\n\
+             \x20 timeout: {ltimeout}\n\
+             \x20 # A different command per role: judge, auditor, advocate, critic, designer, strategist.\n\
+             \x20 roles:{roles}\
+             \n\
+             judge:\n\
+             \x20 # Bytes of each judged file put in the prompt (the rest is marked truncated).\n\
+             \x20 max_file_bytes: {maxb}\n\
+             \x20 # Replies asked for per judge check; the majority decides.\n\
+             \x20 samples: {samples}\n\
+             \n\
+             specs:\n\
+             \x20 # Folder of live specs, relative to the repository root.\n\
+             \x20 dir: {dir}\n\
+             \n\
+             gates:\n\
+             \x20 # Command of each deterministic gate phase (null: none configured).\n\
+             \x20 red: {red}\n\
+             \x20 green: {green}\n\
+             \x20 refactor: {refactor}\n\
+             \x20 implement: {implement}\n\
+             \x20 # Longest a gate command may run before its process group is killed.\n\
+             \x20 timeout: {gtimeout}\n\
+             \x20 # Times GREEN runs its command; runs that disagree are rejected as flaky.\n\
+             \x20 green_runs: {green_runs}\n\
+             \x20 # Extra output substrings meaning a test failed / the code did not compile,\n\
+             \x20 # on top of the built-in ones for go, cargo, pytest, jest, vitest, node, bats, sh.\n\
+             \x20 failure_patterns: {fpat}\n\
+             \x20 syntax_patterns: {spat}\n\
+             \n\
+             hooks:\n\
+             \x20 pre_push:\n\
+             \x20   # Which specs the pre-push gate verifies: changed or all.\n\
+             \x20   scope: {scope}\n\
+             \x20   # Also run the [judge] checks before a push (asks the LLM).\n\
+             \x20   judge: {ppjudge}\n\
+             \n\
+             watch:\n\
+             \x20 # Log file of the running agent, tailed below `status --watch` in tmux (null: show\n\
+             \x20 # recent .beads commits and failures instead).\n\
+             \x20 agent_log: {agent_log}\n\
+             \n\
+             mail:\n\
+             \x20 # Groups: `@name` sends to every address listed, e.g. reviewers: [inspector/critic, mayor/].\n\
+             \x20 groups:{groups}",
+            prefix = s(&self.prefix),
+            commit = self.git.commit,
+            author = o(&self.git.author),
+            vtimeout = s(&self.verify.timeout),
+            cap = self.verify.output_cap,
+            codes = codes.join(", "),
+            runners = map(&self.verify.runners, "    "),
+            llm = s(&self.llm.command),
+            ltimeout = s(&self.llm.timeout),
+            roles = map(&self.llm.roles, "    "),
+            maxb = self.judge.max_file_bytes,
+            samples = self.judge.samples,
+            dir = s(&self.specs.dir),
+            red = o(&self.gates.red),
+            green = o(&self.gates.green),
+            refactor = o(&self.gates.refactor),
+            implement = o(&self.gates.implement),
+            gtimeout = s(&self.gates.timeout),
+            green_runs = self.gates.green_runs,
+            fpat = yaml::flow_list(&self.gates.failure_patterns),
+            spat = yaml::flow_list(&self.gates.syntax_patterns),
+            ppjudge = self.hooks.pre_push.judge,
+            scope = s(&self.hooks.pre_push.scope),
+            agent_log = o(&self.watch.agent_log),
+            groups = groups(&self.mail.groups),
+        )
+    }
+}
+
+/// Renders `mail.groups` as an indented block (or ` {}`).
+fn groups(g: &BTreeMap<String, Vec<String>>) -> String {
+    if g.is_empty() {
+        return " {}\n".to_string();
+    }
+    let mut out = "\n".to_string();
+    for (name, members) in g {
+        out.push_str(&format!(
+            "    {}: {}\n",
+            yaml::scalar(name),
+            yaml::flow_list(members)
+        ));
+    }
+    out
+}
