@@ -43,6 +43,15 @@ pub fn to_string<T: serde::Serialize>(value: &T) -> Result<String, String> {
     serde_saphyr::to_string(value).map_err(|e| e.to_string())
 }
 
+/// A `deserialize_with` for lists that may be written `null` or left empty: both read
+/// as an empty list.
+pub fn null_as_empty<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
+    d: D,
+) -> Result<Vec<T>, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
 /// The message of a serde-saphyr error without its location suffix or snippet.
 fn plain_message(e: &serde_saphyr::Error) -> String {
     let text = e.without_snippet().to_string();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::Repo;
+use common::{Repo, cook_fails, repo_with_formulas};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -81,24 +81,9 @@ fn needs(proto: &Value, id: &str) -> Vec<String> {
         .collect()
 }
 
-fn repo_with(files: &[(&str, &str)]) -> Repo {
-    let repo = Repo::initialised();
-    for (name, text) in files {
-        repo.write(&format!(".beads/formulas/{name}.formula.toml"), text);
-    }
-    repo
-}
-
-/// Runs `vermas args`, asserts exit 2, returns stderr.
-fn cook_fails(repo: &Repo, args: &[&str]) -> String {
-    let mut all = vec!["mol", "cook"];
-    all.extend_from_slice(args);
-    repo.fails(&all, 2)
-}
-
 #[test]
 fn list_shows_files_then_builtins_and_a_broken_file_without_hiding_others() {
-    let repo = repo_with(&[
+    let repo = repo_with_formulas(&[
         ("release", RELEASE),
         ("broken", "formula = 'broken'\n[[steps]\n"),
         (
@@ -211,7 +196,7 @@ fn builtins_cook_outside_a_workspace() {
 
 #[test]
 fn gas_town_formula_cooks_with_vars_and_ignores_unknown_keys() {
-    let repo = repo_with(&[("release", RELEASE)]);
+    let repo = repo_with_formulas(&[("release", RELEASE)]);
     let before = repo.commit_count();
     let proto = repo.json(&["mol", "cook", "release", "--var", "component=api"]);
     assert_eq!(proto["schema_version"], 1);
@@ -283,7 +268,7 @@ needs = ['implement']
 
 #[test]
 fn children_become_parent_dot_child_and_the_parent_waits_for_them() {
-    let repo = repo_with(&[("feature", CHILDREN)]);
+    let repo = repo_with_formulas(&[("feature", CHILDREN)]);
     let proto = repo.json(&["mol", "cook", "feature"]);
     assert_eq!(
         ids(&proto),
@@ -338,7 +323,7 @@ id = 'review'
 title = 'Review'
 needs = ['work']
 "#;
-    let repo = repo_with(&[("base", base), ("child", child)]);
+    let repo = repo_with_formulas(&[("base", base), ("child", child)]);
     let proto = repo.json(&["mol", "cook", "child", "--var", "what=x"]);
     assert_eq!(ids(&proto), ["plan", "work", "review"]);
     assert_eq!(step(&proto, "plan")["title"], "Plan x");
@@ -402,7 +387,7 @@ target = 'implement'
 with = 'rule-of-two'
 vars = { rounds = 3 }
 "#;
-    let repo = repo_with(&[("shiny", main), ("rule-of-two", RULE_OF_TWO)]);
+    let repo = repo_with_formulas(&[("shiny", main), ("rule-of-two", RULE_OF_TWO)]);
     let proto = repo.json(&["mol", "cook", "shiny"]);
     assert_eq!(
         ids(&proto),
@@ -463,7 +448,7 @@ needs = ['docs', 'ui.implement']
 select = '*.implement'
 with = 'rule-of-two'
 "#;
-    let repo = repo_with(&[("multi", main), ("rule-of-two", RULE_OF_TWO)]);
+    let repo = repo_with_formulas(&[("multi", main), ("rule-of-two", RULE_OF_TWO)]);
     let proto = repo.json(&["mol", "cook", "multi", "--var", "component=c"]);
     assert_eq!(
         ids(&proto),
@@ -493,7 +478,7 @@ with = 'rule-of-two'
     // A bare child id names the child when it is the only one; two make it ambiguous.
     let bare = "[[steps]]\nid = 'p'\n[[steps.children]]\nid = 'only'\n\
                 [[steps]]\nid = 'q'\nneeds = ['only']\n";
-    let repo = repo_with(&[("bare", bare), ("multi", main)]);
+    let repo = repo_with_formulas(&[("bare", bare), ("multi", main)]);
     let proto = repo.json(&["mol", "cook", "bare"]);
     assert_eq!(needs(&proto, "q"), ["p.only"]);
     repo.write(

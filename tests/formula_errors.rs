@@ -4,30 +4,15 @@
 
 mod common;
 
-use common::Repo;
+use common::{Repo, cook_fails, repo_with_formulas};
 use serde_json::Value;
-
-fn repo_with(files: &[(&str, &str)]) -> Repo {
-    let repo = Repo::initialised();
-    for (name, text) in files {
-        repo.write(&format!(".beads/formulas/{name}.formula.toml"), text);
-    }
-    repo
-}
-
-/// Runs `vermas mol cook args`, asserts exit 2, returns stderr.
-fn cook_fails(repo: &Repo, args: &[&str]) -> String {
-    let mut all = vec!["mol", "cook"];
-    all.extend_from_slice(args);
-    repo.fails(&all, 2)
-}
 
 #[test]
 fn convoy_and_aspect_formulas_are_not_supported() {
     let convoy = "formula = 'scan'\ntype = 'convoy'\n[[legs]]\nid = 'sast'\n";
     let aspect = "formula = 'audit'\n[[advice]]\ntarget = 'x'\n";
     let uses = "[[steps]]\nid = 'a'\n[compose]\naspects = ['audit']\n";
-    let repo = repo_with(&[("scan", convoy), ("audit", aspect), ("uses", uses)]);
+    let repo = repo_with_formulas(&[("scan", convoy), ("audit", aspect), ("uses", uses)]);
     let err = cook_fails(&repo, &["scan"]);
     assert!(err.contains("scan.formula.toml:2:8"), "{err}");
     assert!(
@@ -44,7 +29,7 @@ fn convoy_and_aspect_formulas_are_not_supported() {
 
 /// Asserts `mol cook NAME` fails pointing at `file:line:col` with `message`, also in JSON.
 fn cook_error(text: &str, at: &str, message: &str) {
-    let repo = repo_with(&[("f", text)]);
+    let repo = repo_with_formulas(&[("f", text)]);
     let err = cook_fails(&repo, &["f"]);
     let place = format!(".beads/formulas/f.formula.toml:{at}");
     assert!(err.contains(&place), "want {place} in:\n{err}");
@@ -110,7 +95,7 @@ fn missing_required_var_points_at_its_declaration() {
         "6:1",
         "missing required variable 'bead_id'",
     );
-    let repo = repo_with(&[(
+    let repo = repo_with_formulas(&[(
         "f",
         "[vars.x]\nrequired = true\n[[steps]]\nid = 'a'\ntitle = '{{x}}'\n",
     )]);

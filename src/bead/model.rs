@@ -4,7 +4,7 @@ use crate::error::{ParseError, Result};
 use crate::store::frontmatter;
 use crate::time::Timestamp;
 use crate::yaml::{self, flow_list, opt_scalar, scalar};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Label that marks a bead as waiting for a person's answer.
@@ -139,7 +139,7 @@ pub struct Bead {
     #[serde(default)]
     pub issue_type: IssueType,
     /// Free labels such as `area:notify`.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
     pub labels: Vec<String>,
     /// Who works on it.
     #[serde(default)]
@@ -166,15 +166,15 @@ pub struct Bead {
     #[serde(default)]
     pub spec: Option<String>,
     /// Edges to other beads.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
     pub dependencies: Vec<Dependency>,
     /// Remarks, oldest first.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
     pub notes: Vec<Note>,
     /// Test specs only: what must hold.
     #[serde(
         default,
-        deserialize_with = "null_as_empty",
+        deserialize_with = "crate::yaml::null_as_empty",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub acceptance_criteria: Vec<AcceptanceCriterion>,
@@ -189,12 +189,6 @@ pub struct Bead {
 
 fn default_priority() -> u8 {
     2
-}
-
-fn null_as_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> std::result::Result<Vec<T>, D::Error> {
-    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
 }
 
 impl Bead {
@@ -229,7 +223,7 @@ impl Bead {
         let mut bead: Bead = yaml::parse(split.yaml, file, text, split.yaml_line)?;
         bead.description = split.body.to_string();
         let at_key = |key: &str, msg: String| {
-            let (line, col) = key_position(text, key);
+            let (line, col) = crate::store::frontmatter::key_position(text, key);
             ParseError::at(file, text, line, col, msg)
         };
         if bead.priority > 4 {
@@ -359,18 +353,6 @@ fn push_list<T>(out: &mut String, key: &str, items: &[T], render: impl Fn(&T) ->
         out.push_str(&render(item));
         out.push('\n');
     }
-}
-
-/// One-based line and column of the value of top-level `key` in a front matter text.
-fn key_position(text: &str, key: &str) -> (usize, usize) {
-    let prefix = format!("{key}:");
-    text.lines()
-        .enumerate()
-        .find(|(_, l)| l.starts_with(&prefix))
-        .map_or((1, 1), |(i, l)| {
-            let value_col = l[prefix.len()..].len() - l[prefix.len()..].trim_start().len();
-            (i + 1, prefix.len() + value_col + 1)
-        })
 }
 
 /// Writes an enum the way serde spells it.

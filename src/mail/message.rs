@@ -4,7 +4,7 @@ use crate::error::{Error, ParseError, Result};
 use crate::store::frontmatter;
 use crate::time::Timestamp;
 use crate::yaml::{self, flow_list, opt_scalar, scalar};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What a message asks of its reader.
@@ -67,7 +67,7 @@ pub struct Message {
     /// The address it was sent to (a group stays `@name`).
     pub to: String,
     /// Further addresses it was sent to.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
     pub cc: Vec<String>,
     /// One-line summary.
     pub subject: String,
@@ -105,10 +105,6 @@ pub struct Message {
     pub partial: bool,
 }
 
-fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
-    Ok(Option::<Vec<String>>::deserialize(d)?.unwrap_or_default())
-}
-
 impl Message {
     /// Parses a message file's text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Message> {
@@ -116,7 +112,7 @@ impl Message {
         let mut msg: Message = yaml::parse(split.yaml, file, text, split.yaml_line)?;
         msg.body = split.body.to_string();
         let at_key = |key: &str, message: String| {
-            let (line, col) = key_position(text, key);
+            let (line, col) = crate::store::frontmatter::key_position(text, key);
             Error::from(ParseError::at(file, text, line, col, message))
         };
         if !crate::store::id::is_valid(&msg.id) {
@@ -172,21 +168,6 @@ impl Message {
             &b.id,
         ))
     }
-}
-
-/// One-based line and column of the value of top-level `key` in a front matter text.
-fn key_position(text: &str, key: &str) -> (usize, usize) {
-    let prefix = format!("{key}:");
-    text.lines()
-        .enumerate()
-        .find(|(_, l)| l.starts_with(&prefix))
-        .map_or((1, 1), |(i, l)| {
-            let rest = &l[prefix.len()..];
-            (
-                i + 1,
-                prefix.len() + rest.len() - rest.trim_start().len() + 1,
-            )
-        })
 }
 
 /// Parses a message type, listing the valid ones on failure.

@@ -50,6 +50,22 @@ pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, Box<ParseError>
     ))
 }
 
+/// One-based line and column of the value of top-level `key` in a front matter text
+/// (`(1, 1)` when the key is absent), for errors about a field's value.
+pub fn key_position(text: &str, key: &str) -> (usize, usize) {
+    let prefix = format!("{key}:");
+    text.lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with(&prefix))
+        .map_or((1, 1), |(i, l)| {
+            let rest = &l[prefix.len()..];
+            (
+                i + 1,
+                prefix.len() + rest.len() - rest.trim_start().len() + 1,
+            )
+        })
+}
+
 /// Refuses a record whose `id` differs from its file name `<id>.md` (`file` names it in
 /// the error, `text` is its content).
 pub fn check_file_name(

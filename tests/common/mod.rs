@@ -195,6 +195,22 @@ impl Repo {
     }
 }
 
+/// `git init` + `vermas init` with formula files `(name, toml)` under `.beads/formulas/`.
+pub fn repo_with_formulas(files: &[(&str, &str)]) -> Repo {
+    let repo = Repo::initialised();
+    for (name, text) in files {
+        repo.write(&format!(".beads/formulas/{name}.formula.toml"), text);
+    }
+    repo
+}
+
+/// Runs `vermas mol cook ARGS`, asserts exit 2, returns stderr.
+pub fn cook_fails(repo: &Repo, args: &[&str]) -> String {
+    let mut all = vec!["mol", "cook"];
+    all.extend_from_slice(args);
+    repo.fails(&all, 2)
+}
+
 /// Stdout of an output as text.
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
