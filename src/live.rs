@@ -112,6 +112,11 @@ impl Counts {
         }
     }
 
+    /// True when no criterion passed or failed: nothing was verified.
+    pub fn nothing_verified(self) -> bool {
+        self.passed + self.failed + self.unstable == 0
+    }
+
     /// `N passed, N failed, N skipped`, then `, N errors` / `, N unstable` when any.
     pub fn line(self) -> String {
         let mut s = format!(
@@ -119,7 +124,10 @@ impl Counts {
             self.passed, self.failed, self.skipped
         );
         if self.errors > 0 {
-            s.push_str(&format!(", {} errors", self.errors));
+            s.push_str(&format!(
+                ", {}",
+                crate::report::plural(self.errors, "error")
+            ));
         }
         if self.unstable > 0 {
             s.push_str(&format!(", {} unstable", self.unstable));
@@ -229,7 +237,7 @@ pub fn run(
                             },
                         })
                         .collect();
-                    let (outcome, reason) = combine(&checks);
+                    let (outcome, reason) = combine(&checks, s.kinds);
                     counts.add(outcome);
                     CriterionRun {
                         text: c.text.clone(),
@@ -314,19 +322,32 @@ fn run_one(root: &Path, a: &Annotation, criterion: &str, s: &RunSettings) -> Che
     }
 }
 
-/// A criterion's outcome: any FAIL fails it, then UNSTABLE, then ERROR; PASS needs at least
-/// one pass; otherwise it is skipped with the first reason.
-fn combine(checks: &[AnnotationRun]) -> (Outcome, Option<String>) {
+/// A criterion's outcome over the links of the kinds this run includes: any FAIL fails it,
+/// then UNSTABLE, then ERROR, then SKIP; it is PASS only when every such link passed.
+/// With no link of those kinds it is skipped with the first reason.
+fn combine(checks: &[AnnotationRun], kinds: Kinds) -> (Outcome, Option<String>) {
     if checks.is_empty() {
         return (Outcome::Skip, Some("no check defined".into()));
     }
-    for o in [Outcome::Fail, Outcome::Unstable, Outcome::Error] {
-        if let Some(c) = checks.iter().find(|c| c.result.outcome == o) {
+    let considered: Vec<&AnnotationRun> = checks
+        .iter()
+        .filter(|c| {
+            let verify = c.kind == "verify" || c.kind.starts_with("verify:");
+            if verify { kinds.verify } else { kinds.judge }
+        })
+        .collect();
+    if considered.is_empty() {
+        return (Outcome::Skip, checks[0].result.reason.clone());
+    }
+    for o in [
+        Outcome::Fail,
+        Outcome::Unstable,
+        Outcome::Error,
+        Outcome::Skip,
+    ] {
+        if let Some(c) = considered.iter().find(|c| c.result.outcome == o) {
             return (o, c.result.reason.clone());
         }
     }
-    if let Some(c) = checks.iter().find(|c| c.result.outcome == Outcome::Pass) {
-        return (Outcome::Pass, c.result.reason.clone());
-    }
-    (Outcome::Skip, checks[0].result.reason.clone())
+    (Outcome::Pass, considered[0].result.reason.clone())
 }

@@ -282,47 +282,73 @@ fn a_failed_run_is_not_stamped() {
 }
 
 #[test]
-fn scope_changed_runs_only_the_specs_the_push_touches() {
+fn scope_changed_runs_every_spec_a_code_change_can_break() {
     let s = Setup::new();
-    s.spec("beta", "tests/beta.sh");
-    s.check("tests/beta.sh", "beta", 0);
-    s.commit("beta spec");
-    s.repo.ok(&["hooks", "install"]);
-    // First push: nothing is known of the remote, so every commit counts.
-    s.assert_accepted(&s.push());
-    assert_eq!((s.runs("alpha"), s.runs("beta")), (1, 1));
-
-    // Only beta's linked test file changes: only beta runs.
-    s.clear_marks();
+    // beta checks the code in fizzbuzz.out, which no spec links.
+    s.repo.write(
+        "specs/beta.md",
+        "# beta\n\n## Success Criteria\n\n- [ ] 15 prints FizzBuzz\n  [verify](tests/beta.sh#test_beta)\n",
+    );
     s.repo.write(
         "tests/beta.sh",
         &format!(
-            "# comment\ntest_beta() {{\n  echo ran >> '{}'\n  return 0\n}}\n",
+            "test_beta() {{\n  echo ran >> '{}'\n  grep -qx FizzBuzz fizzbuzz.out\n}}\n",
             s.mark("beta").display()
         ),
     );
-    s.commit("touch beta's test");
+    s.repo.write("fizzbuzz.out", "FizzBuzz\n");
+    s.commit("beta spec");
+    s.repo.ok(&["hooks", "install"]);
     s.assert_accepted(&s.push());
-    assert_eq!((s.runs("alpha"), s.runs("beta")), (0, 1));
+    assert_eq!((s.runs("alpha"), s.runs("beta")), (1, 1));
 
-    // Only alpha's spec text changes: only alpha runs.
+    // A change to the code alone (no spec, no linked test) still runs every spec, and
+    // the regression it brings is caught.
     s.clear_marks();
-    let text = s
-        .repo
-        .read("specs/alpha.md")
-        .replace("# alpha", "# Alpha, renamed");
-    s.repo.write("specs/alpha.md", &text);
-    s.commit("retitle alpha");
-    s.assert_accepted(&s.push());
-    assert_eq!((s.runs("alpha"), s.runs("beta")), (1, 0));
+    let before = s.remote_ref("refs/heads/main");
+    s.repo.write("fizzbuzz.out", "Fizz\n");
+    s.commit("break fizzbuzz");
+    s.assert_refused(&s.push(), before.as_deref());
+    assert_eq!((s.runs("alpha"), s.runs("beta")), (1, 1));
+    s.repo.write("fizzbuzz.out", "FizzBuzz\n");
+    s.commit("fix fizzbuzz");
 
-    // An unrelated file: nothing runs, the push goes through and says why.
+    // alpha narrows itself to src/alpha/: a change elsewhere skips it, and says why.
+    let text = s.repo.read("specs/alpha.md");
+    s.repo.write(
+        "specs/alpha.md",
+        &format!("---\ncovers: [\"src/alpha/*\"]\n---\n{text}"),
+    );
+    s.commit("alpha covers src/alpha");
+    s.assert_accepted(&s.push());
     s.clear_marks();
     s.repo.write("notes.txt", "hello\n");
     s.commit("unrelated");
     let out = s.push();
     s.assert_accepted(&out);
-    assert!(stderr(&out).contains("no specs touched"), "{}", all(&out));
+    assert!(
+        stderr(&out)
+            .contains("specs/alpha.md skipped: no changed file matches its covers (src/alpha/*)"),
+        "{}",
+        all(&out)
+    );
+    assert_eq!((s.runs("alpha"), s.runs("beta")), (0, 1));
+    s.clear_marks();
+    s.repo.write("src/alpha/lib.txt", "x\n");
+    s.commit("alpha code");
+    s.assert_accepted(&s.push());
+    assert_eq!((s.runs("alpha"), s.runs("beta")), (1, 1));
+
+    // Records alone (vermas's own commits under .beads/) run nothing.
+    s.clear_marks();
+    s.repo.ok(&["create", "Just a record"]);
+    let out = s.push();
+    s.assert_accepted(&out);
+    assert!(
+        stderr(&out).contains("the push changes only .beads/ records"),
+        "{}",
+        all(&out)
+    );
     assert_eq!((s.runs("alpha"), s.runs("beta")), (0, 0));
 
     // Scope all runs every spec.
@@ -336,6 +362,8 @@ fn a_new_branch_is_compared_with_what_the_remote_has() {
     let s = Setup::new();
     s.spec("beta", "tests/beta.sh");
     s.check("tests/beta.sh", "beta", 0);
+    s.narrow("alpha");
+    s.narrow("beta");
     s.commit("beta spec");
     s.repo.ok(&["hooks", "install"]);
     s.assert_accepted(&s.push());
@@ -368,6 +396,8 @@ fn a_remote_commit_unknown_here_falls_back_to_the_tracking_refs() {
     let s = Setup::new();
     s.spec("beta", "tests/beta.sh");
     s.check("tests/beta.sh", "beta", 0);
+    s.narrow("alpha");
+    s.narrow("beta");
     s.commit("beta spec");
     s.repo.ok(&["hooks", "install"]);
     s.assert_accepted(&s.push());

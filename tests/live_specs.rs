@@ -162,7 +162,7 @@ fn exit_codes_and_spec_selection() {
     r.expect_code(3);
     assert!(r.stdout.contains("  [ERROR] It is there"), "{}", r.stdout);
     assert!(r.stdout.contains("does not exist"), "{}", r.stdout);
-    assert_eq!(r.last_line(), "0 passed, 0 failed, 0 skipped, 1 errors");
+    assert_eq!(r.last_line(), "0 passed, 0 failed, 0 skipped, 1 error");
 
     // FAIL outranks ERROR.
     let r = run(
@@ -172,7 +172,7 @@ fn exit_codes_and_spec_selection() {
     r.expect_code(1);
     assert!(r.stdout.contains("Verify: bad") && r.stdout.contains("Verify: broken"));
     assert!(!r.stdout.contains("Verify: good"));
-    assert_eq!(r.last_line(), "0 passed, 1 failed, 0 skipped, 1 errors");
+    assert_eq!(r.last_line(), "0 passed, 1 failed, 0 skipped, 1 error");
 
     // A spec named by path, with or without .md.
     run(&repo, &["status", "--verify", "--spec", "specs/good.md"]).expect_code(0);
@@ -187,7 +187,7 @@ fn exit_codes_and_spec_selection() {
             .unwrap_or_else(|| panic!("{h}:\n{}", r.stdout))
     };
     assert!(at("Verify: bad") < at("Verify: broken") && at("Verify: broken") < at("Verify: good"));
-    assert_eq!(r.last_line(), "1 passed, 1 failed, 0 skipped, 1 errors");
+    assert_eq!(r.last_line(), "1 passed, 1 failed, 0 skipped, 1 error");
 
     // Usage errors are 2.
     let r = run(&repo, &["status", "--verify", "--spec", "nope"]);
@@ -256,12 +256,11 @@ fn executable_targets_get_the_function_as_their_one_argument_in_the_repo_root() 
         "tests/exec-noarg",
         "#!/bin/sh\nprintf '%s\\n' \"$#\" > noargs.txt\n",
     );
-    // Executable .sh: run directly, not sourced, so the function is never defined; the
-    // script dispatches on $1 itself.
+    // Executable .sh: run directly, not sourced; its own dispatcher calls the function.
     write_exec(
         &repo,
         "tests/direct.sh",
-        "#!/bin/bash\necho \"$1\" > direct.txt\n[ \"$1\" = test_direct ] && [ \"$(type -t test_direct)\" = \"\" ]\n",
+        "#!/bin/bash\ntest_direct() { [ \"${BASH_SOURCE[0]}\" = \"$0\" ]; }\necho \"$1\" > direct.txt\n\"$@\"\n",
     );
     repo.write("tests/whole.sh", "touch whole-ran\n");
     let r = run(&repo, &["status", "--verify", "--json"]);
@@ -1283,7 +1282,8 @@ fn a_spec_without_success_criteria_gets_a_note() {
     );
     repo.write("tests/x.sh", "touch x-ran\ntest_x() { touch x-ran; }\n");
     let r = run(&repo, &["status", "--verify"]);
-    r.expect_code(0);
+    r.expect_code(3);
+    assert!(r.stderr.contains("nothing was verified"), "{}", r.stderr);
     assert!(r.stdout.contains("Verify: notes"), "{}", r.stdout);
     assert!(
         r.stdout.contains("Success Criteria") && r.stdout.contains("specs/notes.md"),
@@ -1355,7 +1355,7 @@ fn code_blocks_and_inline_code_are_never_annotations() {
     }
     assert_eq!(crit[0]["text"], "Fenced example");
     let r = run(&repo, &["status", "--verify"]);
-    r.expect_code(0);
+    r.expect_code(3);
     assert_eq!(
         r.last_line(),
         "0 passed, 0 failed, 3 skipped",

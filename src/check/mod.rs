@@ -2,9 +2,11 @@
 //! running many in parallel with results kept in order.
 
 pub mod process;
+mod proof;
+pub mod reaper;
 mod runner;
 
-pub use runner::{command_for, describe, glob_match};
+pub use runner::{command_for, contained, describe, glob_match};
 
 use crate::config::{Config, parse_duration};
 use serde::Serialize;
@@ -135,11 +137,11 @@ pub fn run_verify(
     timeout: Option<Duration>,
     settings: &VerifySettings,
 ) -> CheckResult {
-    let job = match command_for(root, file, function, settings) {
-        Ok(mut job) => {
+    let (job, proof) = match runner::plan(root, file, function, settings) {
+        Ok((mut job, proof)) => {
             job.timeout = timeout.unwrap_or(settings.timeout);
             job.output_cap = settings.output_cap;
-            job
+            (job, proof)
         }
         Err(reason) => return CheckResult::without_run(Outcome::Error, reason),
     };
@@ -155,6 +157,16 @@ pub fn run_verify(
         truncated: done.truncated(),
     };
     (result.outcome, result.reason) = classify(&done, function, settings);
+    let unproven = proof::missing(&proof, &done, file, function);
+    if result.outcome != Outcome::Error {
+        if let Some(why) = unproven {
+            (result.outcome, result.reason) = (Outcome::Error, Some(why));
+        } else if proof == proof::Proof::Pytest
+            && let Some(why) = done.exit_code.and_then(proof::pytest_error)
+        {
+            (result.outcome, result.reason) = (Outcome::Error, Some(why.to_string()));
+        }
+    }
     result
 }
 

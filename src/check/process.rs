@@ -1,6 +1,8 @@
 //! Running one external command safely: its own process group, stdin closed or fed,
-//! stdout and stderr merged and capped, a deadline that kills the whole group.
+//! stdout and stderr merged and capped, a deadline that kills the whole group, and no
+//! descendant left running when it ends (see [`super::reaper`]).
 
+use super::reaper::{self, Token};
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -57,16 +59,28 @@ impl Finished {
     }
 }
 
-/// Runs `job` to completion or its deadline. Never panics on the child's behaviour; a
-/// process left behind by the child in its group is killed when the child ends.
+/// Runs `job` to completion or its deadline. Never panics on the child's behaviour; every
+/// process the child started (in its group or not) is killed when the child ends.
 pub fn run(job: &Job) -> Finished {
+    reaper::prepare();
     let start = Instant::now();
+    let token = Token::new();
     let mut expr = duct::cmd(&job.program, &job.args)
         .dir(&job.dir)
         .stderr_to_stdout()
         .unchecked()
+        .env(reaper::TOKEN_VAR, &token.env_value)
         .before_spawn(|c| {
             c.process_group(0);
+            #[cfg(target_os = "linux")]
+            // SAFETY: prctl is async-signal-safe; it asks the kernel to kill the child if
+            // the thread that started it dies (vermas killed with SIGKILL).
+            unsafe {
+                c.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                    Ok(())
+                });
+            }
             Ok(())
         });
     for (k, v) in &job.env {
@@ -87,6 +101,7 @@ pub fn run(job: &Job) -> Finished {
         }
     };
     let pgid = reader.pids().first().copied().unwrap_or(0) as i32;
+    reaper::track(pgid, &token);
     let kept: Arc<Mutex<(Vec<u8>, u64)>> = Arc::new(Mutex::new((Vec::new(), 0)));
     let drain = {
         let reader = Arc::clone(&reader);
@@ -120,13 +135,17 @@ pub fn run(job: &Job) -> Finished {
         }
         if Instant::now() >= deadline && !timed_out {
             timed_out = true;
-            kill_group(pgid);
+            reaper::signal_group(pgid, libc::SIGKILL);
+            reaper::sweep(&token);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
     };
-    // Anything the child left running in its group goes too, so the pipe closes.
-    kill_group(pgid);
+    // Anything the child left running goes too, in its group or not, so the pipe closes.
+    reaper::signal_group(pgid, libc::SIGKILL);
+    reaper::sweep(&token);
+    reaper::release(pgid);
+    reaper::halt_if_interrupted();
     join_with_grace(drain, Duration::from_secs(2));
     let (output, output_total) =
         std::mem::take(&mut *kept.lock().unwrap_or_else(|p| p.into_inner()));
@@ -138,16 +157,6 @@ pub fn run(job: &Job) -> Finished {
         output,
         output_total,
         duration: start.elapsed(),
-    }
-}
-
-/// Sends SIGKILL to every process in group `pgid`.
-fn kill_group(pgid: i32) {
-    if pgid > 1 {
-        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
-        }
     }
 }
 

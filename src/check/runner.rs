@@ -3,6 +3,7 @@
 
 use super::VerifySettings;
 use super::process::{Finished, Job};
+use super::proof::{self, Proof};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
@@ -22,7 +23,18 @@ pub fn command_for(
     function: Option<&str>,
     settings: &VerifySettings,
 ) -> Result<Job, String> {
-    let path = root.join(file);
+    plan(root, file, function, settings).map(|(job, _)| job)
+}
+
+/// The job for `file#function` and how its run proves it exercised the target. The file
+/// must resolve (symlinks followed) to a file inside the repository.
+pub fn plan(
+    root: &Path,
+    file: &str,
+    function: Option<&str>,
+    settings: &VerifySettings,
+) -> Result<(Job, Proof), String> {
+    let path = contained(root, file)?;
     let meta =
         std::fs::metadata(&path).map_err(|_| format!("target file {file} does not exist"))?;
     if !meta.is_file() {
@@ -32,9 +44,9 @@ pub fn command_for(
     let name = path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    let job = |program: &str, mut args: Vec<String>| Job {
+    let job = |program: &str, args: Vec<String>| Job {
         program: program.to_string(),
-        args: std::mem::take(&mut args),
+        args,
         dir: root.to_path_buf(),
         stdin: None,
         env: Vec::new(),
@@ -43,7 +55,13 @@ pub fn command_for(
     };
     if meta.permissions().mode() & 0o111 != 0 {
         // Absolute: a relative program is looked up from vermas's own folder, not `dir`.
-        return Ok(job(&path.to_string_lossy(), fn_args));
+        let mut j = job(&path.to_string_lossy(), fn_args);
+        let proof = if proof::is_bash_script(&path) {
+            proof::arm_bash(&mut j, function, false)
+        } else {
+            Proof::ExitCode
+        };
+        return Ok((j, proof));
     }
     if let Some((_, runner)) = settings
         .runners
@@ -57,45 +75,91 @@ pub fn command_for(
         let mut args: Vec<String> = words.collect();
         args.push(file.to_string());
         args.extend(fn_args);
-        return Ok(job(&program, args));
+        return Ok((job(&program, args), Proof::ExitCode));
     }
     let ext = Path::new(&name)
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("");
+    // Bash proves at run time that it entered the function; runners need it up front.
+    if let Some(f) = function
+        && matches!(ext, "py" | "rs")
+    {
+        proof::defined_in_file(&path, file, f)?;
+    }
     match (ext, function) {
-        ("sh" | "bash", Some(f)) => Ok(job(
-            "bash",
-            vec![
-                "-c".into(),
-                BASH_CALL.into(),
-                "vermas".into(),
-                file.into(),
-                f.into(),
-            ],
+        ("sh" | "bash", Some(f)) => {
+            let mut j = job(
+                "bash",
+                vec![
+                    "-c".into(),
+                    BASH_CALL.into(),
+                    "vermas".into(),
+                    file.into(),
+                    f.into(),
+                ],
+            );
+            let proof = proof::arm_bash(&mut j, function, true);
+            Ok((j, proof))
+        }
+        ("sh" | "bash", None) => {
+            let mut j = job("bash", vec![file.into()]);
+            let proof = proof::arm_bash(&mut j, None, false);
+            Ok((j, proof))
+        }
+        ("py", Some(f)) => Ok((
+            job(
+                "python3",
+                vec![
+                    "-m".into(),
+                    "pytest".into(),
+                    "-q".into(),
+                    format!("{file}::{f}"),
+                ],
+            ),
+            Proof::Pytest,
         )),
-        ("sh" | "bash", None) => Ok(job("bash", vec![file.into()])),
-        ("py", Some(f)) => Ok(job(
-            "python3",
-            vec![
-                "-m".into(),
-                "pytest".into(),
-                "-q".into(),
-                format!("{file}::{f}"),
-            ],
+        ("py", None) => Ok((
+            job(
+                "python3",
+                vec!["-m".into(), "pytest".into(), "-q".into(), file.into()],
+            ),
+            Proof::Pytest,
         )),
-        ("py", None) => Ok(job(
-            "python3",
-            vec!["-m".into(), "pytest".into(), "-q".into(), file.into()],
-        )),
-        ("rs", Some(f)) => Ok(job(
-            "cargo",
-            vec!["test".into(), "-q".into(), "--".into(), f.into()],
-        )),
-        ("rs", None) => Ok(job("cargo", vec!["test".into(), "-q".into()])),
+        ("rs", _) => {
+            let mut args = vec!["test".to_string()];
+            // A file directly under tests/ is its own test target: run only that one.
+            if let Some(stem) = file
+                .strip_prefix("tests/")
+                .and_then(|rest| rest.strip_suffix(".rs"))
+                .filter(|stem| !stem.contains('/'))
+            {
+                args.extend(["--test".to_string(), stem.to_string()]);
+            }
+            if let Some(f) = function {
+                args.extend(["--".to_string(), f.to_string()]);
+            }
+            Ok((job("cargo", args), Proof::Cargo))
+        }
         _ => Err(format!(
-            "{file} is not executable and no runner matches it: `chmod +x {file}`, or add one under verify.runners in .beads/config.yaml"
+            "{file} is not executable and no runner matches it: `chmod +x {file}`, or add one under verify.runners in .beads/vermas.yaml"
         )),
+    }
+}
+
+/// `root/file` with symlinks resolved, refused when it leads outside the repository.
+pub fn contained(root: &Path, file: &str) -> Result<std::path::PathBuf, String> {
+    let path = root.join(file);
+    let Ok(real) = path.canonicalize() else {
+        return Err(format!("target file {file} does not exist"));
+    };
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    if real.starts_with(&real_root) {
+        Ok(real)
+    } else {
+        Err(format!(
+            "target {file} is a symlink (or lies under one) that leads outside the repository: refused"
+        ))
     }
 }
 

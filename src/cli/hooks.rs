@@ -162,7 +162,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     }
     if plan.specs.is_empty() {
         say!(
-            "no specs touched by this push (scope {}); nothing to check",
+            "no spec to run for this push (scope {}); nothing to check",
             plan.scope.as_str()
         );
         return Ok(0);
@@ -194,6 +194,13 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
         out!("{}", crate::report::human(&runs, kinds, colour()));
     }
     let total = runs.iter().fold(Counts::default(), |t, r| t.plus(r.counts));
+    if total.nothing_verified() {
+        say!(
+            "push refused: nothing was verified (no criterion of the {} specs run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
+            plan.specs.len()
+        );
+        return Ok(3);
+    }
     let code = total.exit_code();
     if code != 0 {
         say!(

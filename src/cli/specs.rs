@@ -113,6 +113,11 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         return super::watch::run(ctx, &a, secs.max(1));
     }
     if !a.verify && !a.judge {
+        if a.record || a.tap || a.junit.is_some() {
+            return Err(Error::Invalid(
+                "--record, --tap and --junit go with --verify or --judge".into(),
+            ));
+        }
         let s = summary::summarise(p.ws.as_ref(), &selected)?;
         if ctx.json {
             print_json(&versioned(&s));
@@ -120,6 +125,9 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
             out!("{}", render_summary(&s, p.ws.is_some()));
         }
         return Ok(0);
+    }
+    if let Some(path) = &a.junit {
+        check_writable_parent(path)?;
     }
     let kinds = Kinds {
         verify: a.verify,
@@ -163,7 +171,32 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     let total = runs
         .iter()
         .fold(live::Counts::default(), |t, r| t.plus(r.counts));
+    if total.nothing_verified() {
+        let specs = crate::report::plural(runs.len(), "spec");
+        eprintln!(
+            "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
+            kinds.heading().to_lowercase().replace(" + ", " or ")
+        );
+        return Ok(total.exit_code().max(3));
+    }
     Ok(total.exit_code())
+}
+
+/// Refuses a report path whose folder does not exist, before any check runs.
+fn check_writable_parent(path: &std::path::Path) -> Result<(), Error> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if parent.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "cannot write {}: folder {} does not exist",
+            path.display(),
+            parent.display()
+        )))
+    }
 }
 
 /// True when stdout is a terminal and `NO_COLOR` is not set.

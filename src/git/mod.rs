@@ -49,7 +49,12 @@ impl GitRepo {
     }
 }
 
-/// Installs the handler that removes git lock files on Ctrl-C; call once at start.
+/// Installs the handlers that remove git lock files on Ctrl-C and end running checks
+/// before vermas exits; call once at start.
 pub fn install_interrupt_cleanup() {
-    gix::tempfile::signal::setup(Default::default());
+    // gix removes its lock files and returns; the check reaper then ends vermas.
+    gix::tempfile::signal::setup(
+        gix::tempfile::signal::handler::Mode::DeleteTempfilesOnTermination,
+    );
+    crate::check::reaper::prepare();
 }

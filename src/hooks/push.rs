@@ -180,24 +180,67 @@ pub fn plan_push(
         plan.changed = relative_to_root(repo, root, changed);
     }
     if plan.scope == Scope::Changed {
-        specs.retain(|s| touches(s, &plan.changed));
+        specs = select_changed(specs, &plan.changed, &mut plan.notes);
     }
     plan.specs = specs;
     Ok(plan)
 }
 
-/// True when `spec` itself, or a file one of its links points at, is in `changed`.
-fn touches(spec: &Spec, changed: &BTreeSet<String>) -> bool {
-    changed.contains(&spec.path)
-        || spec
-            .criteria
-            .iter()
-            .flat_map(|c| &c.annotations)
-            .any(|a| changed.contains(&a.file))
+/// The specs a change can break. A change of `.beads/` records alone breaks none; any
+/// other change runs every spec except those whose `covers:` globs (and own files) it
+/// misses. Each skipped spec gets a note saying why.
+fn select_changed(
+    specs: Vec<Spec>,
+    changed: &BTreeSet<String>,
+    notes: &mut Vec<String>,
+) -> Vec<Spec> {
+    let code: BTreeSet<&String> = changed
+        .iter()
+        .filter(|p| !p.starts_with(".beads/"))
+        .collect();
+    if code.is_empty() {
+        if !specs.is_empty() {
+            notes.push(if changed.is_empty() {
+                "the push changes no files: no spec to run".to_string()
+            } else {
+                "the push changes only .beads/ records: no spec to run".to_string()
+            });
+        }
+        return Vec::new();
+    }
+    let mut kept = Vec::new();
+    for spec in specs {
+        let own = spec_files(&spec);
+        let hit = spec.covers.is_empty()
+            || code.iter().any(|p| {
+                own.contains(p.as_str())
+                    || spec.covers.iter().any(|g| crate::check::glob_match(g, p))
+            });
+        if hit {
+            kept.push(spec);
+        } else {
+            notes.push(format!(
+                "{} skipped: no changed file matches its covers ({})",
+                spec.path,
+                spec.covers.join(", ")
+            ));
+        }
+    }
+    kept
 }
 
-/// Work-tree paths made relative to `root` (the folder specs are read from); paths outside
-/// it are dropped.
+/// The spec file and every file its links name.
+fn spec_files(spec: &Spec) -> BTreeSet<&str> {
+    std::iter::once(spec.path.as_str())
+        .chain(
+            spec.criteria
+                .iter()
+                .flat_map(|c| &c.annotations)
+                .map(|a| a.file.as_str()),
+        )
+        .collect()
+}
+
 fn relative_to_root(repo: &GitRepo, root: &Path, paths: BTreeSet<String>) -> BTreeSet<String> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let prefix = match root.strip_prefix(repo.workdir()) {

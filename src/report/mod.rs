@@ -135,3 +135,12 @@ fn tag(o: Outcome, colour: bool) -> String {
     };
     format!("\x1b[{code}m{text}\x1b[0m")
 }
+
+/// `1 spec`, `2 specs`: a count with its noun in the right number (`-s` added).
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -92,11 +92,18 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
                         Some("`vermas spec check --fix` rewrites it to `#`".into()),
                     ));
                 }
-                let path = root.join(&a.file);
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    out.push(at(Level::Error, format!("{} does not exist", a.file), None));
+                let path = match crate::check::contained(root, &a.file) {
+                    Ok(p) => p,
+                    Err(why) => {
+                        out.push(at(Level::Error, why, None));
+                        continue;
+                    }
+                };
+                let Ok(bytes) = std::fs::read(&path) else {
+                    out.push(at(Level::Error, format!("{} cannot be read", a.file), None));
                     continue;
                 };
+                let text = String::from_utf8_lossy(&bytes);
                 first_link
                     .entry(a.file.clone())
                     .or_insert_with(|| (spec.path.clone(), a.line, a.column));
@@ -114,6 +121,18 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
                         Level::Error,
                         format!("function {function} is not defined in {}", a.file),
                         None,
+                    ));
+                } else if runs_without_dispatcher(&path, &text) {
+                    out.push(at(
+                        Level::Error,
+                        format!(
+                            "{} never reads its arguments, so #{function} would never be called",
+                            a.file
+                        ),
+                        Some(format!(
+                            "add \"$@\" at the end of {} so it runs the function named on its command line",
+                            a.file
+                        )),
                     ));
                 }
             }
@@ -167,10 +186,26 @@ fn finding(
 }
 
 /// True when `function` (possibly `Class::method` or `test[param]`) is among `defined`.
-fn is_defined(function: &str, defined: &[(String, usize)]) -> bool {
+pub fn is_defined(function: &str, defined: &[(String, usize)]) -> bool {
     let base = function.split('[').next().unwrap_or(function);
     base.split("::")
         .all(|part| defined.iter().any(|(name, _)| name == part))
+}
+
+/// True for an executable shell script that never looks at its arguments: run with a
+/// function name, it would ignore it.
+fn runs_without_dispatcher(path: &Path, text: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+    let shell = text
+        .lines()
+        .next()
+        .is_some_and(|l| l.starts_with("#!") && l.contains("sh"));
+    executable
+        && shell
+        && !["$1", "$@", "$*", "${1", "${@", "${*", "$#"]
+            .iter()
+            .any(|r| text.contains(r))
 }
 
 /// Functions (and Python classes) defined in a file with their lines, for languages vermas

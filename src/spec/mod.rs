@@ -23,6 +23,10 @@ pub struct Spec {
     pub title: String,
     /// The bead this spec belongs to (front matter `bead:`).
     pub bead: Option<String>,
+    /// Globs of the files this spec's checks depend on (front matter `covers:`); empty
+    /// means every file, so any change re-runs it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub covers: Vec<String>,
     /// Every task item under every "Success Criteria" heading, in file order.
     pub criteria: Vec<Criterion>,
     /// False when the file has no "Success Criteria" heading at all.

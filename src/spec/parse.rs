@@ -12,6 +12,8 @@ struct Meta {
     bead: Option<String>,
     #[serde(default)]
     title: Option<String>,
+    #[serde(default)]
+    covers: Vec<String>,
 }
 
 /// Parses spec `text` found at repository-relative `path`. Never fails: problems are
@@ -30,12 +32,14 @@ pub fn parse(text: &str, path: &str) -> Spec {
         name,
         title: String::new(),
         bead: None,
+        covers: Vec::new(),
         criteria: Vec::new(),
         has_criteria_section: false,
         problems: Vec::new(),
     };
     let meta = front_matter(text, path, &mut spec.problems);
     spec.bead = meta.bead;
+    spec.covers = meta.covers;
     check_fences(text, &mut spec.problems);
 
     let opts = Options::ENABLE_TASKLISTS | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
@@ -203,7 +207,7 @@ fn criterion_text(text: &str, c: &Criterion) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Reads `bead:` and `title:` from optional front matter.
+/// Reads `bead:`, `title:` and `covers:` from optional front matter.
 fn front_matter(text: &str, path: &str, problems: &mut Vec<Problem>) -> Meta {
     if !text.starts_with("---\n") && !text.starts_with("---\r\n") {
         return Meta::default();

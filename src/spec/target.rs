@@ -25,7 +25,11 @@ pub fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
             None => (raw, None, false),
         },
     };
-    let function = function.filter(|f| !f.is_empty());
+    if function.is_some_and(str::is_empty) {
+        return Err(format!(
+            "'{raw}' ends in an empty function name: name the function after it, or drop the separator to run the whole file"
+        ));
+    }
     if path.is_empty() {
         return Err("the target names no file".into());
     }
@@ -140,6 +144,12 @@ mod tests {
         assert!(resolve("t.sh#a;rm", "").is_err());
         assert!(resolve("t.sh#$(x)", "").is_err());
         assert!(resolve("t.sh#1abc", "").is_err());
+        assert!(resolve("t.sh#", "").unwrap_err().contains("empty function"));
+        assert!(
+            resolve("t.py::", "")
+                .unwrap_err()
+                .contains("empty function")
+        );
     }
 
     #[test]

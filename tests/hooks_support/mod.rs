@@ -102,6 +102,17 @@ impl Setup {
         );
     }
 
+    /// Narrows spec `name` with `covers: [src/<name>/*]`: only that folder, the spec and its
+    /// linked files then make the pre-push gate run it.
+    pub fn narrow(&self, name: &str) {
+        let path = format!("specs/{name}.md");
+        let text = self.repo.read(&path);
+        self.repo.write(
+            &path,
+            &format!("---\ncovers: [\"src/{name}/*\"]\n---\n{text}"),
+        );
+    }
+
     /// Writes a check script defining `test_<name>`: it leaves marker `<name>` and exits
     /// with `code`.
     pub fn check(&self, file: &str, name: &str, code: i32) {

@@ -1,0 +1,286 @@
+//! No process outlives the check that started it: every check carries a token in its
+//! environment, vermas adopts orphaned descendants (a child subreaper on Linux), sweeps the
+//! token's processes when the check ends, and on Ctrl-C or a termination signal ends every
+//! running check before it exits.
+
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Mutex, Once};
+use std::time::{Duration, Instant};
+
+/// The environment variable that carries the tokens of the checks a process belongs to,
+/// as `:TOKEN:TOKEN:` (a vermas run inside a check adds its own).
+pub const TOKEN_VAR: &str = "VERMAS_CHECK_TOKENS";
+
+/// Signals after which vermas ends its checks, then itself.
+const TERMINATING: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// Process groups of the checks running now, with their tokens.
+static RUNNING: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+/// Work to do before vermas exits on a signal (e.g. closing a tmux pane).
+static ON_SIGNAL: Mutex<Vec<Box<dyn Fn() + Send>>> = Mutex::new(Vec::new());
+/// The write end of the pipe the signal handler wakes the cleanup thread through.
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+/// Set once a terminating signal arrived: finished checks then wait for the end.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Numbers the checks of this process.
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// One check's identity: its token and the environment value its process gets.
+#[derive(Debug, Clone)]
+pub struct Token {
+    /// `<vermas pid>.<n>`, unique among the processes alive now.
+    pub id: String,
+    /// The value of [`TOKEN_VAR`] for the check's process.
+    pub env_value: String,
+}
+
+impl Token {
+    /// A fresh token, added to the tokens this process inherited.
+    pub fn new() -> Token {
+        let id = format!(
+            "{}.{}",
+            std::process::id(),
+            NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
+        );
+        let inherited = std::env::var(TOKEN_VAR).unwrap_or_default();
+        let base = if inherited.ends_with(':') {
+            inherited
+        } else {
+            ":".to_string()
+        };
+        Token {
+            env_value: format!("{base}{id}:"),
+            id,
+        }
+    }
+}
+
+impl Default for Token {
+    fn default() -> Self {
+        Token::new()
+    }
+}
+
+/// Makes vermas the parent of orphaned descendants and installs the signal cleanup; both
+/// happen once per process.
+pub fn prepare() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl with these arguments only sets a flag on this process.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+        }
+        install_signal_cleanup();
+    });
+}
+
+/// Records a running check's process group; [`release`] forgets it.
+pub fn track(pgid: i32, token: &Token) {
+    lock(&RUNNING).push((pgid, token.id.clone()));
+}
+
+/// Forgets a check's process group once it has ended.
+pub fn release(pgid: i32) {
+    lock(&RUNNING).retain(|(p, _)| *p != pgid);
+}
+
+/// After a terminating signal, parks the calling thread for good (vermas is ending), so a
+/// check killed by the cleanup is never reported as a result.
+pub fn halt_if_interrupted() {
+    while INTERRUPTED.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
+}
+
+/// Runs `work` before vermas exits on a termination signal.
+pub fn on_signal(work: impl Fn() + Send + 'static) {
+    lock(&ON_SIGNAL).push(Box::new(work));
+}
+
+/// Kills every process that carries `token` (the check's descendants, also those that left
+/// its process group), repeating until none is left or two seconds pass. Returns how many
+/// were killed.
+pub fn sweep(token: &Token) -> usize {
+    sweep_matching(&format!(":{}:", token.id))
+}
+
+/// Kills every process carrying a token of this vermas process.
+fn sweep_all() -> usize {
+    sweep_matching(&format!(":{}.", std::process::id()))
+}
+
+/// Kills processes whose [`TOKEN_VAR`] contains `needle`, round after round.
+fn sweep_matching(needle: &str) -> usize {
+    let until = Instant::now() + Duration::from_secs(2);
+    let mut killed = 0;
+    loop {
+        let found = carriers(needle);
+        if found.is_empty() || Instant::now() >= until {
+            return killed;
+        }
+        for pid in &found {
+            // SAFETY: kill only sends a signal.
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+        }
+        killed += found.len();
+        reap_adopted(&found);
+    }
+}
+
+/// Pids (other than this process) whose environment carries `needle` in [`TOKEN_VAR`].
+fn carriers(needle: &str) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id() as i32;
+    let prefix = format!("{TOKEN_VAR}=");
+    let mut found = Vec::new();
+    let mut buf = Vec::new();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        buf.clear();
+        let Ok(mut f) = std::fs::File::open(entry.path().join("environ")) else {
+            continue;
+        };
+        if f.read_to_end(&mut buf).is_err() {
+            continue;
+        }
+        let carries = buf.split(|b| *b == 0).any(|var| {
+            var.strip_prefix(prefix.as_bytes())
+                .is_some_and(|v| contains(v, needle.as_bytes()))
+        });
+        if carries {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// True when `needle` occurs in `hay`.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Collects the exit status of killed processes that were adopted by vermas, so none is
+/// left a zombie. Check leaders are left to their own waiters.
+fn reap_adopted(pids: &[i32]) {
+    let leaders: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
+    let me = std::process::id() as i32;
+    for &pid in pids.iter().filter(|p| !leaders.contains(p)) {
+        if parent_of(pid) == Some(me) {
+            let mut status = 0;
+            // SAFETY: waits only for this pid, which is our own child.
+            unsafe {
+                libc::waitpid(pid, &mut status, 0);
+            }
+        }
+    }
+}
+
+/// The parent pid of `pid`, from `/proc/<pid>/stat`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses; fields resume after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Ends every running check: TERM to each process group, KILL to what is left after a
+/// short grace, then a sweep for descendants that left their group.
+fn end_all_checks() {
+    let groups: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
+    for &g in &groups {
+        signal_group(g, libc::SIGTERM);
+    }
+    let until = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < until && groups.iter().any(|&g| group_alive(g)) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for &g in &groups {
+        signal_group(g, libc::SIGKILL);
+    }
+    sweep_all();
+}
+
+/// Sends `sig` to process group `pgid`.
+pub fn signal_group(pgid: i32, sig: libc::c_int) {
+    if pgid > 1 {
+        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH.
+        unsafe {
+            libc::killpg(pgid, sig);
+        }
+    }
+}
+
+/// True while any process of group `pgid` exists.
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    pgid > 1 && unsafe { libc::killpg(pgid, 0) } == 0
+}
+
+/// Installs handlers for the terminating signals that wake a cleanup thread, which ends the
+/// checks, runs [`on_signal`] work, then lets the signal end vermas as it would have.
+fn install_signal_cleanup() {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    WAKE_FD.store(fds[1], Ordering::SeqCst);
+    // SAFETY: the read end is ours alone from here on.
+    let mut wake = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+    let spawned = std::thread::Builder::new()
+        .name("vermas-signals".into())
+        .spawn(move || {
+            let mut sig = [0u8; 1];
+            if wake.read_exact(&mut sig).is_ok() {
+                INTERRUPTED.store(true, Ordering::SeqCst);
+                end_all_checks();
+                for work in lock(&ON_SIGNAL).iter() {
+                    work();
+                }
+                let sig = libc::c_int::from(sig[0]);
+                // SAFETY: restoring the default action and re-raising ends the process as
+                // the signal would have without vermas's handler.
+                unsafe {
+                    libc::signal(sig, libc::SIG_DFL);
+                    libc::raise(sig);
+                }
+                std::process::exit(128 + sig);
+            }
+        });
+    if spawned.is_err() {
+        return;
+    }
+    for sig in TERMINATING {
+        // SAFETY: the action only writes one byte to a pipe, which is async-signal-safe.
+        let _ = unsafe {
+            signal_hook_registry::register(sig, move || {
+                let fd = WAKE_FD.load(Ordering::SeqCst);
+                if fd >= 0 {
+                    let byte = sig as u8;
+                    libc::write(fd, (&raw const byte).cast(), 1);
+                }
+            })
+        };
+    }
+}
+
+/// Locks `m`, recovering from a poisoned lock.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
