@@ -22,9 +22,9 @@ pub struct ParseError {
     /// The file's text, for the snippet.
     #[source_code]
     pub source_code: NamedSource<String>,
-    /// Where in the text.
+    /// Where in the text; `None` when the line is too long to show.
     #[label("{message}")]
-    pub span: SourceSpan,
+    pub span: Option<SourceSpan>,
     /// How to fix it, where known.
     #[help]
     pub help: Option<String>,
@@ -43,6 +43,23 @@ impl ParseError {
         let line = line.max(1);
         let column = column.max(1);
         let offset = offset_of(text, line, column);
+        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line_len = text[line_start..]
+            .find('\n')
+            .unwrap_or(text.len() - line_start);
+        if line_len > MAX_SNIPPET_LINE {
+            // Such a line cannot be drawn usefully (and past 65,535 columns not at all):
+            // the headline's file:line:column says where.
+            return ParseError {
+                source_code: NamedSource::new(file.clone(), String::new()),
+                file,
+                line,
+                column,
+                message: message.into(),
+                span: None,
+                help: None,
+            };
+        }
         let len = text[offset..]
             .chars()
             .take_while(|c| *c != '\n')
@@ -56,7 +73,7 @@ impl ParseError {
             line,
             column,
             message: message.into(),
-            span: (offset, len).into(),
+            span: Some((offset, len).into()),
             help: None,
         }
     }
@@ -67,6 +84,9 @@ impl ParseError {
         self
     }
 }
+
+/// Longest line (in bytes) a diagnostic quotes; a longer one is named, not drawn.
+const MAX_SNIPPET_LINE: usize = 4096;
 
 /// Byte offset of a one-based line and column in `text` (clamped to the text).
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

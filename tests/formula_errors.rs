@@ -124,3 +124,28 @@ fn toml_errors_and_bad_vars_exit_2() {
     let err = cook_fails(&repo, &["../etc/passwd"]);
     assert!(err.contains("not a formula name"), "{err}");
 }
+
+#[test]
+fn a_very_deep_extends_chain_is_refused_not_a_crash() {
+    // f0 extends f1 extends ... f9999: deeper than any real formula, once a stack overflow.
+    let files: Vec<(String, String)> = (0..10_000)
+        .map(|i| {
+            let text = if i == 9_999 {
+                "[[steps]]\nid = 'a'\n".to_string()
+            } else {
+                format!("extends = ['f{}']\n", i + 1)
+            };
+            (format!("f{i}"), text)
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let repo = repo_with_formulas(&refs);
+    let err = cook_fails(&repo, &["f0"]);
+    assert!(err.contains("extends chain deeper than 64"), "{err}");
+    // A chain within the limit still cooks.
+    let out = repo.ok(&["mol", "cook", "f9990"]);
+    assert!(out.contains('a'), "{out}");
+}

@@ -154,14 +154,81 @@ pub fn error(e: &Error, json_mode: bool) {
     }
 }
 
-/// Prints a diagnostic for `e` on stderr, with its snippet and help.
+/// Prints a diagnostic for `e` on stderr: `KIND: message`, then its snippet and help.
+/// `kind` is `error` or `warning` (drawn with the warning glyph).
 pub fn diagnostic(kind: &str, e: &Error) {
+    let severity = if kind == "warning" {
+        miette::Severity::Warning
+    } else {
+        miette::Severity::Error
+    };
     let handler = miette::GraphicalReportHandler::new();
     let mut out = String::new();
-    if handler.render_report(&mut out, e).is_ok() {
-        eprintln!("{kind}: {}", out.trim_start());
+    if handler
+        .render_report(&mut out, &Headless(e, severity))
+        .is_ok()
+    {
+        // The first line is the glyph and the message; the headline says the kind instead.
+        let body = out.trim_start_matches('\n');
+        let (first, rest) = body.split_once('\n').unwrap_or((body, ""));
+        let message = first.trim_start();
+        let message = message.split_once(' ').map_or(message, |(glyph, m)| {
+            if glyph.chars().count() == 1 {
+                m
+            } else {
+                message
+            }
+        });
+        let rest = rest.trim_end();
+        if rest.is_empty() {
+            eprintln!("{kind}: {message}");
+        } else {
+            eprintln!("{kind}: {message}\n{rest}\n");
+        }
     } else {
         eprintln!("{kind}: {e}");
+    }
+}
+
+/// An error shown without its code in the headline, at the given severity.
+struct Headless<'a>(&'a Error, miette::Severity);
+
+impl std::fmt::Debug for Headless<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.0, f)
+    }
+}
+
+impl std::fmt::Display for Headless<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.0, f)
+    }
+}
+
+impl std::error::Error for Headless<'_> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(self.0)
+    }
+}
+
+impl miette::Diagnostic for Headless<'_> {
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.1)
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+        self.0.help()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.0.source_code()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.0.labels()
+    }
+    fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn miette::Diagnostic> + 'b>> {
+        self.0.related()
+    }
+    fn diagnostic_source(&self) -> Option<&dyn miette::Diagnostic> {
+        self.0.diagnostic_source()
     }
 }
 

@@ -96,7 +96,10 @@ fn plain(value: &Value) -> String {
 
 /// `completions SHELL`.
 pub fn completions(shell: clap_complete::Shell) -> Outcome {
-    clap_complete::generate(shell, &mut Cli::command(), "vermas", &mut std::io::stdout());
+    // Generated into memory first: the generator panics on a closed pipe.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "vermas", &mut script);
+    super::output::out!("{}", String::from_utf8_lossy(&script));
     Ok(0)
 }
 

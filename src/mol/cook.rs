@@ -201,6 +201,9 @@ fn check_supported(l: &Loaded) -> Result<()> {
     Ok(())
 }
 
+/// How deep an `extends` chain may go: deeper is refused, not a stack overflow.
+pub const MAX_EXTENDS_DEPTH: usize = 64;
+
 /// Applies `extends`, depth first; `chain` holds the formulas being resolved (cycles).
 fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> Result<Resolved> {
     check_supported(&l)?;
@@ -224,6 +227,14 @@ fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> 
         let p = loader.load(&parent.value, builtin_only)?.ok_or_else(|| {
             src.error(&parent.span, format!("no formula named '{}'", parent.value))
         })?;
+        if chain.len() >= MAX_EXTENDS_DEPTH {
+            let msg = format!(
+                "extends chain deeper than {MAX_EXTENDS_DEPTH} formulas (from {} down to {})",
+                chain[0].trim_start_matches("builtin:"),
+                p.name
+            );
+            return Err(src.error(&parent.span, msg).into());
+        }
         if chain.contains(&key(&p.name, p.builtin)) {
             let mut names: Vec<&str> = chain
                 .iter()
