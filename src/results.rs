@@ -92,7 +92,7 @@ pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
                 snippet: match chk.result.outcome {
                     Outcome::Pass | Outcome::Skip => chk.result.reason.clone().unwrap_or_default(),
                     _ => {
-                        let s = chk.result.snippet(SNIPPET_LINES);
+                        let s = chk.result.snippet(SNIPPET_LINES).0;
                         if s.is_empty() {
                             chk.result.reason.clone().unwrap_or_default()
                         } else {
@@ -145,7 +145,7 @@ pub fn load_all(ws: &Workspace) -> Vec<ResultRecord> {
         .flatten()
         .flatten()
         .filter_map(|e| {
-            let text = std::fs::read_to_string(e.path()).ok()?;
+            let text = ws.read_record(&e.path()).ok()?;
             crate::yaml::parse(&text, "", &text, 1).ok()
         })
         .collect();
@@ -162,10 +162,10 @@ pub fn load_spec(ws: &Workspace, name: &str) -> Option<ResultRecord> {
 /// the file cannot be read (so evidence is never silently dropped by a rewrite).
 pub fn load(ws: &Workspace, file: &str) -> Result<Option<ResultRecord>> {
     let p = path(ws, file);
-    match std::fs::read_to_string(&p) {
+    match ws.read_record(&p) {
         Ok(text) => Ok(Some(crate::yaml::parse(&text, &ws.display(&p), &text, 1)?)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(&p, e)),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

@@ -1,14 +1,14 @@
 //! `status --watch` (DESIGN 6 "sessions"; issue 3): inside a real tmux server it splits the
 //! window (status on top, recent `.beads` commits or the agent log below) and redraws as
-//! beads change; outside tmux it redraws in place. Each tmux test runs its own server
-//! (`TMUX_TMPDIR` in a temporary folder), killed at the end even when the test fails.
+//! beads change; the lower pane closes with the watch, however it ends. Each tmux test runs
+//! its own server (`TMUX_TMPDIR` in a temporary folder), killed at the end even when the test
+//! fails. The watch outside tmux is tested in `watch_plain.rs`.
 
 mod common;
 mod live_support;
 
 use common::*;
 use live_support::*;
-use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -86,6 +86,16 @@ impl Tmux {
             .expect("run tmux")
     }
 
+    /// Runs `tmux ARGS` and asserts it succeeded.
+    fn ok(&self, args: &[&str]) {
+        let out = self.tmux(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// The number of panes in the session's first window.
     fn panes(&self) -> usize {
         let out = self.tmux(&[
@@ -96,6 +106,24 @@ impl Tmux {
             "#{pane_index}",
         ]);
         String::from_utf8_lossy(&out.stdout).lines().count()
+    }
+
+    /// The id (`%N`) and process id of each pane of the session's first window, top first.
+    fn pane_ids(&self) -> Vec<(String, i32)> {
+        let out = self.tmux(&[
+            "list-panes",
+            "-t",
+            &format!("{}:0", self.session),
+            "-F",
+            "#{pane_id} #{pane_pid}",
+        ]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let (id, pid) = l.split_once(' ')?;
+                Some((id.to_string(), pid.parse().ok()?))
+            })
+            .collect()
     }
 
     /// What pane `index` of the first window shows now.
@@ -159,11 +187,42 @@ impl Drop for Tmux {
 /// The shell command a pane runs: `vermas status --watch 1` with the test identity, then
 /// (should vermas ever exit) its exit code kept on screen for the failure message.
 fn watch_command(repo: &Repo) -> String {
+    watch_command_with(repo, "")
+}
+
+/// `watch_command` with `more` (further arguments, redirections) after `--watch 1`.
+fn watch_command_with(repo: &Repo, more: &str) -> String {
     format!(
-        "HOME='{}' '{}' status --watch 1; echo \"vermas exited with $?\"; sleep 600",
+        "HOME='{}' '{}' status --watch 1{more}; echo \"vermas exited with $?\"; sleep 600",
         repo.path().display(),
         vermas_bin().display()
     )
+}
+
+/// Waits until `frames.txt` in `repo` holds at least two frames; returns its text.
+fn two_frames_in_file(repo: &Repo) -> String {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(repo.join("frames.txt")).unwrap_or_default();
+        if text.contains("\n---\n") {
+            return text;
+        }
+        let err = std::fs::read_to_string(repo.join("err.txt")).unwrap_or_default();
+        assert!(
+            Instant::now() < until,
+            "two frames in frames.txt: {text:?}\nstderr: {err}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The command line of process `pid`, one string per argument.
+fn cmdline(pid: i32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap_or_default()
+        .split(|b| *b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect()
 }
 
 /// The `Ready: N` line of a status screen.
@@ -245,50 +304,168 @@ fn watch_in_tmux_tails_the_agent_log() {
     );
 }
 
-#[test]
-fn watch_outside_tmux_redraws_in_place() {
+/// Pids of `tail` processes following the agent log of `repo`.
+fn tails_of(repo: &Repo) -> Vec<i32> {
+    let marker = repo
+        .path()
+        .file_name()
+        .expect("temp name")
+        .to_string_lossy()
+        .into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let argv = cmdline(pid);
+        let is_tail = argv
+            .first()
+            .is_some_and(|a| a == "tail" || a.ends_with("/tail"));
+        let follows = argv
+            .iter()
+            .any(|a| a.contains(&marker) && a.ends_with("agent.log"));
+        if is_tail && follows && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// The `--owner` pid on a feed pane's command line (the watch in the top pane).
+fn owner_of_feed(feed_pid: i32) -> i32 {
+    let argv = cmdline(feed_pid);
+    let at = argv
+        .iter()
+        .position(|a| a == "--owner")
+        .unwrap_or_else(|| panic!("no --owner in the feed pane's command: {argv:?}"));
+    argv[at + 1].parse().expect("owner pid")
+}
+
+/// Starts a watch in tmux with `watch.agent_log` set, waits for the log in the lower pane,
+/// ends the watch with `end` and asserts the lower pane and its `tail` are gone within a
+/// few seconds.
+fn assert_feed_closes_when_the_watch_ends(end: impl FnOnce(&Tmux, i32)) {
     let repo = Repo::initialised();
-    repo.create("Something to show", &[]);
-    let mut child = command(&repo, &["status", "--watch", "1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut out = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = out.read_to_end(&mut b);
-        b
+    repo.ok(&["config", "set", "watch.agent_log", "agent.log"]);
+    repo.write("agent.log", "agent: starting up\n");
+    let tmux = Tmux::start(&repo, &watch_command(&repo));
+    tmux.wait_panes(2, Duration::from_secs(15));
+    tmux.wait_for(1, Duration::from_secs(10), "the agent log", |s| {
+        s.contains("agent: starting up")
     });
-    std::thread::sleep(Duration::from_millis(2500));
-    let still_running = child.try_wait().expect("wait").is_none();
-    let _ = child.kill();
-    let status = child.wait().expect("wait");
-    let text = String::from_utf8_lossy(&reader.join().expect("reader")).into_owned();
-    let mut err = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut err);
+    tmux.wait_for(0, Duration::from_secs(10), "the status", |s| {
+        s.contains("Ready:")
+    });
+    let panes = tmux.pane_ids();
+    assert_eq!(panes.len(), 2, "{panes:?}");
+    let (feed_id, feed_pid) = panes[1].clone();
+    let watch_pid = owner_of_feed(feed_pid);
+    assert!(alive(watch_pid), "the watch {watch_pid} runs");
+    assert_eq!(tails_of(&repo).len(), 1, "one tail follows the log");
+
+    end(&tmux, watch_pid);
+
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let panes = tmux.pane_ids();
+        let feed_open = panes.iter().any(|(id, _)| *id == feed_id);
+        let tails = tails_of(&repo);
+        if !feed_open && tails.is_empty() {
+            break;
+        }
+        if Instant::now() > until {
+            kill_all(&tails);
+            panic!(
+                "5 s after the watch ended: panes {panes:?} (feed {feed_id}), tails {tails:?}\n--- pane 0:\n{}",
+                tmux.capture(0)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
     assert!(
-        still_running,
-        "--watch ended by itself ({status:?}):\n{text}\nstderr: {err}"
+        tmux.pane_ids().len() <= 1,
+        "at most the top pane is left: {:?}",
+        tmux.pane_ids()
     );
     assert!(
-        text.matches("Ready: 1").count() >= 2,
-        "the summary is drawn at least twice in 2.5 s:\n{text}\nstderr: {err}"
-    );
-    assert!(text.matches("Beads: 1").count() >= 2, "{text}");
-    assert!(
-        !text.contains("Recent .beads commits"),
-        "no feed pane outside tmux"
+        wait_gone(&[feed_pid, watch_pid], Duration::from_secs(3)).is_empty(),
+        "neither the watch nor its feed is still running"
     );
 }
 
 #[test]
-fn tmux_flag_needs_watch() {
+fn feed_pane_closes_on_ctrl_c_in_the_watch() {
+    if !have_tmux() {
+        return;
+    }
+    assert_feed_closes_when_the_watch_ends(|tmux, _| {
+        tmux.ok(&["send-keys", "-t", &format!("{}:0.0", tmux.session), "C-c"]);
+    });
+}
+
+#[test]
+fn feed_pane_closes_on_sigterm_of_the_watch() {
+    if !have_tmux() {
+        return;
+    }
+    // SAFETY: kill only sends a signal, to the watch this test started.
+    assert_feed_closes_when_the_watch_ends(|_, pid| unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    });
+}
+
+#[test]
+fn feed_pane_closes_when_the_watch_is_killed_outright() {
+    if !have_tmux() {
+        return;
+    }
+    // SIGKILL leaves the watch no chance to clean up: the feed notices its owner is gone.
+    assert_feed_closes_when_the_watch_ends(|_, pid| kill_all(&[pid]));
+}
+
+#[test]
+fn feed_pane_closes_when_the_watch_pane_is_closed() {
+    if !have_tmux() {
+        return;
+    }
+    // Closing the top pane hangs up on the watch (SIGHUP).
+    assert_feed_closes_when_the_watch_ends(|tmux, _| {
+        tmux.ok(&["kill-pane", "-t", &format!("{}:0.0", tmux.session)]);
+    });
+}
+
+#[test]
+fn tmux_flag_inside_tmux_splits_without_a_terminal_on_stdin_or_stdout() {
+    if !have_tmux() {
+        return;
+    }
     let repo = Repo::initialised();
-    let r = run(&repo, &["status", "--tmux"]);
-    r.expect_code(2);
-    assert!(r.stderr.contains("--watch"), "{}", r.stderr);
+    repo.create("Already here", &[]);
+    let command = watch_command_with(&repo, " --tmux </dev/null >frames.txt 2>err.txt");
+    let tmux = Tmux::start(&repo, &command);
+    tmux.wait_panes(2, Duration::from_secs(15));
+    tmux.wait_for(1, Duration::from_secs(10), "the commit feed", |s| {
+        s.contains("Recent .beads commits") && s.contains("Already here")
+    });
+    let frames = two_frames_in_file(&repo);
+    assert!(frames.contains("Ready: 1"), "{frames}");
+    assert!(
+        !frames.contains('\x1b'),
+        "no escapes into a file: {frames:?}"
+    );
+}
+
+#[test]
+fn watch_inside_tmux_with_piped_stdout_does_not_split() {
+    if !have_tmux() {
+        return;
+    }
+    let repo = Repo::initialised();
+    let tmux = Tmux::start(&repo, &watch_command_with(&repo, " >frames.txt 2>err.txt"));
+    two_frames_in_file(&repo);
+    assert_eq!(
+        tmux.panes(),
+        1,
+        "no feed pane for a watch writing to a file"
+    );
 }

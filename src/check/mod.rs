@@ -79,11 +79,12 @@ impl CheckResult {
     }
 
     /// The part of the output worth showing for a failure: up to `max_lines` lines around
-    /// the first line that looks like a failure, else the last lines.
-    pub fn snippet(&self, max_lines: usize) -> String {
+    /// the first line that looks like a failure, else the last lines; with how many lines
+    /// of the output were left out.
+    pub fn snippet(&self, max_lines: usize) -> (String, usize) {
         let lines: Vec<&str> = self.output.lines().collect();
         if lines.len() <= max_lines {
-            return lines.join("\n");
+            return (lines.join("\n"), 0);
         }
         let start = lines
             .iter()
@@ -91,7 +92,10 @@ impl CheckResult {
             .map_or(lines.len() - max_lines, |i| {
                 i.saturating_sub(2).min(lines.len() - max_lines)
             });
-        lines[start..start + max_lines].join("\n")
+        (
+            lines[start..start + max_lines].join("\n"),
+            lines.len() - max_lines,
+        )
     }
 }
 

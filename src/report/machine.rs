@@ -54,12 +54,15 @@ pub fn junit(runs: &[SpecRun]) -> String {
                 .iter()
                 .map(|k| k.result.duration_ms as f64 / 1000.0)
                 .sum();
+            // classname is the spec alone, so a test's history survives edits that move it.
             let _ = write!(
                 x,
-                "    <testcase name=\"{}\" classname=\"{}:{}\" time=\"{secs:.3}\"",
+                "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\" time=\"{:.3}\"",
                 esc(&c.text),
                 esc(&run.path),
-                c.line
+                esc(&run.path),
+                c.line,
+                secs.max(0.0)
             );
             let reason = esc(c.reason.as_deref().unwrap_or_default());
             let output: String = c
@@ -131,11 +134,19 @@ pub fn tap(runs: &[SpecRun]) -> String {
                 }
                 o => {
                     let _ = writeln!(t, "not ok {i} - {name}");
-                    let _ = writeln!(
-                        t,
-                        "  ---\n  outcome: {o}\n  message: {}\n  ...",
-                        yaml_line(reason)
-                    );
+                    let _ = writeln!(t, "  ---\n  outcome: {o}\n  message: {}", yaml_line(reason));
+                    let output: Vec<&str> = c
+                        .checks
+                        .iter()
+                        .flat_map(|k| k.result.output.lines())
+                        .collect();
+                    if !output.is_empty() {
+                        t.push_str("  output: |\n");
+                        for line in output {
+                            let _ = writeln!(t, "    {line}");
+                        }
+                    }
+                    t.push_str("  ...\n");
                 }
             }
         }

@@ -99,12 +99,22 @@ fn write_detail(out: &mut String, is_judge: bool, r: &crate::check::CheckResult)
             }
         }
         Outcome::Fail if !is_judge => {
-            let snippet = r.snippet(SNIPPET_LINES);
+            let (snippet, left_out) = r.snippet(SNIPPET_LINES);
             for line in snippet.lines() {
                 let _ = writeln!(out, "{indent}| {line}");
             }
+            if left_out > 0 {
+                let _ = writeln!(
+                    out,
+                    "{indent}| ({} left out; the whole output is in `--json` and in the record of `--record`)",
+                    plural(left_out, "line")
+                );
+            }
             if r.truncated {
-                let _ = writeln!(out, "{indent}| [output truncated]");
+                let _ = writeln!(
+                    out,
+                    "{indent}| (output cut at verify.output_cap; what came after was not kept)"
+                );
             }
         }
         Outcome::Skip => {}
