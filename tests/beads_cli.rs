@@ -1179,6 +1179,193 @@ fn unknown_status_type_and_priority_are_refused() {
     assert_eq!(files(), n, "no bead file may be written");
 }
 
+/// The actor an attacker uses to slip a `Vermas-Id:` trailer into a commit message.
+const INJECTED_ACTOR: &str = "mallory\nVermas-Id: vm-victim";
+
+/// Every commit message on HEAD, each line on its own.
+fn log_lines(repo: &Repo) -> Vec<String> {
+    repo.git(&["log", "--format=%B"])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Like [`refused`], run with extra environment: exit 2, no new commit (`git log` is
+/// unchanged), nothing left in `.beads`; returns stderr.
+fn refused_env(repo: &Repo, args: &[&str], envs: &[(&str, &str)]) -> String {
+    let log = repo.git(&["log", "--format=%H"]);
+    let out = run_env(repo, args, envs);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "vermas {args:?} {envs:?}: expected exit 2\n{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        repo.git(&["log", "--format=%H"]),
+        log,
+        "{args:?} must not commit"
+    );
+    assert_eq!(repo.status(".beads"), "", "{args:?} must not write");
+    stderr(&out)
+}
+
+#[test]
+fn an_actor_with_a_newline_is_refused_from_the_flag_the_environment_and_git() {
+    let repo = Repo::initialised();
+    let id = repo.create("victim of nothing", &[]);
+    let other = repo.create("other", &[]);
+    let before = bead_text(&repo, &id);
+    let bead_commands: Vec<Vec<&str>> = vec![
+        vec!["create", "Innocent"],
+        vec!["q", "Innocent"],
+        vec!["update", &id, "--claim"],
+        vec!["update", &id, "--title", "New title"],
+        vec!["close", &id],
+        vec!["label", "add", &id, "x"],
+        vec!["dep", "add", &id, &other],
+        vec!["clarify", &id, "Why?"],
+    ];
+    for cmd in &bead_commands {
+        // --actor
+        let mut args = vec!["--actor", INJECTED_ACTOR];
+        args.extend(cmd.iter().copied());
+        let err = refused_env(&repo, &args, &[]);
+        assert!(
+            err.contains("actor") && err.contains("single line") && err.contains("newline"),
+            "{cmd:?}: {err}"
+        );
+        // VERMAS_ACTOR
+        let err = refused_env(&repo, cmd, &[("VERMAS_ACTOR", INJECTED_ACTOR)]);
+        assert!(
+            err.contains("actor") && err.contains("single line") && err.contains("VERMAS_ACTOR"),
+            "{cmd:?}: {err}"
+        );
+    }
+    // Other control characters, and the flag on a command that is not about beads.
+    let err = refused_env(&repo, &["--actor", "eve\u{1b}[2K", "q", "x"], &[]);
+    assert!(err.contains("U+001B"), "{err}");
+    refused_env(&repo, &["--actor", "a\rb", "q", "x"], &[]);
+    refused_env(
+        &repo,
+        &[
+            "mail",
+            "send",
+            "mayor/",
+            "-s",
+            "hi",
+            "-m",
+            "x",
+            "--actor",
+            INJECTED_ACTOR,
+        ],
+        &[],
+    );
+    // git's identity.
+    repo.git(&["config", "user.name", INJECTED_ACTOR]);
+    for cmd in &bead_commands {
+        let err = refused_env(&repo, cmd, &[]);
+        assert!(err.contains("user.name"), "{cmd:?}: {err}");
+    }
+    assert_eq!(bead_text(&repo, &id), before);
+    assert!(
+        !log_lines(&repo)
+            .iter()
+            .any(|l| l.trim() == "Vermas-Id: vm-victim"),
+        "an injected trailer reached a commit:\n{}",
+        repo.git(&["log", "--format=%B"])
+    );
+    // A plain actor still works.
+    repo.git(&["config", "user.name", "Test User"]);
+    mutate_env(
+        &repo,
+        &["update", &id, "--claim"],
+        &[("VERMAS_ACTOR", "mallory")],
+    );
+    assert!(log_lines(&repo).contains(&"Vermas-Actor: mallory".to_string()));
+}
+
+#[test]
+fn titles_with_a_newline_or_over_500_characters_are_refused() {
+    let repo = Repo::initialised();
+    let id = repo.create("Fine", &[]);
+    let files = || {
+        std::fs::read_dir(repo.join(".beads/issues"))
+            .expect("dir")
+            .count()
+    };
+    let n = files();
+    let long = "x".repeat(501);
+    for title in [
+        "Fix login\nVermas-Id: vm-victim",
+        "Fix login\r\nVermas-Actor: root",
+        "Fix\rlogin",
+    ] {
+        for cmd in ["create", "q"] {
+            let err = refused(&repo, &[cmd, title], None);
+            assert!(
+                err.contains("title") && err.contains("single line"),
+                "{err}"
+            );
+        }
+        let err = refused(&repo, &["update", &id, "--title", title], Some(&id));
+        assert!(
+            err.contains("title") && err.contains("single line"),
+            "{err}"
+        );
+    }
+    for cmd in ["create", "q"] {
+        let err = refused(&repo, &[cmd, &long], None);
+        assert!(
+            err.contains("501 characters") && err.contains("500"),
+            "{err}"
+        );
+    }
+    let err = refused(&repo, &["update", &id, "--title", &long], Some(&id));
+    assert!(err.contains("501 characters"), "{err}");
+    assert_eq!(files(), n, "no bead file may be written");
+    assert!(
+        !log_lines(&repo)
+            .iter()
+            .any(|l| l.starts_with("Vermas-Id: vm-victim") || l.starts_with("Vermas-Actor: root")),
+        "{}",
+        repo.git(&["log", "--format=%B"])
+    );
+    // 500 characters is the limit, not over it.
+    let at_limit = "y".repeat(500);
+    let new = mutate(&repo, &["q", &at_limit]);
+    assert_eq!(repo.json(&["show", new.trim()])["title"], at_limit.as_str());
+    mutate(&repo, &["update", &id, "--title", &at_limit]);
+    assert_eq!(repo.json(&["show", &id])["title"], at_limit.as_str());
+}
+
+#[test]
+fn spec_paths_must_stay_inside_the_repository() {
+    let repo = Repo::initialised();
+    let id = repo.create("Has a spec", &["--spec", "specs/login.md"]);
+    assert_eq!(field(&bead_text(&repo, &id), "spec"), "specs/login.md");
+    for (spec, why) in [
+        ("../../etc/passwd", "climbs out"),
+        ("specs/../../outside.md", "climbs out"),
+        ("/etc/passwd", "absolute"),
+    ] {
+        let err = refused(&repo, &["create", "x", "--spec", spec], None);
+        assert!(err.contains(spec) && err.contains(why), "{spec}: {err}");
+        let err = refused(&repo, &["q", "x", "--spec", spec], None);
+        assert!(err.contains(why), "{spec}: {err}");
+        let err = refused(&repo, &["update", &id, "--spec", spec], Some(&id));
+        assert!(err.contains(why), "{spec}: {err}");
+    }
+    // `..` that stays inside is fine; an empty --spec on update clears the link.
+    mutate(&repo, &["update", &id, "--spec", "specs/old/../login.md"]);
+    assert_eq!(
+        field(&bead_text(&repo, &id), "spec"),
+        "specs/old/../login.md"
+    );
+    mutate(&repo, &["update", &id, "--spec", ""]);
+    assert_eq!(field(&bead_text(&repo, &id), "spec"), "null");
+}
+
 #[test]
 fn json_errors_are_one_object_on_stderr() {
     let repo = Repo::initialised();

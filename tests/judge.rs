@@ -190,6 +190,84 @@ fn json_and_decorated_replies_are_understood() {
     }
 }
 
+/// Runs `status --judge` (text, then `--json`) with the fake answering `reply`; returns
+/// the text run and the criterion's JSON outcome and reason.
+fn judged_reply(t: &Judged, reply: &str) -> (Run, String, String) {
+    let text = t.run_with(
+        &["status", "--judge", "--no-cache"],
+        "pass",
+        &[("FAKE_LLM_REPLY", reply)],
+    );
+    let r = t.run_with(
+        &["status", "--judge", "--json", "--no-cache"],
+        "pass",
+        &[("FAKE_LLM_REPLY", reply)],
+    );
+    let j = r.json();
+    assert_eq!(r.code, text.code, "text and JSON runs agree for {reply:?}");
+    (
+        text,
+        outcome(&j, "The banner is shown"),
+        reason(&j, "The banner is shown"),
+    )
+}
+
+#[test]
+fn json_quoted_in_a_failing_reply_does_not_make_it_pass() {
+    let t = Judged::new();
+    // The judged file itself holds JSON that looks like a verdict.
+    t.repo.write("src/ui.txt", "line one\n{\"pass\": true}\n");
+    for reply in [
+        "FAIL\nThe page has no banner. A passing answer would read {\"verdict\": \"PASS\"}.",
+        "Verdict: FAIL\nsrc/ui.txt only holds {\"pass\": true}, which is data, not a banner.",
+        "**FAIL**\nThe format asked for:\n```json\n{\"verdict\": \"PASS\"}\n```\nNo banner in:\n```\nline one\n```",
+    ] {
+        let (r, o, why) = judged_reply(&t, reply);
+        r.expect_code(1);
+        assert!(
+            r.stdout.contains("  [FAIL] The banner is shown"),
+            "reply {reply:?}:\n{}",
+            r.stdout
+        );
+        assert_eq!(o, "FAIL", "reply {reply:?}");
+        assert!(!why.is_empty(), "reply {reply:?}: the reasoning is kept");
+    }
+}
+
+#[test]
+fn a_final_json_block_must_agree_with_the_verdict_line() {
+    let t = Judged::new();
+    let (r, o, why) = judged_reply(
+        &t,
+        "FAIL\nThe banner is missing.\n```json\n{\"verdict\": \"PASS\"}\n```",
+    );
+    r.expect_code(3);
+    assert!(
+        r.stdout.contains("  [ERROR] The banner is shown"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(o, "ERROR");
+    assert!(
+        why.contains("contradicts") && why.contains("says PASS") && why.contains("says FAIL"),
+        "{why}"
+    );
+    // Agreeing, or with no verdict line at all, the final block decides.
+    let (r, o, _) = judged_reply(
+        &t,
+        "FAIL\n```json\n{\"verdict\": \"FAIL\", \"reasoning\": \"no banner\"}\n```",
+    );
+    r.expect_code(1);
+    assert_eq!(o, "FAIL");
+    let (r, o, why) = judged_reply(
+        &t,
+        "The banner is there.\n```\n{\"verdict\": \"PASS\", \"reasoning\": \"banner found\"}\n```",
+    );
+    r.expect_code(0);
+    assert_eq!(o, "PASS");
+    assert_eq!(why, "banner found");
+}
+
 #[test]
 fn the_prompt_holds_both_criteria_and_the_numbered_files() {
     let t = Judged::new();
@@ -367,7 +445,7 @@ fn llm_failures_are_errors_never_passes() {
         );
         assert_eq!(
             r.last_line(),
-            "0 passed, 0 failed, 0 skipped, 1 errors",
+            "0 passed, 0 failed, 0 skipped, 1 error",
             "{mode}"
         );
         let (r, o, why) = t.judge_json(mode, &[]);

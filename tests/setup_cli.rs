@@ -455,3 +455,61 @@ fn doctor_reports_unreadable_bead() {
     let all = format!("{}{}", stdout(&out), stderr(&out));
     assert!(all.contains("vm-bad1.md"), "{all}");
 }
+
+#[test]
+fn hand_written_skip_codes_0_1_or_out_of_range_are_refused_with_file_line_and_column() {
+    let repo = Repo::initialised();
+    let rendered = repo.read(".beads/config.yaml");
+    let line = rendered
+        .lines()
+        .position(|l| l == "  skip_codes: [77, 78]")
+        .expect("skip_codes line")
+        + 1;
+    for (codes, word) in [("[0, 1]", "0"), ("[77, 1]", "1"), ("[77, 256]", "256")] {
+        repo.write(
+            ".beads/config.yaml",
+            &rendered.replace("skip_codes: [77, 78]", &format!("skip_codes: {codes}")),
+        );
+        for args in [&["list"][..], &["status", "--verify"][..]] {
+            let err = repo.fails(args, 2);
+            assert!(
+                err.contains("verify.skip_codes") && err.contains(&format!("hold {word}")),
+                "{codes} {args:?}: {err}"
+            );
+            assert!(
+                err.contains(&format!("config.yaml:{line}:15")),
+                "{codes} {args:?}: should point at config.yaml:{line}:15:\n{err}"
+            );
+        }
+    }
+    // In range: accepted.
+    repo.write(
+        ".beads/config.yaml",
+        &rendered.replace("skip_codes: [77, 78]", "skip_codes: [2, 255]"),
+    );
+    assert_eq!(
+        repo.ok(&["config", "get", "verify.skip_codes"]).trim(),
+        "[2,255]"
+    );
+}
+
+#[test]
+fn config_set_skip_codes_0_or_1_is_refused_and_nothing_changes() {
+    let repo = Repo::initialised();
+    let before = repo.read(".beads/config.yaml");
+    for value in ["0,1", "[77, 1]", "77,0", "[300]", "[-1, 77]"] {
+        let err = repo.fails(&["config", "set", "verify.skip_codes", value], 2);
+        assert!(err.contains("verify.skip_codes"), "{value}: {err}");
+        assert!(err.contains("2 to 255"), "{value}: {err}");
+        assert_eq!(repo.read(".beads/config.yaml"), before, "{value}");
+        assert_eq!(repo.commit_count(), 1, "{value}");
+    }
+    let err = repo.fails(&["config", "set", "verify.skip_codes", "0,1"], 2);
+    assert!(err.contains("exit 0 means PASS"), "{err}");
+    repo.ok(&["config", "set", "verify.skip_codes", "77,2"]);
+    assert_eq!(
+        repo.ok(&["config", "get", "verify.skip_codes"]).trim(),
+        "[77,2]"
+    );
+    assert_eq!(repo.commit_count(), 2);
+}

@@ -420,6 +420,78 @@ pub fn parse_priority(text: &str) -> Result<u8> {
     }
 }
 
+/// Longest title bd accepts, in characters.
+pub const MAX_TITLE_CHARS: usize = 500;
+
+/// Checks a title given on the command line: not empty, one line, at most
+/// [`MAX_TITLE_CHARS`] characters.
+pub fn check_title(title: &str) -> Result<()> {
+    let help = "put the details in the description (-d TEXT or --body-file FILE)";
+    if title.trim().is_empty() {
+        return Err(crate::error::Error::Invalid("the title is empty".into()));
+    }
+    check_single_line("title", title)
+        .map_err(|m| crate::error::Error::invalid_with_help(m, help))?;
+    let n = title.trim().chars().count();
+    if n > MAX_TITLE_CHARS {
+        return Err(crate::error::Error::invalid_with_help(
+            format!("the title is {n} characters long; the limit is {MAX_TITLE_CHARS}"),
+            help,
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `value` (the `what` of a record, e.g. `actor`) is one line without control
+/// characters, as everything that reaches a commit subject or trailer must be.
+pub fn check_single_line(what: &str, value: &str) -> std::result::Result<(), String> {
+    let Some(bad) = value.chars().find(|c| c.is_control()) else {
+        return Ok(());
+    };
+    let which = match bad {
+        '\n' => "a newline".to_string(),
+        '\r' => "a carriage return".to_string(),
+        c => format!("a control character (U+{:04X})", c as u32),
+    };
+    let shown: String = value.chars().take(80).collect();
+    let more = if value.chars().count() > 80 {
+        "..."
+    } else {
+        ""
+    };
+    Err(format!(
+        "the {what} must be a single line without control characters, but it contains \
+         {which}: {shown:?}{more}"
+    ))
+}
+
+/// Checks a bead's `spec:` link: a relative path that stays inside the repository.
+pub fn check_spec_path(spec: &str) -> Result<()> {
+    use std::path::Component;
+    let refuse = |why: &str| {
+        crate::error::Error::invalid_with_help(
+            format!("spec '{}' {why}", spec.escape_debug()),
+            "give the spec's path relative to the repository root, e.g. specs/login.md",
+        )
+    };
+    check_single_line("spec path", spec).map_err(|m| refuse(&format!("is refused: {m}")))?;
+    let mut depth = 0usize;
+    for part in std::path::Path::new(spec).components() {
+        match part {
+            Component::Prefix(_) | Component::RootDir => {
+                return Err(refuse("is an absolute path; it must be relative"));
+            }
+            Component::ParentDir if depth == 0 => {
+                return Err(refuse("climbs out of the repository with '..'"));
+            }
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,6 +519,43 @@ mod tests {
         });
         b.description = "Free *markdown*.\n\n---\nwith a rule".into();
         b
+    }
+
+    #[test]
+    fn titles_actors_and_spec_paths_are_checked() {
+        assert!(check_title("Fix login").is_ok());
+        assert!(check_title(&"x".repeat(MAX_TITLE_CHARS)).is_ok());
+        let e = check_title(&"x".repeat(MAX_TITLE_CHARS + 1)).unwrap_err();
+        assert!(e.to_string().contains("501 characters"), "{e}");
+        assert!(
+            check_title("a\nb")
+                .unwrap_err()
+                .to_string()
+                .contains("newline")
+        );
+        assert!(
+            check_title("a\rb")
+                .unwrap_err()
+                .to_string()
+                .contains("carriage")
+        );
+        assert!(check_title("  ").is_err());
+        let e = check_single_line("actor", "mallory\nVermas-Id: vm-victim").unwrap_err();
+        assert!(e.contains("actor") && e.contains("\\nVermas-Id"), "{e}");
+        assert!(check_single_line("actor", "a\u{1b}[31m").is_err());
+        assert!(check_single_line("actor", "mayor/").is_ok());
+        for ok in ["specs/a.md", "./specs/a.md", "specs/../specs/a.md", "a"] {
+            assert!(check_spec_path(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "/etc/passwd",
+            "../x.md",
+            "../../etc/passwd",
+            "specs/../../x",
+            "a\nb",
+        ] {
+            assert!(check_spec_path(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

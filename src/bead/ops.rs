@@ -2,7 +2,10 @@
 //! Each operation is one locked read-modify-write and one commit.
 
 use super::graph;
-use super::model::{AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status};
+use super::model::{
+    AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status, check_single_line,
+    check_spec_path, check_title,
+};
 use super::store::{BeadSet, bead_path, list_ids, load_one};
 use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn, id};
@@ -43,8 +46,10 @@ pub struct Changed {
 
 /// Creates a bead and commits it.
 pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
-    if new.title.trim().is_empty() {
-        return Err(Error::Invalid("the title is empty".into()));
+    check_actor(actor)?;
+    check_title(&new.title)?;
+    if let Some(spec) = new.spec.as_deref() {
+        check_spec_path(spec)?;
     }
     if new.priority > 4 {
         return Err(Error::Invalid(format!(
@@ -89,7 +94,7 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
     bead.labels = dedup(new.labels);
     bead.parent = parent;
     bead.dependencies = deps;
-    bead.spec = new.spec;
+    bead.spec = new.spec.filter(|s| !s.is_empty());
     bead.assignee = new.assignee;
     bead.created_at = Some(now);
     bead.created_by = Some(actor.to_string());
@@ -164,12 +169,11 @@ pub fn update(ws: &Workspace, actor: &str, ids: &[String], changes: &Changes) ->
     for l in &changes.add_labels {
         check_label(l)?;
     }
-    if changes
-        .title
-        .as_deref()
-        .is_some_and(|t| t.trim().is_empty())
-    {
-        return Err(Error::Invalid("the title is empty".into()));
+    if let Some(title) = changes.title.as_deref() {
+        check_title(title)?;
+    }
+    if let Some(spec) = changes.spec.as_deref().filter(|s| !s.is_empty()) {
+        check_spec_path(spec)?;
     }
     modify(ws, actor, "update", ids, |bead, now| {
         if changes.claim {
@@ -305,6 +309,7 @@ pub fn dep_add(
     target: &str,
     dep_type: DepType,
 ) -> Result<Changed> {
+    check_actor(actor)?;
     let mut txn = Txn::begin(ws)?;
     let set = BeadSet::load(ws)?;
     let from = set.resolve(id)?.id.clone();
@@ -380,6 +385,7 @@ fn modify(
     if ids.is_empty() {
         return Err(Error::Invalid("no bead id given".into()));
     }
+    check_actor(actor)?;
     let mut txn = Txn::begin(ws)?;
     let now = Timestamp::now();
     let mut beads: Vec<Bead> = Vec::new();
@@ -432,6 +438,17 @@ fn message(verb: &str, bead: &Bead, actor: &str) -> CommitMessage {
         title: bead.title.clone(),
         actor: actor.to_string(),
     }
+}
+
+/// Refuses an actor that could break a commit message: it must be one line without control
+/// characters, whether it came from `--actor`, `VERMAS_ACTOR` or git's `user.name`.
+pub fn check_actor(actor: &str) -> Result<()> {
+    check_single_line("actor", actor).map_err(|m| {
+        Error::invalid_with_help(
+            m,
+            "the actor is --actor, else VERMAS_ACTOR, else git's user.name: give a one-line name",
+        )
+    })
 }
 
 /// Refuses empty labels and labels with spaces or commas.

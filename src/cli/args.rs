@@ -12,11 +12,16 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
     /// Who is acting (default: VERMAS_ACTOR, git user.name, $USER).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, global = true, value_name = "NAME", value_parser = actor_name)]
     pub actor: Option<String>,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--actor`: one line without control characters (it goes into commit trailers).
+fn actor_name(text: &str) -> Result<String, String> {
+    crate::bead::model::check_single_line("actor", text).map(|()| text.to_string())
 }
 
 /// Every command.
@@ -214,7 +219,7 @@ pub struct GateArgs {
 /// `tasks` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum TasksCmd {
-    /// Run the commands of every `[VERIFY]` item; end with VERIFICATION_PASS or _FAIL.
+    /// Run the commands of every `[VERIFY]` item; end with VERIFICATION_PASS, _FAIL or _ERROR.
     Verify {
         /// The tasks file (markdown).
         file: std::path::PathBuf,

@@ -269,6 +269,7 @@ impl Config {
                 ),
             ));
         }
+        check_skip_codes(&self.verify.skip_codes).map_err(|m| ("skip_codes".to_string(), m))?;
         if self.judge.samples == 0 {
             return Err((
                 "samples".to_string(),
@@ -296,6 +297,8 @@ impl Config {
             return Err(unknown_key(key));
         }
         let mut last_error = None;
+        // A value of the right type that fails validation says more than a type mismatch.
+        let mut refused = None;
         for candidate in scalar_candidates(raw) {
             let mut tree = root.clone();
             let mut node = &mut tree;
@@ -317,7 +320,9 @@ impl Config {
             match serde_json::from_value::<Config>(tree) {
                 Ok(config) => match config.validate() {
                     Ok(()) => return Ok(config),
-                    Err((_, msg)) => last_error = Some(Error::Invalid(msg)),
+                    Err((_, msg)) => {
+                        refused.get_or_insert(Error::Invalid(msg));
+                    }
                 },
                 Err(e) => {
                     let msg = e.to_string();
@@ -328,7 +333,7 @@ impl Config {
                 }
             }
         }
-        Err(last_error.unwrap_or_else(|| unknown_key(key)))
+        Err(refused.or(last_error).unwrap_or_else(|| unknown_key(key)))
     }
 
     /// The command the LLM `role` uses (its own, else `llm.command`).
@@ -354,6 +359,23 @@ pub fn validate_prefix(prefix: &str) -> std::result::Result<(), String> {
         Err(format!(
             "prefix '{prefix}' must be 1-16 characters of a-z, 0-9 and _, starting with a letter"
         ))
+    }
+}
+
+/// Checks that every skip code is an exit status in 2..=255: 0 means pass and 1 fail, so
+/// neither may turn into SKIP.
+pub fn check_skip_codes(codes: &[i32]) -> std::result::Result<(), String> {
+    match codes.iter().find(|c| !(2..=255).contains(*c)) {
+        None => Ok(()),
+        Some(c @ (0 | 1)) => Err(format!(
+            "verify.skip_codes cannot hold {c}: exit {c} means {}, never SKIP; use codes \
+             from 2 to 255 such as 77",
+            if *c == 0 { "PASS" } else { "FAIL" }
+        )),
+        Some(c) => Err(format!(
+            "verify.skip_codes cannot hold {c}: an exit status is 0 to 255 and skip codes \
+             must be 2 to 255, such as 77"
+        )),
     }
 }
 
@@ -461,12 +483,16 @@ mod tests {
             "my-llm"
         );
         assert_eq!(
-            c.with("verify.skip_codes", "77,1")
+            c.with("verify.skip_codes", "77,2")
                 .unwrap()
                 .verify
                 .skip_codes,
-            vec![77, 1]
+            vec![77, 2]
         );
+        for bad in ["77,1", "0", "[0, 1]", "256", "-1"] {
+            let e = c.with("verify.skip_codes", bad).unwrap_err().to_string();
+            assert!(e.contains("verify.skip_codes"), "{bad}: {e}");
+        }
         assert!(c.with("git.comit", "false").is_err());
         assert!(c.with("git.commit", "maybe").is_err());
         assert!(c.with("prefix", "Bad Prefix").is_err());
