@@ -805,7 +805,7 @@ fn a_single_runnable_criterion_needs_no_ac_and_is_named_in_the_evidence() {
         g.stdout
     );
     assert_eq!(
-        g.json["command"], "echo the only one 2",
+        g.json["command"], "echo the only one '2'",
         "{{ac_index}} is the criterion's number: {}",
         g.stdout
     );
@@ -855,7 +855,7 @@ fn config_gives_the_command_of_a_bead_without_a_test_spec() {
         "echo built {mission_id}",
     ]);
     let g = expect(&repo, &["implement", &id], "accept");
-    assert_eq!(g.json["command"], format!("echo built {id}"));
+    assert_eq!(g.json["command"], format!("echo built '{id}'"));
     assert_eq!(g.json["snippet"], format!("built {id}\n"));
     assert!(g.json["criterion"].is_null(), "{}", g.stdout);
     finish(&repo);
@@ -882,15 +882,18 @@ fn variables_are_substituted_and_shell_syntax_is_left_alone() {
                ac={ac_index} title={ac_title} surface={surface_area} root={project_root}";
     let g = expect(&repo, &["green", &id, "--ac", "2", "--cmd", cmd], "accept");
     let want = format!(
-        "echo mission={id} wt={root} file=tests/unit/fizz.sh dir=tests/unit \
-         ac=2 title=prints-fizzbuzz-for-15 surface=api,cli root={root}"
+        "echo mission='{id}' wt='{root}' file='tests/unit/fizz.sh' dir='tests/unit' \
+         ac='2' title='prints-fizzbuzz-for-15' surface='api,cli' root='{root}'"
     );
     assert_eq!(
         g.json["command"],
         want.as_str(),
-        "the command after substitution"
+        "the command after substitution, each value quoted"
     );
-    assert_eq!(g.json["snippet"], format!("{}\n", &want[5..]));
+    assert_eq!(
+        g.json["snippet"],
+        format!("{}\n", want[5..].replace('\'', ""))
+    );
 
     // ${HOME} and {{ are the shell's.
     let g = expect(
@@ -1008,7 +1011,7 @@ fn no_command_anywhere_is_refused_with_a_hint() {
     let err = refused(&repo, &["red", &id], &id);
     assert!(err.contains("gates.red"), "{err}");
     let err = refused(&repo, &["red", &id, "--ac", "1"], &id);
-    assert!(err.contains("--cmd"), "{err}");
+    assert!(err.contains("judge criterion"), "{err}");
     finish(&repo);
 }
 
@@ -1370,4 +1373,148 @@ fn an_unreadable_record_is_never_overwritten() {
     assert_eq!(repo.read(&path), "key: [unclosed\nchecks: {{{\n");
     assert_eq!(repo.commit_count(), before);
     finish(&repo);
+}
+
+#[test]
+fn a_judge_criterion_is_refused_and_nothing_is_recorded() {
+    let (repo, id) = setup();
+    repo.ok(&[
+        "config",
+        "set",
+        "gates.green",
+        "touch ran-anyway; echo from config",
+    ]);
+    let spec = format!("{id}-spec");
+    write_spec(
+        &repo,
+        &spec,
+        &id,
+        &[
+            r#"{id: ac-1, description: "One", verify_command: "echo one"}"#,
+            r#"{id: ac-2, description: "Two", verify_command: "echo two"}"#,
+            r#"{id: ac-3, description: "Three", verify_command: "echo three"}"#,
+            r#"{id: ac-4, description: "Code is idiomatic", judge: "tests/judges/fizz.sh#test_idiomatic"}"#,
+        ],
+    );
+    // Earlier evidence exists and must stay as it is.
+    expect(&repo, &["green", &id, "--ac", "1"], "accept");
+    let record_path = format!(".beads/results/{id}.yaml");
+    let record_before = repo.read(&record_path);
+    let log_before = repo.git(&["log", "--format=%H %s"]);
+    for args in [
+        vec!["green", id.as_str(), "--ac", "4"],
+        vec!["red", id.as_str(), "--ac", "4"],
+        vec![
+            "green",
+            id.as_str(),
+            "--ac",
+            "4",
+            "--cmd",
+            "touch ran-anyway",
+        ],
+        vec!["green", spec.as_str(), "--ac", "4"],
+    ] {
+        let err = refused_keep(&repo, &args);
+        assert!(err.contains("ac-4"), "{args:?}: names the criterion: {err}");
+        assert!(err.contains("judge criterion"), "{args:?}: says why: {err}");
+        assert!(
+            err.contains("status --judge") && err.contains("not by gates"),
+            "{args:?}: says what decides it: {err}"
+        );
+    }
+    assert_eq!(
+        repo.git(&["log", "--format=%H %s"]),
+        log_before,
+        "no commit"
+    );
+    assert_eq!(repo.read(&record_path), record_before, "no evidence added");
+    assert!(!repo.join("ran-anyway").exists(), "no command ran");
+    assert!(
+        !checks(&repo, &id).iter().any(|c| c["criterion"] == "ac-4"),
+        "no ac-4 evidence"
+    );
+    finish(&repo);
+}
+
+#[test]
+fn a_hostile_label_reaches_the_command_as_one_word_and_never_runs() {
+    let repo = Repo::initialised();
+    let hostile = "surface:x;touch${IFS}PWNED";
+    let quotes = "surface:$(touch${IFS}PWNED2)'\"`touch${IFS}PWNED3`";
+    let id = repo.create("Hostile labels", &["-l", hostile, "-l", quotes]);
+    let want = "x;touch${IFS}PWNED,$(touch${IFS}PWNED2)'\"`touch${IFS}PWNED3`\n";
+    for cmd in [
+        "printf '%s\\n' {surface_area} > got.txt",
+        "printf '%s\\n' \"{surface_area}\" > got.txt",
+        "printf '%s\\n' '{surface_area}' > got.txt",
+        "printf '%s\\n' \"$(printf %s {surface_area})\" > got.txt",
+    ] {
+        let g = expect(&repo, &["implement", &id, "--cmd", cmd], "accept");
+        assert_eq!(
+            repo.read("got.txt"),
+            want,
+            "{cmd}: the value arrives intact as one word\n{}",
+            g.stdout
+        );
+        for marker in ["PWNED", "PWNED2", "PWNED3"] {
+            assert!(
+                !repo.join(marker).exists(),
+                "{cmd}: the label ran as shell code ({marker})"
+            );
+        }
+    }
+    // The same through a command from config.
+    repo.ok(&[
+        "config",
+        "set",
+        "gates.green",
+        "echo {surface_area} > got.txt",
+    ]);
+    expect(&repo, &["green", &id], "accept");
+    assert_eq!(repo.read("got.txt"), want);
+    assert!(!repo.join("PWNED").exists());
+    assert_eq!(repo.status(".beads"), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_hostile_folder_name_reaches_the_command_as_one_word_and_never_runs() {
+    // The repository lives in a folder whose name is shell code.
+    let outer = Repo::new();
+    let root = outer.join("a $(touch PWNED) b");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let r = root.display().to_string();
+    outer.git(&["init", "-q", "-b", "main", &r]);
+    outer.git(&["-C", &r, "config", "user.name", "Test User"]);
+    outer.git(&["-C", &r, "config", "user.email", "test@example.com"]);
+    outer.git(&["-C", &r, "config", "commit.gpgsign", "false"]);
+    let in_root = |args: &[&str]| {
+        let out = outer.cmd_in(&root, args).output().expect("run vermas");
+        assert!(
+            out.status.success(),
+            "vermas {args:?}: {}\n{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        stdout(&out)
+    };
+    in_root(&["init", "--prefix", "vm"]);
+    let id = in_root(&["q", "Lives in a strange folder"])
+        .trim()
+        .to_string();
+    let cmd = "printf '%s\\n' {project_root} \"{worktree_dir}\" '{project_root}' > got.txt";
+    in_root(&["gate", "implement", &id, "--cmd", cmd]);
+    let canonical = std::fs::canonicalize(&root).expect("canonical root");
+    let want = format!("{}\n", canonical.display()).repeat(3);
+    assert_eq!(
+        std::fs::read_to_string(root.join("got.txt")).expect("got.txt"),
+        want,
+        "the folder arrives intact, one word each time"
+    );
+    assert!(
+        !root.join("PWNED").exists() && !outer.join("PWNED").exists(),
+        "the folder name ran as shell code"
+    );
+    let status = outer.git(&["-C", &r, "status", "--porcelain", "--", ".beads"]);
+    assert_eq!(status, "", "the gate's evidence is committed");
 }

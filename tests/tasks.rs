@@ -1,6 +1,8 @@
 //! `tasks verify` end to end (issue 4, seed 003): [VERIFY] items run their commands in
-//! order and stop at the first failure, a timeout FAILs, a missing program SKIPs, `--mark`
-//! ticks passing items, learnings go to `.progress.md`, and an AC checklist judges
+//! order and stop at the first that does not pass; a command that cannot run (missing,
+//! not executable, timed out, killed) is ERROR, never a pass or a skip; only items whose
+//! every command ran and passed PASS and get ticked by `--mark`; nothing verified is
+//! VERIFICATION_ERROR (exit 3); learnings go to `.progress.md`, and an AC checklist judges
 //! requirements.md through the LLM (the scripted stand-in `fixtures/llm`).
 
 mod common;
@@ -118,7 +120,7 @@ fn the_first_failure_stops_the_item_but_not_the_others() {
 }
 
 #[test]
-fn a_timeout_fails_and_kills_the_command() {
+fn a_timeout_is_an_error_and_kills_the_command() {
     let repo = Repo::initialised();
     repo.ok(&["config", "set", "gates.timeout", "1s"]);
     repo.write(
@@ -126,50 +128,143 @@ fn a_timeout_fails_and_kills_the_command() {
         "- [ ] V1 [VERIFY] Slow: sleep 30 && touch after.marker\n",
     );
     let start = Instant::now();
-    let o = verify(&repo, &["tasks.md", "--json"], &[]);
+    let o = verify(&repo, &["tasks.md", "--json", "--mark"], &[]);
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "not killed in time"
     );
-    assert_code(&o, 1);
+    assert_code(&o, 3);
     let j = json_of(&o);
     let first = &j["items"][0]["commands"][0];
-    assert_eq!(first["outcome"], "FAIL");
+    assert_eq!(first["outcome"], "ERROR");
     assert_eq!(first["reason"], "timed out after 1s");
-    assert_eq!(j["items"][0]["commands"][1]["outcome"], "SKIP");
+    let second = &j["items"][0]["commands"][1];
+    assert_eq!(second["outcome"], "SKIP");
+    assert_eq!(second["reason"], "not run: `sleep 30` could not run");
     assert!(!repo.join("after.marker").exists());
-    assert_eq!(j["verdict"], "VERIFICATION_FAIL");
+    assert_eq!(j["items"][0]["outcome"], "ERROR");
+    assert_eq!(j["verdict"], "VERIFICATION_ERROR");
+    assert_eq!(j["marked"], 0);
+    assert!(repo.read("tasks.md").starts_with("- [ ] V1"));
 }
 
 #[test]
-fn a_missing_program_is_skipped_and_does_not_fail() {
+fn a_command_killed_by_a_signal_or_not_executable_is_an_error() {
     let repo = Repo::initialised();
+    repo.write("not-executable.sh", "#!/bin/sh\necho hi\n");
     repo.write(
         "tasks.md",
-        "- [ ] V1 [VERIFY] Quality: no-such-linter-zz --check && touch ran.marker\n- [ ] V2 [VERIFY] Only missing: no-such-tool-zz\n- [ ] V5 [VERIFY] CI pipeline passes\n",
+        "- [ ] V1 [VERIFY] Crash: kill -9 $$\n- [ ] V2 [VERIFY] Not executable: ./not-executable.sh\n",
     );
-    let o = verify(&repo, &["tasks.md"], &[]);
-    assert_code(&o, 0);
+    let o = verify(&repo, &["tasks.md", "--json", "--mark"], &[]);
+    assert_code(&o, 3);
+    let j = json_of(&o);
+    assert_eq!(j["verdict"], "VERIFICATION_ERROR");
+    let crash = &j["items"][0];
+    assert_eq!(crash["outcome"], "ERROR", "{crash}");
+    assert_eq!(crash["commands"][0]["reason"], "killed by signal 9");
+    let denied = &j["items"][1];
+    assert_eq!(denied["outcome"], "ERROR", "{denied}");
+    assert!(
+        denied["commands"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("cannot execute")),
+        "{denied}"
+    );
+    assert_eq!(j["marked"], 0);
+}
+
+/// A tasks file with an item whose programs are all missing, one whose first program is
+/// missing and second passes, and one that passes.
+const MISSING: &str = "- [ ] V1 [VERIFY] Missing: cargo-nothere fmt --check && cargo-nothere test\n\
+                       - [ ] V2 [VERIFY] First missing: no-such-linter-zz --check && touch ran.marker\n\
+                       - [ ] V3 [VERIFY] Good: true\n";
+
+#[test]
+fn missing_programs_are_errors_never_a_pass() {
+    let repo = Repo::initialised();
+    repo.write("tasks.md", MISSING);
+    let o = verify(&repo, &["tasks.md", "--mark"], &[]);
+    assert_code(&o, 3);
     let out = stdout(&o);
     assert!(
-        out.contains("- no-such-linter-zz --check: SKIP (command not found:"),
+        out.contains("- cargo-nothere fmt --check: ERROR (command not found:"),
         "{out}"
     );
     assert!(
-        repo.join("ran.marker").exists(),
-        "a SKIP does not stop the item"
+        out.contains(
+            "- cargo-nothere test: SKIP (not run: `cargo-nothere fmt --check` could not run)"
+        ),
+        "{out}"
     );
-    assert!(out.contains("- SKIP (no commands"), "{out}");
-    assert!(out.contains("1 passed, 0 failed, 2 skipped"), "{out}");
-    assert_eq!(last_line(&o), "VERIFICATION_PASS");
-    let j = json_of(&verify(&repo, &["tasks.md", "--json"], &[]));
-    let outcomes: Vec<&str> = j["items"]
-        .as_array()
-        .unwrap()
+    assert!(
+        out.contains("- no-such-linter-zz --check: ERROR (command not found:"),
+        "{out}"
+    );
+    assert!(out.contains("1 passed, 0 failed, 2 errors"), "{out}");
+    assert!(out.contains("could not be checked: V1, V2"), "{out}");
+    assert!(out.contains("marked 1 item [x] in tasks.md"), "{out}");
+    assert_eq!(last_line(&o), "VERIFICATION_ERROR");
+    assert!(
+        !repo.join("ran.marker").exists(),
+        "nothing runs after a command that could not run"
+    );
+    assert_eq!(
+        repo.read("tasks.md"),
+        MISSING.replace("- [ ] V3", "- [x] V3"),
+        "only the passing item is ticked"
+    );
+    let progress = repo.read(".progress.md");
+    assert!(
+        progress.contains(
+            "V1 [VERIFY] Missing: ERROR (`cargo-nothere fmt --check` could not run: command not found:"
+        ),
+        "{progress}"
+    );
+
+    repo.write("tasks.md", MISSING);
+    let j = json_of(&verify(&repo, &["tasks.md", "--json", "--mark"], &[]));
+    assert_eq!(j["verdict"], "VERIFICATION_ERROR");
+    let items = j["items"].as_array().expect("items");
+    let outcomes: Vec<&str> = items
         .iter()
         .map(|i| i["outcome"].as_str().unwrap())
         .collect();
-    assert_eq!(outcomes, ["PASS", "SKIP", "SKIP"]);
+    assert_eq!(outcomes, ["ERROR", "ERROR", "PASS"]);
+    let v1: Vec<&str> = items[0]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(v1, ["ERROR", "SKIP"]);
+    let marked: Vec<bool> = items
+        .iter()
+        .map(|i| i["marked"].as_bool().unwrap())
+        .collect();
+    assert_eq!(marked, [false, false, true]);
+    assert!(
+        j["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("could not be checked")),
+        "{j}"
+    );
+}
+
+#[test]
+fn an_item_without_commands_is_not_a_pass() {
+    let repo = Repo::initialised();
+    let text = "- [ ] V5 [VERIFY] CI pipeline passes\n";
+    repo.write("tasks.md", text);
+    let o = verify(&repo, &["tasks.md", "--mark"], &[]);
+    assert_code(&o, 3);
+    let out = stdout(&o);
+    assert!(
+        out.contains("- ERROR (no commands: nothing was verified"),
+        "{out}"
+    );
+    assert_eq!(last_line(&o), "VERIFICATION_ERROR");
+    assert_eq!(repo.read("tasks.md"), text, "not ticked");
 }
 
 #[test]
@@ -286,14 +381,21 @@ fn bad_input_exits_2() {
 }
 
 #[test]
-fn a_file_without_verify_items_passes() {
+fn a_file_without_verify_items_is_not_a_pass() {
     let repo = Repo::initialised();
     repo.write("tasks.md", "- [ ] 1.1 Just work\n");
     let o = verify(&repo, &["tasks.md"], &[]);
-    assert_code(&o, 0);
-    assert!(stdout(&o).contains("no [VERIFY] items in tasks.md"));
-    assert_eq!(last_line(&o), "VERIFICATION_PASS");
+    assert_code(&o, 3);
+    assert!(
+        stdout(&o).contains("nothing was verified: no [VERIFY] items in tasks.md"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(last_line(&o), "VERIFICATION_ERROR");
     assert!(!repo.join(".progress.md").exists());
+    let j = json_of(&verify(&repo, &["tasks.md", "--json"], &[]));
+    assert_eq!(j["verdict"], "VERIFICATION_ERROR");
+    assert_eq!(j["items"], serde_json::json!([]));
 }
 
 /// A repository whose LLM is the fake, with requirements naming files in backticks.
@@ -400,10 +502,47 @@ fn ac_checklist_fails_when_the_judge_says_so() {
 fn ac_checklist_without_an_llm_is_an_error_not_a_pass() {
     let (repo, _scratch) = ac_repo();
     repo.ok(&["config", "set", "llm.command", "no-such-llm-zz"]);
-    let o = verify(&repo, &["spec/tasks.md", "--json"], &[]);
-    assert_code(&o, 1);
+    let o = verify(&repo, &["spec/tasks.md", "--json", "--mark"], &[]);
+    assert_code(&o, 3);
     let j = json_of(&o);
-    let acs = j["items"][1]["acs"].as_array().expect("acs");
+    let item = &j["items"][1];
+    let acs = item["acs"].as_array().expect("acs");
     assert!(acs.iter().all(|a| a["outcome"] == "ERROR"), "{acs:?}");
-    assert_eq!(j["verdict"], "VERIFICATION_FAIL");
+    assert_eq!(item["outcome"], "ERROR");
+    assert_eq!(
+        item["reason"],
+        "3 AC could not be judged: AC-1.1, AC-1.2, AC-2.1"
+    );
+    assert_eq!(j["verdict"], "VERIFICATION_ERROR");
+    let tasks = repo.read("spec/tasks.md");
+    assert!(tasks.contains("- [x] V4"), "{tasks}");
+    assert!(tasks.contains("- [ ] V6"), "not ticked: {tasks}");
+}
+
+#[test]
+fn ac_checklist_with_an_unjudged_ac_is_not_a_pass() {
+    let (repo, _scratch) = ac_repo();
+    // Everything committed: AC-2.1 names no file and nothing changed, so it is not judged.
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "all in"]);
+    let o = verify(
+        &repo,
+        &["spec/tasks.md", "--json", "--mark"],
+        &[("FAKE_LLM_MODE", "pass")],
+    );
+    assert_code(&o, 3);
+    let j = json_of(&o);
+    let item = &j["items"][1];
+    let outcomes: Vec<&str> = item["acs"]
+        .as_array()
+        .expect("acs")
+        .iter()
+        .map(|a| a["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["PASS", "PASS", "SKIP"]);
+    assert_eq!(item["outcome"], "ERROR");
+    assert_eq!(item["reason"], "1 AC could not be judged: AC-2.1");
+    assert_eq!(item["marked"], false);
+    assert_eq!(j["verdict"], "VERIFICATION_ERROR");
+    assert!(repo.read("spec/tasks.md").contains("- [ ] V6"));
 }

@@ -1,11 +1,11 @@
-//! Handler of `tasks verify`: run [VERIFY] task items.
+//! Handler of `tasks verify`: run [VERIFY] task items; exit 0 pass, 1 fail, 3 error.
 
 use super::args::TasksCmd;
 use super::output::{out, print_json, versioned};
 use super::{Ctx, Outcome};
 use crate::config::Config;
 use crate::error::Error;
-use crate::tasks::{self, Request, Settings, Verdict};
+use crate::tasks::{self, Request, Settings};
 use crate::workspace::{Workspace, absolute};
 
 /// `tasks verify FILE`.
@@ -44,8 +44,5 @@ pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> Outcome {
     } else {
         out!("{}", tasks::render::human(&v));
     }
-    Ok(match v.verdict {
-        Verdict::Pass => 0,
-        Verdict::Fail => 1,
-    })
+    Ok(v.verdict.exit_code())
 }

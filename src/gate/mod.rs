@@ -1,12 +1,14 @@
 //! Deterministic gates: a shell command, its exit code and a classification; never an LLM.
 //!
 //! `gate PHASE ID` finds the command (given, else the acceptance criterion's, else
-//! config's), substitutes its `{variables}`, runs it under `sh -c` in the repository in
-//! its own process group with a timeout and an output cap, classifies the result from exit
-//! code and output patterns, and appends the evidence to `.beads/results/<ID>.yaml` and a
-//! note on the bead, in one commit.
+//! config's), substitutes its `{variables}` (each value shell-quoted for where it stands),
+//! runs it under `sh -c` in the repository in its own process group with a timeout and an
+//! output cap, classifies the result from exit code and output patterns, and appends the
+//! evidence to `.beads/results/<ID>.yaml` and a note on the bead, in one commit. A judge
+//! criterion is never gated.
 
 pub mod classify;
+pub mod shell;
 pub mod vars;
 
 pub use classify::{Classification, Patterns, Phase};
@@ -134,7 +136,8 @@ fn test_spec_of(ws: &Workspace, bead: &Bead) -> Result<Option<Bead>> {
 }
 
 /// The criterion gated, with its 1-based number: the `--ac N` one, else (without `--cmd`)
-/// the test spec's only criterion that has a command.
+/// the test spec's only criterion that has a command. A judge criterion (an LLM rubric,
+/// no command) is refused: a gate result would be evidence for what it cannot decide.
 fn pick_criterion(
     spec: Option<&Bead>,
     ac: Option<usize>,
@@ -163,15 +166,30 @@ fn pick_criterion(
         )
     })?;
     let count = spec.acceptance_criteria.len();
-    n.checked_sub(1)
+    let c = n
+        .checked_sub(1)
         .and_then(|i| spec.acceptance_criteria.get(i))
-        .map(|c| (Some(n), Some(c)))
         .ok_or_else(|| {
             Error::Invalid(format!(
                 "--ac {n}: {} has {count} acceptance criteria",
                 spec.id
             ))
-        })
+        })?;
+    if let Some(judge) = &c.judge
+        && c.verify_command.is_none()
+        && c.verify.is_none()
+    {
+        return Err(Error::invalid_with_help(
+            format!(
+                "--ac {n}: {} of {} (\"{}\") is a judge criterion ({judge}); a gate runs only \
+                 deterministic commands and cannot decide it",
+                c.id, spec.id, c.description
+            ),
+            "judge criteria are decided by `vermas status --judge` (the inspector), not by gates; \
+             nothing was run or recorded",
+        ));
+    }
+    Ok((Some(n), Some(c)))
 }
 
 /// The command before substitution, and the test file it is about (if a verify target).

@@ -15,53 +15,26 @@ pub const NAMES: &[&str] = &[
     "project_root",
 ];
 
-/// Replaces every `{name}` in `command` with its value. `${...}` (shell) and `{{`/`}}`
-/// (literal braces) are left for the shell; an unknown name is an error.
+/// Replaces every `{name}` in `command` with its value, shell-quoted for where it stands
+/// (see [`super::shell::expand`]) so it reaches the command as one word and never runs.
+/// `${...}` (shell) and `{{`/`}}` (literal braces) are left for the shell; an unknown name
+/// is an error.
 pub fn substitute(command: &str, values: &BTreeMap<&str, String>) -> Result<String> {
-    let mut out = String::with_capacity(command.len());
-    let mut rest = command;
-    while let Some(open) = rest.find('{') {
-        let (before, from_brace) = rest.split_at(open);
-        out.push_str(before);
-        if before.ends_with('$') {
-            out.push('{');
-            rest = &from_brace[1..];
-            continue;
-        }
-        if let Some(after) = from_brace.strip_prefix("{{") {
-            out.push_str("{{");
-            rest = after;
-            continue;
-        }
-        let Some(close) = from_brace.find('}') else {
-            out.push_str(from_brace);
-            rest = "";
-            break;
-        };
-        let name = &from_brace[1..close];
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            // Not a variable (a shell brace group, JSON...): keep it as written.
-            out.push_str(&from_brace[..=close]);
-        } else {
-            let value = values.get(name).ok_or_else(|| {
-                Error::invalid_with_help(
-                    format!("unknown variable {{{name}}} in gate command: {command}"),
-                    format!(
-                        "variables: {}",
-                        NAMES
-                            .iter()
-                            .map(|n| format!("{{{n}}}"))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    ),
-                )
-            })?;
-            out.push_str(value);
-        }
-        rest = &from_brace[close + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
+    super::shell::expand(command, &mut |name| {
+        values.get(name).cloned().ok_or_else(|| {
+            Error::invalid_with_help(
+                format!("unknown variable {{{name}}} in gate command: {command}"),
+                format!(
+                    "variables: {}",
+                    NAMES
+                        .iter()
+                        .map(|n| format!("{{{n}}}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            )
+        })
+    })
 }
 
 /// A URL-safe slug of a title: lowercase letters and digits joined by `-`.
@@ -94,7 +67,7 @@ mod tests {
                 &v
             )
             .unwrap(),
-            "go test t/x_test.go # ac 2 ${HOME} {{x}} { echo; }"
+            "go test 't/x_test.go' # ac '2' ${HOME} {{x}} { echo; }"
         );
         assert!(
             substitute("run {nope}", &v)

@@ -1,12 +1,15 @@
-//! `[VERIFY]` task items: run their commands in order and report VERIFICATION_PASS or _FAIL.
+//! `[VERIFY]` task items: run their commands in order and report VERIFICATION_PASS, _FAIL
+//! or _ERROR.
 //!
 //! A tasks file item such as `- [ ] V4 [VERIFY] Full local CI: cargo fmt --check && cargo
 //! test` names commands after its first `: `; they run one by one with `sh -c` in the
 //! repository root, each in its own process group with `gates.timeout`, and the first
-//! failure stops the item. An item mentioning "AC checklist" instead judges every `AC-x.y`
-//! of requirements.md through the LLM judge. Results can tick the items and are appended
-//! to `.progress.md` under `## Learnings`.
+//! command that does not pass stops the item. An item mentioning "AC checklist" instead
+//! judges every `AC-x.y` of requirements.md through the LLM judge. Only what ran and
+//! passed is a pass: an error, a timeout, a crash or nothing checked never is. Results can
+//! tick the passing items and are appended to `.progress.md` under `## Learnings`.
 
+pub mod commands;
 pub mod files;
 pub mod parse;
 pub mod render;
@@ -67,12 +70,41 @@ pub struct Request {
 /// The overall answer, spelled as the signal agents look for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
-    /// No item failed.
+    /// There were items and every one passed.
     #[serde(rename = "VERIFICATION_PASS")]
     Pass,
     /// Some item failed.
     #[serde(rename = "VERIFICATION_FAIL")]
     Fail,
+    /// None failed, but something could not be checked, or nothing was.
+    #[serde(rename = "VERIFICATION_ERROR")]
+    Error,
+}
+
+impl Verdict {
+    /// The verdict of a run's items: PASS needs at least one item and every one PASS; any
+    /// FAIL (or UNSTABLE) is FAIL; anything else (an ERROR, no items) is ERROR.
+    pub fn of(items: &[ItemResult]) -> Verdict {
+        if items
+            .iter()
+            .any(|i| matches!(i.outcome, Outcome::Fail | Outcome::Unstable))
+        {
+            Verdict::Fail
+        } else if !items.is_empty() && items.iter().all(|i| i.outcome == Outcome::Pass) {
+            Verdict::Pass
+        } else {
+            Verdict::Error
+        }
+    }
+
+    /// The process exit code: 0 pass, 1 fail, 3 error.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Fail => 1,
+            Verdict::Error => 3,
+        }
+    }
 }
 
 impl std::fmt::Display for Verdict {
@@ -80,6 +112,7 @@ impl std::fmt::Display for Verdict {
         f.write_str(match self {
             Verdict::Pass => "VERIFICATION_PASS",
             Verdict::Fail => "VERIFICATION_FAIL",
+            Verdict::Error => "VERIFICATION_ERROR",
         })
     }
 }
@@ -110,12 +143,12 @@ pub struct ItemResult {
     pub line: usize,
     /// The text after `[VERIFY]` up to the colon.
     pub title: String,
-    /// PASS, FAIL or SKIP.
+    /// PASS (everything ran and passed), FAIL or ERROR (could not be checked).
     pub outcome: Outcome,
-    /// Why it failed or was skipped.
+    /// Why it did not pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Each command in order; those after a failure are SKIP and were not run.
+    /// Each command in order; those after a FAIL or ERROR are SKIP and were not run.
     pub commands: Vec<CheckResult>,
     /// For an AC checklist item, each criterion.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -151,8 +184,11 @@ pub struct Verification {
     pub requirements: Option<String>,
     /// Each `[VERIFY]` item in file order.
     pub items: Vec<ItemResult>,
-    /// VERIFICATION_PASS unless some item failed.
+    /// VERIFICATION_PASS only when there were items and all passed.
     pub verdict: Verdict,
+    /// Why the verdict is not a pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Items ticked in the tasks file by this run.
     pub marked: usize,
     /// The progress file learnings were appended to.
@@ -203,20 +239,19 @@ pub fn verify(req: &Request, s: &Settings) -> Result<Verification, Error> {
             });
             run_ac_item(item, &criteria, changed, s)
         } else {
-            run_command_item(item, s)
+            commands::run_item(item, s)
         };
         results.push(result);
     }
-    let verdict = if results.iter().any(|r| r.outcome == Outcome::Fail) {
-        Verdict::Fail
-    } else {
-        Verdict::Pass
-    };
+    let verdict = Verdict::of(&results);
+    let file = req.file.display().to_string();
+    let reason = verdict_reason(verdict, &results, &file);
     let mut v = Verification {
-        file: req.file.display().to_string(),
+        file,
         requirements: requirements.map(|p| p.display().to_string()),
         items: results,
         verdict,
+        reason,
         marked: 0,
         progress: None,
         warnings: Vec::new(),
@@ -232,6 +267,33 @@ pub fn verify(req: &Request, s: &Settings) -> Result<Verification, Error> {
         }
     }
     Ok(v)
+}
+
+/// Why `verdict` is not a pass: the items that failed, or could not be checked, or that
+/// there was nothing to verify.
+fn verdict_reason(verdict: Verdict, items: &[ItemResult], file: &str) -> Option<String> {
+    let names = |f: fn(Outcome) -> bool| {
+        items
+            .iter()
+            .filter(|i| f(i.outcome))
+            .map(ItemResult::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match verdict {
+        Verdict::Pass => None,
+        Verdict::Fail => Some(format!(
+            "failed: {}",
+            names(|o| matches!(o, Outcome::Fail | Outcome::Unstable))
+        )),
+        Verdict::Error if items.is_empty() => {
+            Some(format!("nothing was verified: no [VERIFY] items in {file}"))
+        }
+        Verdict::Error => Some(format!(
+            "could not be checked: {}",
+            names(|o| o != Outcome::Pass)
+        )),
+    }
 }
 
 /// The text of an input file; a missing one (or a folder) is bad input.
@@ -251,119 +313,9 @@ fn read_input(path: &Path, what: &str) -> Result<String, Error> {
     }
 }
 
-/// Runs an item's commands in order until one fails.
-fn run_command_item(item: &VerifyItem, s: &Settings) -> ItemResult {
-    let mut commands: Vec<CheckResult> = Vec::new();
-    let mut failed: Option<String> = None;
-    for command in &item.commands {
-        let r = match &failed {
-            Some(first) => {
-                let mut r = CheckResult::without_run(
-                    Outcome::Skip,
-                    format!("not run: `{first}` failed first"),
-                );
-                r.command = command.clone();
-                r
-            }
-            None => run_command(command, s),
-        };
-        if failed.is_none() && r.outcome == Outcome::Fail {
-            failed = Some(command.clone());
-        }
-        commands.push(r);
-    }
-    let (outcome, reason) = if item.commands.is_empty() {
-        (
-            Outcome::Skip,
-            Some("no commands: write them after a colon, joined by &&".to_string()),
-        )
-    } else if let Some(r) = commands.iter().find(|r| r.outcome == Outcome::Fail) {
-        let why = r.reason.as_deref().unwrap_or("failed");
-        (Outcome::Fail, Some(format!("`{}` {why}", r.command)))
-    } else if commands.iter().any(|r| r.outcome == Outcome::Pass) {
-        let skipped: Vec<String> = commands
-            .iter()
-            .filter(|r| r.outcome == Outcome::Skip)
-            .map(|r| format!("`{}`", r.command))
-            .collect();
-        let why =
-            (!skipped.is_empty()).then(|| format!("skipped, not found: {}", skipped.join(", ")));
-        (Outcome::Pass, why)
-    } else {
-        (Outcome::Skip, Some("every command was skipped".to_string()))
-    };
-    ItemResult {
-        id: item.id.clone(),
-        line: item.line,
-        title: item.title.clone(),
-        outcome,
-        reason,
-        commands,
-        acs: Vec::new(),
-        marked: false,
-    }
-}
-
-/// Runs one command with `sh -c` in the root: exit 0 PASS; program not found (127) SKIP;
-/// a timeout, a signal, any other exit or a failure to start FAIL.
-pub fn run_command(command: &str, s: &Settings) -> CheckResult {
-    let f = process::run(&Job {
-        program: "sh".into(),
-        args: vec!["-c".into(), command.into()],
-        dir: s.root.clone(),
-        stdin: None,
-        env: Vec::new(),
-        timeout: s.timeout,
-        output_cap: s.output_cap,
-    });
-    let text = f.text();
-    let (outcome, reason) = if let Some(e) = &f.spawn_error {
-        (Outcome::Fail, Some(e.clone()))
-    } else if f.timed_out {
-        (
-            Outcome::Fail,
-            Some(format!("timed out after {}", seconds(s.timeout))),
-        )
-    } else if f.exit_code == Some(0) {
-        (Outcome::Pass, None)
-    } else if f.exit_code == Some(127) && text.contains("not found") {
-        let line = text
-            .lines()
-            .find(|l| l.contains("not found"))
-            .unwrap_or("not found");
-        (
-            Outcome::Skip,
-            Some(format!("command not found: {}", line.trim())),
-        )
-    } else if let Some(code) = f.exit_code {
-        (Outcome::Fail, Some(format!("exit {code}")))
-    } else {
-        let sig = f
-            .signal
-            .map_or("a signal".to_string(), |n| format!("signal {n}"));
-        (Outcome::Fail, Some(format!("killed by {sig}")))
-    };
-    CheckResult {
-        outcome,
-        reason,
-        command: command.to_string(),
-        exit_code: f.exit_code,
-        duration_ms: f.duration.as_millis() as u64,
-        truncated: f.truncated(),
-        output: text,
-    }
-}
-
-/// `1s`, `1.5s`.
-fn seconds(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{:.1}s", d.as_secs_f64())
-    }
-}
-
-/// Judges every criterion; a FAIL, ERROR or UNSTABLE one fails the item.
+/// Judges every criterion: a FAIL or UNSTABLE one fails the item; else one that could not
+/// be judged (ERROR, or SKIP for want of files) makes it ERROR; it passes only when every
+/// criterion was judged and passed.
 fn run_ac_item(
     item: &VerifyItem,
     criteria: &[Criterion],
@@ -371,26 +323,33 @@ fn run_ac_item(
     s: &Settings,
 ) -> ItemResult {
     let acs: Vec<AcResult> = criteria.iter().map(|c| judge_ac(c, changed, s)).collect();
-    let failed: Vec<&str> = acs
-        .iter()
-        .filter(|a| {
-            matches!(
-                a.outcome,
-                Outcome::Fail | Outcome::Error | Outcome::Unstable
-            )
-        })
-        .map(|a| a.id.as_str())
-        .collect();
+    let ids = |f: fn(Outcome) -> bool| -> Vec<&str> {
+        acs.iter()
+            .filter(|a| f(a.outcome))
+            .map(|a| a.id.as_str())
+            .collect()
+    };
+    let failed = ids(|o| matches!(o, Outcome::Fail | Outcome::Unstable));
+    let unjudged = ids(|o| matches!(o, Outcome::Error | Outcome::Skip));
     let (outcome, reason) = if !failed.is_empty() {
         let n = failed.len();
         (
             Outcome::Fail,
             Some(format!("{n} AC failed: {}", failed.join(", "))),
         )
-    } else if acs.iter().any(|a| a.outcome == Outcome::Pass) {
-        (Outcome::Pass, None)
+    } else if !unjudged.is_empty() {
+        let n = unjudged.len();
+        (
+            Outcome::Error,
+            Some(format!(
+                "{n} AC could not be judged: {}",
+                unjudged.join(", ")
+            )),
+        )
+    } else if acs.is_empty() {
+        (Outcome::Error, Some("no AC to judge".to_string()))
     } else {
-        (Outcome::Skip, Some("no AC could be judged".to_string()))
+        (Outcome::Pass, None)
     };
     ItemResult {
         id: item.id.clone(),
@@ -487,7 +446,8 @@ fn changed_files(root: &Path, skip: &[Option<&PathBuf>], cap: usize) -> Vec<Stri
     out
 }
 
-/// Ticks the passing items that are still unticked; a failure to write is a warning.
+/// Ticks the PASS items that are still unticked (never a FAIL or ERROR one); a failure to
+/// write is a warning.
 fn mark(file: &Path, v: &mut Verification, s: &Settings) {
     let lines: Vec<usize> = v
         .items

@@ -11,12 +11,10 @@ const SNIPPET_LINES: usize = 12;
 /// Characters of evidence shown in an AC table cell.
 const EVIDENCE_CHARS: usize = 100;
 
-/// The report; its last line is `VERIFICATION_PASS` or `VERIFICATION_FAIL`.
+/// The report; its last line is `VERIFICATION_PASS`, `VERIFICATION_FAIL` or
+/// `VERIFICATION_ERROR`, after the reason it is not a pass.
 pub fn human(v: &Verification) -> String {
     let mut out = String::new();
-    if v.items.is_empty() {
-        let _ = writeln!(out, "no [VERIFY] items in {}", v.file);
-    }
     for item in &v.items {
         let _ = writeln!(out, "Verified {}  {}:{}", item.heading(), v.file, item.line);
         if item.acs.is_empty() {
@@ -28,12 +26,13 @@ pub fn human(v: &Verification) -> String {
     }
     let count = |o: Outcome| v.items.iter().filter(|i| i.outcome == o).count();
     if !v.items.is_empty() {
+        let errors = count(Outcome::Error);
         let _ = writeln!(
             out,
-            "{} passed, {} failed, {} skipped",
+            "{} passed, {} failed, {errors} error{}",
             count(Outcome::Pass),
-            count(Outcome::Fail),
-            count(Outcome::Skip)
+            count(Outcome::Fail) + count(Outcome::Unstable),
+            if errors == 1 { "" } else { "s" }
         );
     }
     if v.marked > 0 {
@@ -43,11 +42,14 @@ pub fn human(v: &Verification) -> String {
     if let Some(p) = &v.progress {
         let _ = writeln!(out, "learnings appended to {p}");
     }
+    if let Some(reason) = &v.reason {
+        let _ = writeln!(out, "{reason}");
+    }
     let _ = writeln!(out, "{}", v.verdict);
     out
 }
 
-/// `- command: OUTCOME (facts)` per command, with the output of a failure.
+/// `- command: OUTCOME (facts)` per command, with the output of a FAIL or ERROR.
 fn write_commands(out: &mut String, item: &ItemResult) {
     if item.commands.is_empty() {
         let why = item.reason.as_deref().unwrap_or_default();
@@ -56,8 +58,12 @@ fn write_commands(out: &mut String, item: &ItemResult) {
     }
     for c in &item.commands {
         let _ = writeln!(out, "- {}: {}{}", c.command, c.outcome, facts(c));
-        if c.outcome == Outcome::Fail && !c.output.trim().is_empty() {
-            for line in c.snippet(SNIPPET_LINES).lines() {
+        let output = c.output.trim();
+        // An ERROR's reason often is its output already ("command not found: ...").
+        let said = c.reason.as_deref().is_some_and(|r| r.contains(output));
+        let shown = c.outcome == Outcome::Fail || (c.outcome == Outcome::Error && !said);
+        if shown && !output.is_empty() {
+            for line in c.snippet(SNIPPET_LINES).0.lines() {
                 let _ = writeln!(out, "  | {line}");
             }
             if c.truncated {
@@ -70,11 +76,9 @@ fn write_commands(out: &mut String, item: &ItemResult) {
 /// ` (exit 1, 0.3s)`, ` (command not found: ...)`.
 fn facts(c: &CheckResult) -> String {
     let mut f = Vec::new();
-    match c.outcome {
-        Outcome::Pass => {}
-        Outcome::Fail if c.exit_code.is_some() && !c.reason.as_deref().is_some_and(timeout) => {
-            f.push(format!("exit {}", c.exit_code.unwrap_or_default()));
-        }
+    match (c.outcome, c.exit_code) {
+        (Outcome::Pass, _) => {}
+        (Outcome::Fail, Some(code)) => f.push(format!("exit {code}")),
         _ => f.extend(c.reason.clone()),
     }
     if c.outcome != Outcome::Skip || c.exit_code.is_some() {
@@ -85,11 +89,6 @@ fn facts(c: &CheckResult) -> String {
     } else {
         format!(" ({})", f.join(", "))
     }
-}
-
-/// A reason that is a timeout.
-fn timeout(reason: &str) -> bool {
-    reason.starts_with("timed out")
 }
 
 /// The table `AC | Description | Status | Evidence`, then the failed ACs.

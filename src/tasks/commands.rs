@@ -1,0 +1,145 @@
+//! The commands of a `[VERIFY]` item: run in order, stop at the first that does not pass.
+//!
+//! A command that exits 0 is PASS and any other exit is FAIL; one that could not be run
+//! or finished (not found, not executable, failed to start, timed out, killed by a
+//! signal) is ERROR, never a pass and never a skip. The item passes only when every
+//! command ran and passed.
+
+use super::parse::VerifyItem;
+use super::{ItemResult, Settings};
+use crate::check::process::{self, Job};
+use crate::check::{CheckResult, Outcome};
+use std::time::Duration;
+
+/// Runs an item's commands in order until one does not pass; the rest are SKIP, not run.
+pub fn run_item(item: &VerifyItem, s: &Settings) -> ItemResult {
+    let mut commands: Vec<CheckResult> = Vec::new();
+    let mut stopped: Option<(String, Outcome)> = None;
+    for command in &item.commands {
+        let r = match &stopped {
+            Some((first, why)) => {
+                let what = if *why == Outcome::Fail {
+                    "failed first"
+                } else {
+                    "could not run"
+                };
+                let mut r =
+                    CheckResult::without_run(Outcome::Skip, format!("not run: `{first}` {what}"));
+                r.command = command.clone();
+                r
+            }
+            None => run_command(command, s),
+        };
+        if stopped.is_none() && r.outcome != Outcome::Pass {
+            stopped = Some((command.clone(), r.outcome));
+        }
+        commands.push(r);
+    }
+    let (outcome, reason) = item_outcome(&commands);
+    ItemResult {
+        id: item.id.clone(),
+        line: item.line,
+        title: item.title.clone(),
+        outcome,
+        reason,
+        commands,
+        acs: Vec::new(),
+        marked: false,
+    }
+}
+
+/// PASS only when there were commands and each ran and passed; a failing command makes
+/// FAIL, one that could not run ERROR, and no commands at all ERROR too.
+fn item_outcome(commands: &[CheckResult]) -> (Outcome, Option<String>) {
+    if commands.is_empty() {
+        return (
+            Outcome::Error,
+            Some(
+                "no commands: nothing was verified; write them after a colon, joined by &&"
+                    .to_string(),
+            ),
+        );
+    }
+    match commands.iter().find(|r| r.outcome != Outcome::Pass) {
+        None => (Outcome::Pass, None),
+        Some(r) if r.outcome == Outcome::Fail => {
+            let why = r.reason.as_deref().unwrap_or("failed");
+            (Outcome::Fail, Some(format!("`{}` {why}", r.command)))
+        }
+        Some(r) => {
+            let why = r.reason.as_deref().unwrap_or("could not run");
+            (
+                Outcome::Error,
+                Some(format!("`{}` could not run: {why}", r.command)),
+            )
+        }
+    }
+}
+
+/// Runs one command with `sh -c` in the root: exit 0 PASS, another exit FAIL; a program
+/// not found (127) or not executable (126), a failure to start, a timeout or a signal
+/// ERROR.
+pub fn run_command(command: &str, s: &Settings) -> CheckResult {
+    let f = process::run(&Job {
+        program: "sh".into(),
+        args: vec!["-c".into(), command.into()],
+        dir: s.root.clone(),
+        stdin: None,
+        env: Vec::new(),
+        timeout: s.timeout,
+        output_cap: s.output_cap,
+    });
+    let text = f.text();
+    // What the shell said about a command it could not run, after `what`.
+    let shell_says = |words: &[&str], what: &str| match text
+        .lines()
+        .find(|l| words.iter().any(|w| l.contains(w)))
+    {
+        Some(line) => format!("{what}: {}", line.trim()),
+        None => what.to_string(),
+    };
+    let (outcome, reason) = if let Some(e) = &f.spawn_error {
+        (Outcome::Error, Some(e.clone()))
+    } else if f.timed_out {
+        (
+            Outcome::Error,
+            Some(format!("timed out after {}", seconds(s.timeout))),
+        )
+    } else if f.exit_code == Some(0) {
+        (Outcome::Pass, None)
+    } else if f.exit_code == Some(127) && text.contains("not found") {
+        let why = shell_says(&["not found"], "command not found");
+        (Outcome::Error, Some(why))
+    } else if f.exit_code == Some(126) {
+        let why = shell_says(
+            &["denied", "cannot execute", "Is a directory"],
+            "cannot execute",
+        );
+        (Outcome::Error, Some(why))
+    } else if let Some(code) = f.exit_code {
+        (Outcome::Fail, Some(format!("exit {code}")))
+    } else {
+        let sig = f
+            .signal
+            .map_or("a signal".to_string(), |n| format!("signal {n}"));
+        (Outcome::Error, Some(format!("killed by {sig}")))
+    };
+    CheckResult {
+        outcome,
+        reason,
+        command: command.to_string(),
+        exit_code: f.exit_code,
+        duration_ms: f.duration.as_millis() as u64,
+        truncated: f.truncated(),
+        output: text,
+    }
+}
+
+/// `1s`, `1.5s`.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
