@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed benchmark for vermas beads (DESIGN.md 4.1; issue speed goals).
+# Speed benchmark for vermas beads (record formats: docs/FORMATS.md).
 #
 #   bench/beads.sh                  # full run: 10,000 beads + 10,000 other files
 #   BEADS=2000 FILES=2000 bench/beads.sh   # quick run

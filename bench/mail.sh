@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Speed benchmark for vermas mail (DESIGN.md 4.3; issue speed goal).
+# Speed benchmark for vermas mail (record formats: docs/FORMATS.md).
 #
 #   bench/mail.sh                 # full run: 10,000 messages in mayor/
 #   MESSAGES=2000 bench/mail.sh   # quick run

@@ -150,9 +150,22 @@ pub enum Error {
     )]
     NoMessage(String),
 
+    /// A spec, molecule, formula or other named thing does not exist.
+    #[error("{message}")]
+    #[diagnostic(code(vermas::not_found), help("{help}"))]
+    Missing {
+        /// What was not found.
+        message: String,
+        /// Where to look instead.
+        help: String,
+    },
+
     /// More than one record starts with this prefix.
     #[error("'{prefix}' is ambiguous: it matches {}", candidates.join(", "))]
-    #[diagnostic(code(vermas::ambiguous), help("give more characters of the id"))]
+    #[diagnostic(
+        code(vermas::ambiguous),
+        help("{}", ambiguous_help(prefix, candidates))
+    )]
     Ambiguous {
         /// What the user typed.
         prefix: String,
@@ -199,7 +212,7 @@ impl Error {
             Error::NoWorkspace(_) => "no_workspace",
             Error::Parse(_) => "parse",
             Error::Invalid(_) | Error::InvalidWithHelp { .. } => "invalid",
-            Error::NotFound(_) | Error::NoMessage(_) => "not_found",
+            Error::NotFound(_) | Error::NoMessage(_) | Error::Missing { .. } => "not_found",
             Error::Ambiguous { .. } => "ambiguous",
             Error::Cycle(_) => "cycle",
             Error::Git(_) => "git",
@@ -221,6 +234,18 @@ impl Error {
             message: message.into(),
             help: help.into(),
         }
+    }
+}
+
+/// The hint for an ambiguous id: more characters, unless the text already is a whole id or
+/// hash part (then only the full id, prefix included, tells them apart).
+fn ambiguous_help(prefix: &str, candidates: &[String]) -> String {
+    let whole = candidates
+        .iter()
+        .find(|c| *c == prefix || c.split_once('-').is_some_and(|(_, h)| h == prefix));
+    match whole {
+        Some(c) => format!("give the full id, such as {c}"),
+        None => "give more characters of the id".to_string(),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod discover;
+pub mod duration;
 pub mod error;
 pub mod gate;
 pub mod git;

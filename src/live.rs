@@ -101,7 +101,7 @@ impl Counts {
         }
     }
 
-    /// DESIGN 6: 1 if anything failed or was unstable, else 3 if anything errored, else 0.
+    /// The exit code: 1 if anything failed or was unstable, else 3 if anything errored, else 0.
     pub fn exit_code(self) -> i32 {
         if self.failed > 0 || self.unstable > 0 {
             1
@@ -153,8 +153,6 @@ pub struct SpecRun {
     pub counts: Counts,
     /// Problems with the spec file itself (each also counted as an ERROR).
     pub problems: Vec<String>,
-    /// Notices that do not count, such as a spec without criteria.
-    pub notes: Vec<String>,
 }
 
 /// Everything needed to run checks.
@@ -177,13 +175,13 @@ enum Plan {
     Settle(Outcome, String),
 }
 
-/// Runs the checks of `specs` from repository `root`; `progress(done, total)` is called as
-/// each check ends.
+/// Runs the checks of `specs` from repository `root`; `progress` hears each check start
+/// and end, with the check's target (`file#function`) as its label.
 pub fn run(
     root: &Path,
     specs: &[Spec],
     s: &RunSettings,
-    progress: impl Fn(usize, usize) + Sync,
+    progress: impl Fn(check::Progress, &str) + Sync,
 ) -> Vec<SpecRun> {
     // Every annotation to run, across all specs, so they share the job pool.
     let mut tasks: Vec<(&Annotation, &str)> = Vec::new();
@@ -196,11 +194,18 @@ pub fn run(
             }
         }
     }
+    let labels: Vec<String> = tasks.iter().map(|(a, _)| a.target()).collect();
     let results = check::run_parallel(
         &tasks,
         s.jobs,
         |(a, text)| run_one(root, a, text, s),
-        progress,
+        |p| {
+            let index = match p {
+                check::Progress::Started { index, .. }
+                | check::Progress::Finished { index, .. } => index,
+            };
+            progress(p, &labels[index]);
+        },
     );
     let mut results = results.into_iter();
     specs
@@ -213,13 +218,6 @@ pub fn run(
                 .filter(|p| p.error)
                 .map(|p| format!("{}:{}:{}: {}", spec.path, p.line, p.column, p.message))
                 .collect();
-            let mut notes = Vec::new();
-            if !spec.has_criteria_section {
-                notes.push(format!(
-                    "{}: no \"Success Criteria\" heading, nothing to check",
-                    spec.path
-                ));
-            }
             let criteria = spec
                 .criteria
                 .iter()
@@ -259,7 +257,6 @@ pub fn run(
                 criteria,
                 counts,
                 problems,
-                notes,
             }
         })
         .collect()
@@ -293,9 +290,9 @@ fn plan(a: &Annotation, s: &RunSettings) -> Plan {
         );
     }
     if let Some(t) = a.options.get("timeout")
-        && parse_duration(t).is_err()
+        && let Err(e) = parse_duration(t)
     {
-        return Plan::Settle(Outcome::Error, format!("invalid option timeout={t}"));
+        return Plan::Settle(Outcome::Error, format!("invalid option timeout={t}: {e}"));
     }
     Plan::Run
 }

@@ -1,4 +1,4 @@
-//! Verification evidence (DESIGN 4.6): the latest run for a bead or spec in
+//! Verification evidence: the latest run for a bead or spec in
 //! `.beads/results/<key>.yaml`; git history keeps the earlier ones.
 
 use crate::check::Outcome;

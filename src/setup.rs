@@ -5,7 +5,7 @@ use crate::config::{Config, validate_prefix};
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
 use crate::store::{CommitMessage, Recorded, Txn};
-use crate::workspace::{BEADS_DIR, Workspace, absolute};
+use crate::workspace::{BEADS_DIR, PrefixOrigin, Workspace, absolute};
 use std::path::{Path, PathBuf};
 
 /// Content of `.beads/.gitignore`.
@@ -44,10 +44,20 @@ pub fn init(start: &Path, prefix: Option<&str>, actor: Option<&str>) -> Result<I
         Some(dir) => absolute(Path::new(&dir)),
         None => root.join(BEADS_DIR),
     };
-    std::fs::create_dir_all(beads_dir.join("issues")).map_err(|e| Error::io(&beads_dir, e))?;
+    // Nothing is created through a symlink leading outside the repository.
+    if let Ok(rel) = beads_dir.strip_prefix(&root) {
+        let canon = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+        crate::store::contain(&canon, &rel.join("issues"))?;
+    }
     let config_path = beads_dir.join("config.yaml");
     let existing = config_path.exists();
     let ws = Workspace::open(beads_dir.clone())?;
+    // Refused before anything is written: an actor or a commit git would not accept.
+    let actor = checked_actor(&ws, actor)?;
+    if ws.config.git.commit {
+        check_recordable(&ws, ws.config.git.author.as_deref())?;
+    }
+    std::fs::create_dir_all(beads_dir.join("issues")).map_err(|e| Error::io(&beads_dir, e))?;
     let mut txn = Txn::begin(&ws)?;
     let mut written = Vec::new();
     let mut put = |txn: &mut Txn, path: PathBuf, content: String, force: bool| -> Result<()> {
@@ -60,7 +70,12 @@ pub fn init(start: &Path, prefix: Option<&str>, actor: Option<&str>) -> Result<I
     let mut config = ws.config.clone();
     let mut prefix_changed = false;
     if !existing {
-        config.prefix = prefix.map_or_else(|| default_prefix(&ws.root), str::to_string);
+        config.prefix = match (prefix, &ws.prefix_origin) {
+            (Some(p), _) => p.to_string(),
+            // Existing beads keep their prefix when config.yaml was deleted.
+            (None, PrefixOrigin::Beads | PrefixOrigin::Unclear(_)) => ws.id_prefix()?.to_string(),
+            (None, _) => default_prefix(&ws.root),
+        };
     } else if let Some(p) = prefix
         && p != config.prefix
     {
@@ -80,7 +95,6 @@ pub fn init(start: &Path, prefix: Option<&str>, actor: Option<&str>) -> Result<I
         GITATTRIBUTES.into(),
         false,
     )?;
-    let actor = ws.actor(actor);
     let recorded = txn.commit(&CommitMessage {
         verb: "init".into(),
         ids: Vec::new(),
@@ -112,26 +126,104 @@ fn default_prefix(root: &Path) -> String {
     }
 }
 
-/// Sets a dotted config key, rewrites `config.yaml` and commits it.
+/// The actor (`explicit`, else `VERMAS_ACTOR`, else git's `user.name`...), refused when it
+/// cannot go into a commit.
+pub fn checked_actor(ws: &Workspace, explicit: Option<&str>) -> Result<String> {
+    let actor = ws.actor(explicit);
+    crate::bead::ops::check_actor(&actor)?;
+    Ok(actor)
+}
+
+/// Refuses, before anything is written, a change to `ws` whose commit git would refuse or
+/// vermas cannot make: no identity (with `author` as `git.author`), or signing it cannot
+/// do. Returns the repository the commit goes to (`None` outside git).
+pub fn check_recordable(ws: &Workspace, author: Option<&str>) -> Result<Option<GitRepo>> {
+    // Before `init` creates `.beads`, the repository is the one around its parent.
+    let repo = GitRepo::open(&ws.beads_dir)
+        .or_else(|| (!ws.beads_dir.exists()).then(|| GitRepo::open(&ws.root))?);
+    let Some(repo) = repo else {
+        return Ok(None);
+    };
+    repo.check_identity(author)?;
+    repo.signer()?;
+    Ok(Some(repo))
+}
+
+/// Sets a dotted config key, rewrites `config.yaml` and commits it. An LLM command whose
+/// program cannot be found is refused.
 pub fn set_config(
     ws: &Workspace,
     key: &str,
     value: &str,
     actor: &str,
 ) -> Result<(Config, Recorded)> {
-    let mut txn = Txn::begin(ws)?;
-    // Re-read under the lock so a concurrent `config set` is not lost.
-    let current = Workspace::open(ws.beads_dir.clone())?.config;
-    let updated = current.with(key, value)?;
-    txn.set_recording(current.git.commit || updated.git.commit);
-    txn.write(&ws.config_path(), updated.render().as_bytes())?;
-    let recorded = txn.commit(&CommitMessage {
-        verb: "config".into(),
-        ids: Vec::new(),
-        title: format!("{key} = {value}"),
-        actor: actor.to_string(),
-    })?;
-    Ok((updated, recorded))
+    if crate::config::is_llm_command_key(key) {
+        crate::config::check_runnable(value, &ws.root).map_err(|m| {
+            Error::invalid_with_help(
+                m,
+                "install it, give its full path, or fix the spelling; the command runs under \
+                 `sh -c` with the prompt on stdin",
+            )
+        })?;
+    }
+    change_config(ws, key, &format!("{key} = {value}"), actor, |c| {
+        c.with(key, value)
+    })
+}
+
+/// Puts a dotted config key back to its default (or removes a map entry such as
+/// `llm.roles.judge`), rewrites `config.yaml` and commits it.
+pub fn unset_config(ws: &Workspace, key: &str, actor: &str) -> Result<(Config, Recorded)> {
+    change_config(ws, key, &format!("unset {key}"), actor, |c| c.without(key))
+}
+
+/// Re-reads the config under the lock, applies `change`, and writes and commits it; a
+/// change that leaves the settings as they were writes nothing (`Recorded::Unchanged`).
+/// The commit is made under the new settings, so setting `git.author` signs its own commit.
+fn change_config(
+    ws: &Workspace,
+    key: &str,
+    title: &str,
+    actor: &str,
+    change: impl Fn(&Config) -> Result<Config>,
+) -> Result<(Config, Recorded)> {
+    let mut target = ws.clone();
+    for _ in 0..8 {
+        // The settings the commit is made under: known only after the change, which must
+        // be computed again under the lock.
+        target.config = change(&Workspace::open(ws.beads_dir.clone())?.config)?;
+        let mut txn = Txn::begin(&target)?;
+        let fresh = Workspace::open(ws.beads_dir.clone())?;
+        if key != "prefix" {
+            // Writing the file would fix a prefix no one chose.
+            fresh.id_prefix()?;
+        }
+        let current = fresh.config;
+        let updated = change(&current)?;
+        if updated.git != target.config.git {
+            // Another `config set` changed git.* meanwhile: start again.
+            continue;
+        }
+        if updated == current && fresh.prefix_origin == PrefixOrigin::Config {
+            return Ok((updated, Recorded::Unchanged));
+        }
+        let record = current.git.commit || updated.git.commit;
+        if record {
+            check_recordable(ws, updated.git.author.as_deref())?;
+        }
+        txn.set_recording(record);
+        txn.write(&ws.config_path(), updated.render().as_bytes())?;
+        let recorded = txn.commit(&CommitMessage {
+            verb: "config".into(),
+            ids: Vec::new(),
+            title: title.to_string(),
+            actor: actor.to_string(),
+        })?;
+        return Ok((updated, recorded));
+    }
+    Err(Error::Git(
+        "config.yaml kept changing while vermas changed it; try again".into(),
+    ))
 }
 
 /// One finding of `doctor`.
@@ -156,6 +248,38 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
             ws.config.prefix
         ),
     );
+    let config_file = ws.display(&ws.config_path());
+    match &ws.prefix_origin {
+        PrefixOrigin::Config => {}
+        PrefixOrigin::Beads | PrefixOrigin::Default => add(
+            "warning",
+            format!(
+                "{config_file} sets no prefix: new ids take '{}'{}",
+                ws.config.prefix,
+                if ws.prefix_origin == PrefixOrigin::Beads {
+                    ", the prefix of the existing beads"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        PrefixOrigin::Unclear(_) => add(
+            "error",
+            ws.id_prefix()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+        ),
+    }
+    let mut commands = vec![("llm.command".to_string(), ws.config.llm.command.clone())];
+    for (role, command) in &ws.config.llm.roles {
+        commands.push((format!("llm.roles.{role}"), command.clone()));
+    }
+    for (key, command) in commands {
+        if let Err(m) = crate::config::check_runnable(&command, &ws.root) {
+            add("warning", format!("{key}: {m}"));
+        }
+    }
     let set = BeadSet::load(ws)?;
     add("ok", format!("{} beads readable", set.beads.len()));
     for e in &set.broken {
@@ -169,6 +293,14 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
                     format!("{} depends on missing bead {}", bead.id, d.depends_on_id),
                 );
             }
+        }
+    }
+    for bead in set.beads.values() {
+        if let Some(spec) = bead.spec.as_deref().filter(|s| !ws.root.join(s).exists()) {
+            add(
+                "warning",
+                format!("{} links spec {spec}, which does not exist", bead.id),
+            );
         }
     }
     for cycle in graph::cycles(&set) {

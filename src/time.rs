@@ -2,20 +2,28 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A point in time, whole seconds since the Unix epoch, shown as RFC 3339 UTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
-    /// The current time (or `VERMAS_NOW`, seconds or RFC 3339, when set, for reproducible runs).
+    /// The earliest time RFC 3339 can write: 0000-01-01T00:00:00Z.
+    pub const MIN: Timestamp = Timestamp(-62_167_219_200);
+
+    /// The latest time RFC 3339 can write: 9999-12-31T23:59:59Z.
+    pub const MAX: Timestamp = Timestamp(253_402_300_799);
+
+    /// The current time (or `VERMAS_NOW`, seconds or RFC 3339, when set, for reproducible
+    /// runs; a value outside [`Timestamp::MIN`]..=[`Timestamp::MAX`] is ignored).
     pub fn now() -> Self {
         if let Ok(fixed) = std::env::var("VERMAS_NOW")
             && let Some(t) = fixed
                 .parse::<i64>()
                 .ok()
                 .map(Timestamp)
+                .filter(Timestamp::is_writable)
                 .or_else(|| Timestamp::parse(&fixed))
         {
             return t;
@@ -27,7 +35,24 @@ impl Timestamp {
         Timestamp(secs)
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; a bare date means midnight UTC.
+    /// True within [`Timestamp::MIN`]..=[`Timestamp::MAX`]: the times that are written as
+    /// RFC 3339 and read back unchanged.
+    pub fn is_writable(&self) -> bool {
+        (Timestamp::MIN..=Timestamp::MAX).contains(self)
+    }
+
+    /// `self` plus `d` (a part second counts as a whole one), or `None` when the sum would
+    /// be later than [`Timestamp::MAX`], which could not be written and read back.
+    pub fn checked_add(self, d: Duration) -> Option<Timestamp> {
+        let secs = i64::try_from(d.as_secs())
+            .ok()?
+            .checked_add(i64::from(d.subsec_nanos() > 0))?;
+        Some(Timestamp(self.0.checked_add(secs)?)).filter(Timestamp::is_writable)
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; a bare date means midnight UTC. A time
+    /// whose offset moves it outside the years 0 to 9999 is refused (it could not be written
+    /// back).
     pub fn parse(text: &str) -> Option<Self> {
         let s = text.trim().as_bytes();
         let num = |range: std::ops::Range<usize>| -> Option<i64> {
@@ -81,6 +106,7 @@ impl Timestamp {
         Some(Timestamp(
             days * 86_400 + hour * 3600 + minute * 60 + second - offset,
         ))
+        .filter(Timestamp::is_writable)
     }
 
     /// The RFC 3339 text as bytes, written without the formatting machinery (for long
@@ -110,7 +136,7 @@ impl Timestamp {
 
     /// Seconds from `self` to `later` (negative if `later` is earlier).
     pub fn seconds_until(self, later: Timestamp) -> i64 {
-        later.0 - self.0
+        later.0.saturating_sub(self.0)
     }
 }
 
@@ -207,6 +233,34 @@ mod tests {
         assert!(Timestamp::parse("2026-13-01T00:00:00Z").is_none());
         assert!(Timestamp::parse("yesterday").is_none());
         assert!(Timestamp::parse("2026-11-22T10:00:00").is_none());
+    }
+
+    #[test]
+    fn sums_stay_writable() {
+        let end = Timestamp::parse("9999-12-31T23:59:59Z").unwrap();
+        assert_eq!(end, Timestamp::MAX);
+        assert_eq!(
+            Timestamp::parse("0000-01-01T00:00:00Z"),
+            Some(Timestamp::MIN)
+        );
+        assert_eq!(Timestamp::parse("9999-12-31T23:59:59-01:00"), None);
+        assert_eq!(Timestamp::parse("0000-01-01T00:00:00+01:00"), None);
+        let t = Timestamp(1_700_000_000);
+        assert_eq!(
+            t.checked_add(Duration::from_millis(1500)),
+            Some(Timestamp(1_700_000_002))
+        );
+        assert_eq!(t.checked_add(Duration::from_secs(u64::MAX)), None);
+        assert_eq!(t.checked_add(Duration::from_secs(i64::MAX as u64)), None);
+        assert_eq!(end.checked_add(Duration::from_secs(1)), None);
+        assert_eq!(end.checked_add(Duration::ZERO), Some(end));
+        for at in [Timestamp::MIN, Timestamp::MAX] {
+            assert_eq!(Timestamp::parse(&at.to_string()), Some(at));
+        }
+        assert_eq!(
+            Timestamp(i64::MIN).seconds_until(Timestamp(i64::MAX)),
+            i64::MAX
+        );
     }
 
     #[test]

@@ -3,9 +3,28 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Name of the folder vermas keeps its records in.
 pub const BEADS_DIR: &str = ".beads";
+
+/// Paths under `.beads` checked at open: a symlink among them leading outside the
+/// repository makes every command refuse to work (the files in them are opened without
+/// following symlinks, see [`Workspace::read_record`]).
+const CHECKED: &[&str] = &[
+    "config.yaml",
+    ".lock",
+    ".cache",
+    "issues",
+    "results",
+    "formulas",
+    "mail",
+    "mols",
+    "mols/archive",
+    "wisps",
+    "wisps/mail",
+    "wisps/mols",
+];
 
 /// A located `.beads` folder with its settings.
 #[derive(Debug, Clone)]
@@ -16,6 +35,24 @@ pub struct Workspace {
     pub root: PathBuf,
     /// Settings from `config.yaml`, defaults for absent keys.
     pub config: Config,
+    /// Where `config.prefix` comes from.
+    pub prefix_origin: PrefixOrigin,
+    /// The git work tree holding `root` (else `root`), found when first needed.
+    repo_root: OnceLock<PathBuf>,
+}
+
+/// Where the prefix of new bead ids comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrefixOrigin {
+    /// `prefix:` in `config.yaml`.
+    Config,
+    /// `config.yaml` sets none (empty or missing): the one prefix the existing beads use.
+    Beads,
+    /// `config.yaml` sets none and there are no beads: the default.
+    Default,
+    /// `config.yaml` sets none and the beads use several prefixes (or one that is not a
+    /// valid prefix): new ids cannot be made until one is set.
+    Unclear(Vec<String>),
 }
 
 impl Workspace {
@@ -25,26 +62,121 @@ impl Workspace {
         Workspace::open(beads_dir)
     }
 
-    /// Opens a known `.beads` folder.
+    /// Opens a known `.beads` folder, refusing it (or one of the folders records live in)
+    /// when it is a symlink leading outside the repository.
     pub fn open(beads_dir: PathBuf) -> Result<Workspace> {
+        let given = absolute(&beads_dir);
         // Canonical, so paths compare equal to the git work tree's.
-        let beads_dir = std::fs::canonicalize(&beads_dir).unwrap_or_else(|_| absolute(&beads_dir));
-        let root = beads_dir
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| beads_dir.clone());
+        let (root, name) = match (given.parent(), given.file_name()) {
+            (Some(parent), Some(name)) => (
+                std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf()),
+                name.to_os_string(),
+            ),
+            _ => (given.clone(), Default::default()),
+        };
         let mut ws = Workspace {
-            beads_dir,
+            beads_dir: root.join(name),
             root,
             config: Config::default(),
+            prefix_origin: PrefixOrigin::Config,
+            repo_root: OnceLock::new(),
         };
-        let config_path = ws.config_path();
-        match std::fs::read_to_string(&config_path) {
-            Ok(text) => ws.config = Config::parse(&text, &ws.display(&config_path))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(&config_path, e)),
+        ws.beads_dir = ws.contain(&ws.beads_dir)?;
+        for rel in CHECKED {
+            ws.contain(&ws.beads_dir.join(rel))?;
         }
+        let config_path = ws.config_path();
+        let stated = match std::fs::read_to_string(&config_path) {
+            Ok(text) => {
+                ws.config = Config::parse(&text, &ws.display(&config_path))?;
+                crate::config::sets_prefix(&text)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(Error::io(&config_path, e)),
+        };
+        if !stated {
+            ws.infer_prefix()?;
+        }
+        // A vermas killed mid-commit may have left git's lock files: any command clears
+        // those provably its own, so the user's own git is never blocked for long.
+        crate::git::recover_left_locks(&ws.commit_note_path());
         Ok(ws)
+    }
+
+    /// With no `prefix` in the config, new ids keep the prefix the existing beads use
+    /// rather than silently switching to the default.
+    fn infer_prefix(&mut self) -> Result<()> {
+        let ids = crate::bead::store::list_ids(self)?;
+        let found: std::collections::BTreeSet<&str> = ids
+            .iter()
+            .filter_map(|id| id.split('.').next()?.rsplit_once('-').map(|(p, _)| p))
+            .collect();
+        let found: Vec<&str> = found.into_iter().collect();
+        self.prefix_origin = match found.as_slice() {
+            [] => PrefixOrigin::Default,
+            [one] if crate::config::validate_prefix(one).is_ok() => {
+                self.config.prefix = one.to_string();
+                PrefixOrigin::Beads
+            }
+            many => PrefixOrigin::Unclear(many.iter().map(|p| p.to_string()).collect()),
+        };
+        Ok(())
+    }
+
+    /// The prefix of new bead ids; refused when the config sets none and the existing
+    /// beads do not agree on one.
+    pub fn id_prefix(&self) -> Result<&str> {
+        match &self.prefix_origin {
+            PrefixOrigin::Unclear(found) => Err(Error::invalid_with_help(
+                format!(
+                    "{} sets no id prefix and the existing beads use {}: vermas cannot tell \
+                     which one new ids should take",
+                    self.display(&self.config_path()),
+                    found
+                        .iter()
+                        .map(|p| format!("'{p}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                "set it, e.g. `vermas config set prefix vm`",
+            )),
+            _ => Ok(&self.config.prefix),
+        }
+    }
+
+    /// Where a committing vermas keeps its crash note (see `git::recover_left_locks`).
+    pub fn commit_note_path(&self) -> PathBuf {
+        self.cache_dir().join("commit-in-progress")
+    }
+
+    /// The git work tree holding this workspace, else the folder holding `.beads`: what
+    /// "inside the repository" means for [`Workspace::contain`].
+    pub fn repo_root(&self) -> &Path {
+        self.repo_root.get_or_init(|| {
+            crate::git::GitRepo::open(&self.root)
+                .map(|r| r.workdir().to_path_buf())
+                .filter(|w| self.root.starts_with(w))
+                .unwrap_or_else(|| self.root.clone())
+        })
+    }
+
+    /// `path` (under `.beads`) as [`crate::store::contain`] resolves it inside the
+    /// repository; refused when a symlink on the way leads outside it.
+    pub fn contain(&self, path: &Path) -> Result<PathBuf> {
+        // The folder holding `.beads` first: it needs no git lookup.
+        crate::store::contain(&self.root, path).or_else(|refused| {
+            let repo = self.repo_root();
+            if repo == self.root {
+                return Err(refused);
+            }
+            crate::store::contain(repo, path).map_err(|_| refused)
+        })
+    }
+
+    /// Reads the record file `path` in one of the checked folders: a symlink is followed
+    /// only when it stays inside the repository.
+    pub fn read_record(&self, path: &Path) -> Result<String> {
+        crate::store::read_to_string(path, |p| self.contain(p))
     }
 
     /// `.beads/config.yaml`.

@@ -1,4 +1,4 @@
-//! Bead commands end to end (DESIGN 4.1, 5, 6): the real binary in real temporary git
+//! Bead commands end to end: the real binary in real temporary git
 //! repositories, checked with real git and by reading the bead files.
 
 mod common;
@@ -146,6 +146,25 @@ fn refused(repo: &Repo, args: &[&str], id: Option<&str>) -> String {
     err
 }
 
+/// A command that changes nothing: exit 0, "nothing changed" on stderr naming the bead,
+/// nothing on stdout, no commit, the file as it was; returns stderr.
+fn unchanged(repo: &Repo, args: &[&str], id: &str) -> String {
+    let before = repo.commit_count();
+    let text = bead_text(repo, id);
+    let out = repo.run(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("nothing changed") && err.contains(id),
+        "{args:?}: {err}"
+    );
+    assert_eq!(stdout(&out), "", "{args:?}");
+    assert_eq!(repo.commit_count(), before, "{args:?} must not commit");
+    assert_eq!(bead_text(repo, id), text, "{args:?} must not change {id}");
+    assert_eq!(repo.status(".beads"), "");
+    err
+}
+
 /// Files changed by the HEAD commit, sorted.
 fn head_files(repo: &Repo) -> Vec<String> {
     let mut v: Vec<String> = repo
@@ -194,6 +213,16 @@ fn is_rfc3339_utc(s: &str) -> bool {
         && s.chars()
             .enumerate()
             .all(|(i, c)| [4, 7, 10, 13, 16, 19].contains(&i) || c.is_ascii_digit())
+}
+
+/// `show --json ID`: an array holding the one bead (bd's shape), returned as the bead.
+fn shown(repo: &Repo, id: &str) -> serde_json::Value {
+    let v = repo.json(&["show", id]);
+    let all = v
+        .as_array()
+        .unwrap_or_else(|| panic!("show --json must print an array: {v}"));
+    assert_eq!(all.len(), 1, "{v}");
+    all[0].clone()
 }
 
 /// Commits a hand-written bead file with real git.
@@ -374,12 +403,12 @@ fn create_with_parent_numbers_children() {
     assert_eq!(c1, format!("{p}.1"));
     assert_eq!(c2, format!("{p}.2"));
     assert_eq!(field(&bead_text(&repo, &c1), "parent"), p);
-    let v = repo.json(&["show", &c2]);
+    let v = shown(&repo, &c2);
     assert_eq!(v["id"], c2.as_str());
     assert_eq!(v["parent"], p.as_str());
     // The parent's exact id is not ambiguous with its children's.
-    assert_eq!(repo.json(&["show", &p])["id"], p.as_str());
-    assert_eq!(repo.json(&["show", &c1])["title"], "child one");
+    assert_eq!(shown(&repo, &p)["id"], p.as_str());
+    assert_eq!(shown(&repo, &c1)["title"], "child one");
     assert_eq!(repo.commit_count(), 4);
     assert_eq!(repo.status(".beads"), "");
 }
@@ -508,10 +537,8 @@ fn show_accepts_unique_prefixes() {
         &hash[..hash.len() - 1],
         hash,
     ] {
-        let v = repo.json(&["show", q]);
-        assert!(v.is_object(), "show of one id is an object: {v}");
+        let v = shown(&repo, q);
         assert_eq!(v["id"], id.as_str(), "prefix {q:?}");
-        assert_eq!(v["schema_version"], 1);
     }
     let human = repo.ok(&["show", &id[..6]]);
     assert!(human.contains(&id), "{human}");
@@ -547,8 +574,8 @@ fn ambiguous_prefix_is_refused_listing_candidates() {
         assert!(err.contains("ambiguous"), "{q}: {err}");
     }
     refused(&repo, &["close", "vm-aaa"], Some("vm-aaa1"));
-    assert_eq!(repo.json(&["show", "vm-aaa2"])["title"], "second");
-    assert_eq!(repo.json(&["show", "aaa1"])["title"], "first");
+    assert_eq!(shown(&repo, "vm-aaa2")["title"], "second");
+    assert_eq!(shown(&repo, "aaa1")["title"], "first");
 }
 
 #[test]
@@ -609,12 +636,12 @@ fn update_changes_fields_in_one_commit() {
     assert_eq!(field(&text, "assignee"), "carol");
     assert_eq!(field(&text, "created_at"), T0, "created_at never changes");
     assert_eq!(field(&text, "updated_at"), "2023-11-14T22:23:20Z");
-    let v = repo.json(&["show", &id]);
+    let v = shown(&repo, &id);
     assert_eq!(v["labels"], serde_json::json!(["keep", "x", "y"]));
 
     mutate(&repo, &["update", &id, "--remove-label", "x"]);
     assert_eq!(
-        repo.json(&["show", &id])["labels"],
+        shown(&repo, &id)["labels"],
         serde_json::json!(["keep", "y"])
     );
 
@@ -625,7 +652,7 @@ fn update_changes_fields_in_one_commit() {
         &[("VERMAS_NOW", "1700000000")],
     );
     mutate(&repo, &["update", &id, "--notes", "second note"]);
-    let notes = repo.json(&["show", &id])["notes"].clone();
+    let notes = shown(&repo, &id)["notes"].clone();
     let notes = notes.as_array().expect("notes array");
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert_eq!(notes[0]["text"], "first note");
@@ -689,7 +716,7 @@ fn close_with_reason_then_reopen() {
     assert_eq!(field(&text, "status"), "closed");
     assert_eq!(field(&text, "closed_at"), T0);
     assert_eq!(field(&text, "close_reason"), "done it");
-    let v = repo.json(&["show", &id]);
+    let v = shown(&repo, &id);
     assert_eq!(v["status"], "closed");
     assert_eq!(v["closed_at"], T0);
     assert_eq!(v["close_reason"], "done it");
@@ -941,17 +968,18 @@ fn label_add_and_rm() {
     mutate(&repo, &["label", "add", &id, "area:notify"]);
     mutate(&repo, &["label", "add", &id, "later"]);
     assert_eq!(
-        repo.json(&["show", &id])["labels"],
+        shown(&repo, &id)["labels"],
         serde_json::json!(["keep", "area:notify", "later"])
     );
     mutate(&repo, &["label", "rm", &id, "area:notify"]);
     assert_eq!(
-        repo.json(&["show", &id])["labels"],
+        shown(&repo, &id)["labels"],
         serde_json::json!(["keep", "later"])
     );
     assert_eq!(field(&bead_text(&repo, &id), "labels"), "[keep, later]");
     assert_eq!(ids(&repo.json(&["list", "-l", "later"])), [id.as_str()]);
-    refused(&repo, &["label", "rm", &id, "never-there"], Some(&id));
+    unchanged(&repo, &["label", "rm", &id, "never-there"], &id);
+    unchanged(&repo, &["label", "add", &id, "keep"], &id);
     repo.assert_fsck();
 }
 
@@ -960,7 +988,7 @@ fn clarify_and_answer() {
     let repo = Repo::initialised();
     let id = repo.create("unclear", &[]);
     mutate(&repo, &["clarify", &id, "GitHub Actions or Buildkite?"]);
-    let v = repo.json(&["show", &id]);
+    let v = shown(&repo, &id);
     assert_eq!(v["labels"], serde_json::json!(["awaiting:input"]));
     let notes = v["notes"].as_array().expect("notes").clone();
     assert_eq!(notes.len(), 1);
@@ -972,7 +1000,7 @@ fn clarify_and_answer() {
     );
 
     mutate(&repo, &["answer", &id, "Buildkite"]);
-    let v = repo.json(&["show", &id]);
+    let v = shown(&repo, &id);
     assert_eq!(v["labels"], serde_json::json!([]));
     let notes = v["notes"].as_array().expect("notes").clone();
     assert_eq!(notes.len(), 2);
@@ -1070,7 +1098,7 @@ fn minimal_hand_written_bead_takes_defaults() {
     );
     let v = repo.json(&["list"]);
     assert_eq!(ids(&v), ["vm-min1"]);
-    let s = repo.json(&["show", "vm-min1"]);
+    let s = shown(&repo, "vm-min1");
     assert_eq!(s["priority"], 2);
     assert_eq!(s["issue_type"], "task");
     assert_eq!(s["labels"], serde_json::json!([]));
@@ -1334,9 +1362,9 @@ fn titles_with_a_newline_or_over_500_characters_are_refused() {
     // 500 characters is the limit, not over it.
     let at_limit = "y".repeat(500);
     let new = mutate(&repo, &["q", &at_limit]);
-    assert_eq!(repo.json(&["show", new.trim()])["title"], at_limit.as_str());
+    assert_eq!(shown(&repo, new.trim())["title"], at_limit.as_str());
     mutate(&repo, &["update", &id, "--title", &at_limit]);
-    assert_eq!(repo.json(&["show", &id])["title"], at_limit.as_str());
+    assert_eq!(shown(&repo, &id)["title"], at_limit.as_str());
 }
 
 #[test]
@@ -1431,4 +1459,233 @@ fn list_into_closed_pipe_does_not_panic() {
         "vermas panicked on a closed pipe:\n{err}"
     );
     assert_ne!(status.code(), Some(101), "exit 101 is a Rust panic");
+}
+
+// ---------------------------------------------------------------------------------------
+// changes that change nothing, short ids, show's JSON shape, the id prefix, the actor
+
+#[test]
+fn closing_a_closed_bead_keeps_its_reason_and_a_new_reason_replaces_it() {
+    let repo = Repo::initialised();
+    let id = repo.create("to close twice", &[]);
+    mutate_env(
+        &repo,
+        &["close", &id, "-r", "done it"],
+        &[("VERMAS_NOW", "1700000000")],
+    );
+    unchanged(&repo, &["close", &id], &id);
+    unchanged(&repo, &["close", &id, "-r", "done it"], &id);
+    assert_eq!(field(&bead_text(&repo, &id), "close_reason"), "done it");
+    mutate(&repo, &["close", &id, "-r", "shipped in v2"]);
+    let text = bead_text(&repo, &id);
+    assert_eq!(field(&text, "close_reason"), "shipped in v2");
+    assert_eq!(
+        field(&text, "closed_at"),
+        T0,
+        "closing again keeps closed_at"
+    );
+    assert_eq!(field(&text, "status"), "closed");
+}
+
+#[test]
+fn commands_that_change_nothing_commit_nothing_and_say_so() {
+    let repo = Repo::initialised();
+    let id = repo.create("as it is", &["-l", "keep", "-p", "1"]);
+    let other = repo.create("depended on", &[]);
+    mutate(&repo, &["dep", "add", &id, &other]);
+    for args in [
+        vec!["update", id.as_str()],
+        vec!["update", &id, "-p", "1", "--title", "as it is"],
+        vec!["update", &id, "-s", "open", "--add-label", "keep"],
+        vec!["update", &id, "--remove-label", "absent"],
+        vec!["reopen", &id],
+        vec!["label", "add", &id, "keep"],
+        vec!["label", "rm", &id, "absent"],
+        vec!["dep", "add", &id, &other],
+    ] {
+        unchanged(&repo, &args, &id);
+    }
+    // --claim twice: the second finds it already taken by the same actor.
+    mutate_env(
+        &repo,
+        &["update", &id, "--claim"],
+        &[("VERMAS_ACTOR", "ann")],
+    );
+    let before = repo.commit_count();
+    let out = run_env(
+        &repo,
+        &["update", &id, "--claim"],
+        &[("VERMAS_ACTOR", "ann")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing changed"), "{}", stderr(&out));
+    assert_eq!(repo.commit_count(), before);
+    // Several ids: only the one that changes is written and committed.
+    mutate(&repo, &["close", &other]);
+    let out = mutate(&repo, &["close", &id, &other]);
+    assert!(out.contains(&format!("Closed {id}")), "{out}");
+    assert!(!out.contains(&format!("Closed {other}")), "{out}");
+    assert_eq!(head_files(&repo), [bead_path(&id)]);
+    let body = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(!body.contains(&format!("Vermas-Id: {other}")), "{body}");
+    // --json still prints the bead, and says nothing changed as a JSON line on stderr.
+    let before = repo.commit_count();
+    let out = repo.run(&["close", &id, "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["id"], id.as_str());
+    let warning: serde_json::Value =
+        serde_json::from_str(stderr(&out).trim()).expect("a JSON line on stderr");
+    assert_eq!(warning["code"], "unchanged");
+    assert_eq!(repo.commit_count(), before);
+}
+
+#[test]
+fn an_exact_hash_is_not_ambiguous_with_its_children() {
+    let repo = Repo::initialised();
+    let parent = repo.create("parent", &[]);
+    let c1 = repo.create("first child", &["--parent", &parent]);
+    repo.create("second child", &["--parent", &parent]);
+    let hash = &parent[3..];
+    assert_eq!(shown(&repo, hash)["id"], parent.as_str());
+    assert_eq!(shown(&repo, &c1[3..])["id"], c1.as_str());
+    mutate(&repo, &["update", hash, "-p", "0"]);
+    assert_eq!(field(&bead_text(&repo, &parent), "priority"), "0");
+    // A shorter prefix still matches all three, and asks for more characters.
+    let err = repo.fails(&["show", &hash[..3]], 2);
+    assert!(err.contains("ambiguous"), "{err}");
+    assert!(err.contains("give more characters"), "{err}");
+}
+
+#[test]
+fn a_hash_shared_by_two_prefixes_asks_for_the_full_id_not_more_characters() {
+    let repo = Repo::initialised();
+    commit_by_hand(
+        &repo,
+        &[
+            (
+                "vm-abcd",
+                "---\nid: vm-abcd\ntitle: ours\nstatus: open\n---\n",
+            ),
+            (
+                "xx-abcd",
+                "---\nid: xx-abcd\ntitle: imported\nstatus: open\n---\n",
+            ),
+        ],
+    );
+    let err = repo.fails(&["show", "abcd"], 2);
+    assert!(err.contains("ambiguous"), "{err}");
+    assert!(err.contains("vm-abcd") && err.contains("xx-abcd"), "{err}");
+    assert!(err.contains("give the full id"), "{err}");
+    assert!(!err.contains("more characters"), "{err}");
+    assert_eq!(shown(&repo, "xx-abcd")["title"], "imported");
+}
+
+#[test]
+fn show_json_is_an_array_for_one_id_as_for_several() {
+    let repo = Repo::initialised();
+    let a = repo.create("one", &[]);
+    let b = repo.create("two", &[]);
+    let one = repo.json(&["show", &a]);
+    assert_eq!(ids(&one), [a.as_str()]);
+    assert_eq!(one[0]["title"], "one");
+    let both = repo.json(&["show", &a, &b]);
+    assert_eq!(ids(&both), [a.as_str(), b.as_str()]);
+}
+
+#[test]
+fn an_empty_or_missing_config_keeps_the_prefix_of_the_existing_beads() {
+    let repo = Repo::initialised();
+    let first = repo.create("first", &[]);
+    assert!(first.starts_with("vm-"), "{first}");
+    repo.write(".beads/config.yaml", "");
+    let second = repo.create("after emptying the config", &[]);
+    assert!(second.starts_with("vm-"), "{second}");
+    repo.write(".beads/config.yaml", "git:\n  commit: true\n");
+    let third = repo.create("config without a prefix", &[]);
+    assert!(third.starts_with("vm-"), "{third}");
+    std::fs::remove_file(repo.join(".beads/config.yaml")).expect("rm config");
+    let fourth = repo.create("after deleting the config", &[]);
+    assert!(fourth.starts_with("vm-"), "{fourth}");
+    assert_eq!(repo.ok(&["config", "get", "prefix"]).trim(), "vm");
+    // Writing the config fixes the prefix in use, not the default.
+    repo.ok(&["config", "set", "judge.samples", "3"]);
+    assert!(repo.read(".beads/config.yaml").contains("\nprefix: vm\n"));
+}
+
+#[test]
+fn beads_with_several_prefixes_and_no_configured_prefix_refuse_to_create() {
+    let repo = Repo::initialised();
+    commit_by_hand(
+        &repo,
+        &[
+            ("vm-aaaa", "---\nid: vm-aaaa\ntitle: a\nstatus: open\n---\n"),
+            ("xx-bbbb", "---\nid: xx-bbbb\ntitle: b\nstatus: open\n---\n"),
+        ],
+    );
+    repo.write(".beads/config.yaml", "");
+    repo.git(&["commit", "-qam", "empty config"]);
+    let before = repo.commit_count();
+    let err = repo.fails(&["q", "which prefix?"], 2);
+    assert!(err.contains("'vm'") && err.contains("'xx'"), "{err}");
+    assert!(err.contains("config set prefix"), "{err}");
+    assert_eq!(repo.commit_count(), before);
+    assert_eq!(repo.listed().len(), 2, "nothing was created");
+    let err = repo.fails(&["config", "set", "judge.samples", "3"], 2);
+    assert!(err.contains("config set prefix"), "{err}");
+    assert_eq!(repo.read(".beads/config.yaml"), "");
+    // Choosing one settles it.
+    repo.ok(&["config", "set", "prefix", "xx"]);
+    assert!(repo.create("settled", &[]).starts_with("xx-"));
+}
+
+#[test]
+fn a_bad_actor_is_refused_by_every_committing_command() {
+    let repo = Repo::initialised();
+    let id = repo.create("work", &[]);
+    repo.write("tests/t.sh", "#!/bin/sh\ntest_ok() { true; }\n\"$@\"\n");
+    repo.write(
+        "specs/s.md",
+        "# S\n\n## Success Criteria\n\n- [ ] works [verify](tests/t.sh#test_ok)\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "spec"]);
+    let marker = repo.join("gate-ran");
+    let gate_cmd = format!("touch '{}'", marker.display());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["mail", "send", "mayor/", "-s", "hi", "-m", "x"],
+        vec!["mol", "pour", "mol-polecat-work", "--bead", &id],
+        vec!["gate", "implement", &id, "--cmd", &gate_cmd],
+        vec!["status", "--verify", "--record"],
+        vec!["config", "set", "judge.samples", "3"],
+        vec!["config", "unset", "llm.timeout"],
+        vec!["close", &id],
+    ];
+    for cmd in &commands {
+        let err = refused_env(&repo, cmd, &[("VERMAS_ACTOR", INJECTED_ACTOR)]);
+        assert!(
+            err.contains("actor") && err.contains("single line") && err.contains("VERMAS_ACTOR"),
+            "{cmd:?}: {err}"
+        );
+    }
+    repo.git(&["config", "user.name", "mallory\u{7}"]);
+    for cmd in &commands {
+        let err = refused_env(&repo, cmd, &[]);
+        assert!(
+            err.contains("U+0007") && err.contains("user.name"),
+            "{cmd:?}: {err}"
+        );
+    }
+    assert!(
+        !marker.exists(),
+        "the gate ran before the actor was refused"
+    );
+    assert!(!repo.join(".beads/results").exists());
+    // Reading commands do not need an actor.
+    ok_env(&repo, &["mol", "list"], &[("VERMAS_ACTOR", INJECTED_ACTOR)]);
+    ok_env(
+        &repo,
+        &["dep", "tree", &id],
+        &[("VERMAS_ACTOR", INJECTED_ACTOR)],
+    );
 }

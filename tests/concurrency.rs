@@ -156,7 +156,7 @@ fn parallel_updates_of_one_bead_keep_every_note() {
     });
 
     let bead = repo.json(&["show", &id]);
-    let notes: Vec<String> = bead["notes"]
+    let notes: Vec<String> = bead[0]["notes"]
         .as_array()
         .expect("notes")
         .iter()
@@ -380,7 +380,7 @@ fn killed_writers_leave_nothing_broken() {
         );
     }
     // Notes that made it are whole and each appears once.
-    let notes = repo.json(&["show", &target])["notes"]
+    let notes = repo.json(&["show", &target])[0]["notes"]
         .as_array()
         .expect("notes")
         .clone();

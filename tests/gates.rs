@@ -1,4 +1,4 @@
-//! Deterministic gates end to end (DESIGN 1.3, 4.2, 4.6; issue 4, part 1):
+//! Deterministic gates end to end (issue 4, part 1):
 //! `vermas gate red|green|refactor|implement ID [--ac N] [--cmd CMD] [--json]`.
 //!
 //! Every test builds a real repository, writes test-spec beads by hand where it needs

@@ -1,4 +1,4 @@
-//! The pre-push gate end to end (DESIGN 6 "git hooks"; issue 4): `hooks install`,
+//! The pre-push gate end to end (issue 4): `hooks install`,
 //! `uninstall`, `run pre-push` and `init --hooks`. Every push is a real `git push` to a
 //! real bare repository on disk; each test checks whether the remote ref moved.
 

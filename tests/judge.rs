@@ -1,4 +1,4 @@
-//! Judge checks end to end (DESIGN 3 "Running a judge check", 4.7, 6; issue 3): rubric
+//! Judge checks end to end (issue 3): rubric
 //! files, the prompt, the LLM command (the scripted stand-in `fixtures/llm`), verdict
 //! parsing, errors, the reply cache and sampling. Real repositories, the real binary.
 
@@ -536,7 +536,7 @@ fn a_missing_or_empty_llm_command_says_how_to_configure_it() {
         "vermas-no-such-llm-command -p",
         "",
     ] {
-        t.repo.ok(&["config", "set", "llm.command", command]);
+        t.repo.write_llm_command(command);
         let r = t.run(&["status", "--judge"], "pass");
         r.expect_code(3);
         assert!(
@@ -559,8 +559,7 @@ fn a_missing_or_empty_llm_command_says_how_to_configure_it() {
 #[test]
 fn the_judge_role_may_have_its_own_command() {
     let t = Judged::new();
-    t.repo
-        .ok(&["config", "set", "llm.command", "vermas-no-such-llm-command"]);
+    t.repo.write_llm_command("vermas-no-such-llm-command");
     t.repo.ok(&[
         "config",
         "set",

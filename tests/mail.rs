@@ -9,6 +9,14 @@ use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// An initialised repository whose git identity (`user.name`) is a valid mailbox name, so
+/// mail sent without `--from` comes from `tester/`.
+fn mail_repo() -> Repo {
+    let repo = Repo::initialised();
+    repo.git(&["config", "user.name", "tester"]);
+    repo
+}
+
 /// `mail send` with `--json`; returns the message object.
 fn send(repo: &Repo, to: &str, subject: &str, extra: &[&str]) -> Value {
     let mut args = vec!["mail", "send", to, "-s", subject, "-m", "body text"];
@@ -63,7 +71,7 @@ fn spawn(repo: &Repo, args: &[&str]) -> std::process::Child {
 
 #[test]
 fn send_writes_one_file_in_stable_order_and_one_commit() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let before = repo.commit_count();
     let m = send(
         &repo,
@@ -118,7 +126,7 @@ fn send_writes_one_file_in_stable_order_and_one_commit() {
 
 #[test]
 fn sender_is_from_then_vermas_actor_then_git_identity() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let m = send(&repo, "mayor/", "a", &["--from", "gastown/polecat-1"]);
     assert_eq!(m["from"], "gastown/polecat-1");
     let out = repo
@@ -131,7 +139,7 @@ fn sender_is_from_then_vermas_actor_then_git_identity() {
         v["from"], "inspector/",
         "an address actor takes its normal spelling"
     );
-    assert_eq!(send(&repo, "mayor/", "c", &[])["from"], "Test User");
+    assert_eq!(send(&repo, "mayor/", "c", &[])["from"], "tester/");
     let err = repo.fails(
         &[
             "mail", "send", "mayor/", "-s", "d", "-m", "x", "--from", "bob",
@@ -142,8 +150,138 @@ fn sender_is_from_then_vermas_actor_then_git_identity() {
 }
 
 #[test]
-fn body_from_stdin() {
+fn without_from_the_sender_is_config_mail_from_else_the_actors_own_mailbox() {
+    let repo = mail_repo();
+    // git's user.name `tester`: the mailbox `tester/`, in the JSON and in the stored file.
+    let m = send(&repo, "mayor/", "from git", &[]);
+    assert_eq!(m["from"], "tester/");
+    let text = repo.read(&format!(".beads/mail/mayor/{}.md", id_of(&m)));
+    assert!(text.contains("\nfrom: tester/\n"), "{text}");
+    let log = repo.git(&["log", "-1", "--format=%b"]);
+    assert!(log.contains("Vermas-Actor: tester/"), "{log}");
+    // --actor and VERMAS_ACTOR name the actor the same way.
+    let m = send(&repo, "mayor/", "from --actor", &["--actor", "alice"]);
+    assert_eq!(m["from"], "alice/");
+    let out = repo
+        .cmd(&["mail", "send", "mayor/", "-s", "env", "-m", "x", "--json"])
+        .env("VERMAS_ACTOR", "bob")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["from"], "bob/");
+    // `alice/` is a real address: a reply to her message lands in her mailbox.
+    let asked = send_id(&repo, "mayor/", "Q", &["--actor", "alice"]);
+    let r = repo.json(&["mail", "reply", &asked, "-m", "A", "--from", "mayor/"]);
+    assert_eq!(
+        (r["to"].as_str(), r["mailbox"].as_str()),
+        (Some("alice/"), Some("alice"))
+    );
+    let out = repo.ok(&["mail", "send", "alice/", "-s", "Hi", "-m", "x"]);
+    assert!(out.contains(" to alice/: Hi ["), "{out}");
+    // Config `mail.from` comes before the actor; --from before both.
+    repo.ok(&["config", "set", "mail.from", "inspector/critic"]);
+    assert_eq!(
+        repo.ok(&["config", "get", "mail.from"]).trim(),
+        "inspector/critic"
+    );
+    let m = send(&repo, "mayor/", "configured", &["--actor", "alice"]);
+    assert_eq!(m["from"], "inspector/critic");
+    let m = send(&repo, "mayor/", "explicit", &["--from", "gastown/refinery"]);
+    assert_eq!(m["from"], "gastown/refinery");
+    let r = repo.json(&["mail", "reply", &asked, "-m", "again"]);
+    assert_eq!(r["from"], "inspector/critic");
+    // A `mail.from` that is no address is refused, naming the setting.
+    repo.ok(&["config", "set", "mail.from", "critic"]);
+    let before = repo.commit_count();
+    let err = repo.fails(&["mail", "send", "mayor/", "-s", "x", "-m", "y"], 2);
+    assert!(err.contains("'critic' is not a mail address"), "{err}");
+    assert!(err.contains("config `mail.from`"), "{err}");
+    assert_eq!(repo.commit_count(), before);
+}
+
+#[test]
+fn inbox_without_an_address_is_your_own_mailbox() {
+    let repo = mail_repo();
+    let mine = send_id(&repo, "tester/", "for tester", &["--from", "mayor/"]);
+    let hers = send_id(&repo, "alice/", "for alice", &["--from", "mayor/"]);
+    send_id(&repo, "mayor/", "for the mayor", &[]);
+    assert_eq!(ids(&repo.json(&["mail", "inbox"])), [mine]);
+    let human = repo.ok(&["mail", "inbox"]);
+    assert!(
+        human.starts_with("tester/: 1 messages, 1 unread\n"),
+        "{human}"
+    );
+    assert_eq!(
+        ids(&repo.json(&["mail", "inbox", "--actor", "alice"])),
+        [hers]
+    );
+    let out = repo
+        .cmd(&["mail", "inbox", "--json"])
+        .env("VERMAS_ACTOR", "mayor")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["subject"], "for the mayor");
+    // With `mail.from` set, that is whose inbox it is, as it is who sends.
+    repo.ok(&["config", "set", "mail.from", "mayor/"]);
+    let inbox = repo.json(&["mail", "inbox", "--actor", "alice"]);
+    assert_eq!(inbox[0]["subject"], "for the mayor");
+    assert!(
+        repo.ok(&["mail", "inbox", "inspector/"])
+            .contains("No messages for inspector/.")
+    );
+}
+
+#[test]
+fn an_actor_that_is_not_a_mailbox_name_is_refused_with_a_hint() {
+    // git's user.name is `Test User`: a space, so no mailbox of that name.
     let repo = Repo::initialised();
+    let before = repo.commit_count();
+    let err = repo.fails(&["mail", "send", "mayor/", "-s", "x", "-m", "y"], 2);
+    assert!(
+        err.contains("the actor 'Test User' is not a valid mailbox name"),
+        "{err}"
+    );
+    assert!(err.contains("pass --from ADDR"), "{err}");
+    assert!(err.contains("vermas config set mail.from ADDR"), "{err}");
+    let err = repo.fails(&["mail", "inbox"], 2);
+    assert!(
+        err.contains("the actor 'Test User' is not a valid mailbox name"),
+        "{err}"
+    );
+    assert!(err.contains("vermas mail inbox mayor/"), "{err}");
+    assert!(err.contains("mail.from"), "{err}");
+    let err = repo.fails(
+        &[
+            "mail", "send", "mayor/", "-s", "x", "-m", "y", "--actor", "a/b/c",
+        ],
+        2,
+    );
+    assert!(
+        err.contains("the actor 'a/b/c' is not a valid mailbox name"),
+        "{err}"
+    );
+    let out = repo.run(&["mail", "send", "mayor/", "-s", "x", "-m", "y", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("'Test User'"), "{v}");
+    assert_eq!(repo.commit_count(), before, "a refused send made a commit");
+    // Either way out works.
+    let m = send(&repo, "mayor/", "explicit", &["--from", "inspector/"]);
+    assert_eq!(m["from"], "inspector/");
+    repo.ok(&["config", "set", "mail.from", "mayor/"]);
+    assert_eq!(
+        send(&repo, "inspector/", "configured", &[])["from"],
+        "mayor/"
+    );
+    assert_eq!(ids(&repo.json(&["mail", "inbox"])).len(), 1);
+}
+
+#[test]
+fn body_from_stdin() {
+    let repo = mail_repo();
     let out = repo
         .cmd(&["mail", "send", "mayor/", "-s", "piped", "--stdin", "--json"])
         .write_stdin("line one\nline two\n")
@@ -156,7 +294,7 @@ fn body_from_stdin() {
 
 #[test]
 fn inbox_is_unread_first_then_priority_then_newest() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let m1 = send_at(&repo, 1_000_000, "mayor/", "normal old", &[]);
     let m2 = send_at(&repo, 1_000_000, "mayor/", "urgent old", &["-p", "urgent"]);
     let m3 = send_at(&repo, 2_000_000, "mayor/", "normal new", &[]);
@@ -183,8 +321,6 @@ fn inbox_is_unread_first_then_priority_then_newest() {
         .output()
         .unwrap();
     assert_eq!(ids(&serde_json::from_slice(&out.stdout).unwrap()).len(), 1);
-    let err = repo.fails(&["mail", "inbox"], 2);
-    assert!(err.contains("'Test User' is not a mail address"), "{err}");
     assert!(
         repo.ok(&["mail", "inbox", "rig/empty"])
             .contains("No messages for rig/empty.")
@@ -193,7 +329,7 @@ fn inbox_is_unread_first_then_priority_then_newest() {
 
 #[test]
 fn read_marks_read_with_one_commit_and_only_once() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let id = send_id(&repo, "mayor/", "Read me", &[]);
     let before = repo.commit_count();
     let shown = repo.ok(&["mail", "read", &id[4..7]]);
@@ -221,7 +357,7 @@ fn read_marks_read_with_one_commit_and_only_once() {
 
 #[test]
 fn reply_goes_to_the_sender_in_the_same_thread_and_thread_lists_it() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let q = send_at(
         &repo,
         1_000_000,
@@ -271,15 +407,21 @@ fn reply_goes_to_the_sender_in_the_same_thread_and_thread_lists_it() {
         "{human}"
     );
     assert!(human.contains("    GitHub Actions\n"), "{human}");
-    // Someone without a mailbox cannot be replied to.
-    let plain = send_id(&repo, "mayor/", "from a person", &[]);
-    let err = repo.fails(&["mail", "reply", &plain, "-m", "x", "--from", "mayor/"], 2);
+    // A (hand-written) message from someone without a mailbox cannot be replied to.
+    repo.write(
+        ".beads/mail/mayor/msg-plain.md",
+        "---\nid: msg-plain\nfrom: Test User\nto: mayor/\nsubject: s\ncreated_at: 2026-01-01T00:00:00Z\n---\nhi\n",
+    );
+    let err = repo.fails(
+        &["mail", "reply", "msg-plain", "-m", "x", "--from", "mayor/"],
+        2,
+    );
     assert!(err.contains("no mailbox to reply to"), "{err}");
 }
 
 #[test]
 fn archive_moves_the_file_in_one_commit() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let id = send_id(&repo, "inspector/critic", "Old news", &[]);
     let before = repo.commit_count();
     let out = repo.ok(&["mail", "archive", &id]);
@@ -308,7 +450,7 @@ fn archive_moves_the_file_in_one_commit() {
 
 #[test]
 fn ephemeral_mail_is_never_committed() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let before = repo.commit_count();
     let m = send(
         &repo,
@@ -341,7 +483,7 @@ fn ephemeral_mail_is_never_committed() {
 
 #[test]
 fn groups_and_cc_deliver_one_file_per_mailbox_in_one_commit() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     repo.ok(&[
         "config",
         "set",
@@ -402,7 +544,7 @@ fn groups_and_cc_deliver_one_file_per_mailbox_in_one_commit() {
 
 #[test]
 fn question_flow_two_processes_with_mail_wait() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let q = send(
         &repo,
         "mayor/",
@@ -445,7 +587,7 @@ fn question_flow_two_processes_with_mail_wait() {
 
 #[test]
 fn wait_sees_an_answer_in_the_thread_sent_with_reply_to() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let q = send_id(&repo, "mayor/", "Q", &["--from", "inspector/"]);
     let waiter = spawn(&repo, &["mail", "wait", &q, "--timeout", "60s"]);
     std::thread::sleep(Duration::from_millis(500));
@@ -469,7 +611,7 @@ fn wait_sees_an_answer_in_the_thread_sent_with_reply_to() {
 
 #[test]
 fn wait_times_out_with_exit_1() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let q = send_id(&repo, "mayor/", "Anyone?", &["--from", "inspector/"]);
     // A message of its own in the thread is no answer.
     repo.ok(&[
@@ -496,12 +638,12 @@ fn wait_times_out_with_exit_1() {
 
 #[test]
 fn bad_input_exits_2_with_a_clear_message() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let before = repo.commit_count();
     let cases: &[(&[&str], &str)] = &[
         (
             &["mail", "send", "alice", "-s", "x", "-m", "y"],
-            "valid addresses: mayor/, inspector/, inspector/<role>, <rig>/refinery, <rig>/<agent>, @<group>",
+            "valid addresses: mayor/, inspector/, inspector/<role>, <name>/, <rig>/refinery, <rig>/<agent>, @<group>",
         ),
         (
             &["mail", "send", "a/b/c", "-s", "x", "-m", "y"],
@@ -574,7 +716,7 @@ fn bad_input_exits_2_with_a_clear_message() {
 
 #[test]
 fn a_malformed_message_is_reported_and_the_others_still_listed() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let good = send_id(&repo, "mayor/", "fine", &[]);
     repo.write(
         ".beads/mail/mayor/msg-bad1.md",
@@ -607,7 +749,7 @@ fn a_malformed_message_is_reported_and_the_others_still_listed() {
 
 #[test]
 fn hand_edits_are_seen_at_once_through_the_index() {
-    let repo = Repo::initialised();
+    let repo = mail_repo();
     let id = send_id(&repo, "mayor/", "Original", &[]);
     let rel = format!(".beads/mail/mayor/{id}.md");
     // Age the file so the index caches it, then list (which writes the index).

@@ -8,7 +8,7 @@ use common::*;
 
 use std::process::Command as StdCommand;
 
-/// Top-level sections and leaf settings `init` must write out (DESIGN 4.7).
+/// Top-level sections and leaf settings `init` must write out.
 const SECTIONS: &[&str] = &[
     "git:", "verify:", "llm:", "judge:", "specs:", "gates:", "hooks:",
 ];
@@ -298,8 +298,8 @@ fn config_set_git_commit_false_commits_config_then_writes_without_committing() {
 #[test]
 fn config_set_llm_role_then_get() {
     let repo = Repo::initialised();
-    repo.ok(&["config", "set", "llm.roles.judge", "x -p"]);
-    assert_eq!(repo.ok(&["config", "get", "llm.roles.judge"]), "x -p\n");
+    repo.ok(&["config", "set", "llm.roles.judge", "cat -u"]);
+    assert_eq!(repo.ok(&["config", "get", "llm.roles.judge"]), "cat -u\n");
     assert_eq!(repo.commit_count(), 2);
     assert_eq!(repo.status(".beads"), "");
     // Other settings untouched.
@@ -425,6 +425,8 @@ fn bead_commands_without_beads_tell_user_to_run_init() {
 #[test]
 fn doctor_on_healthy_repo_exits_zero() {
     let repo = Repo::initialised();
+    // An LLM command that exists (the default `claude` may not be installed).
+    repo.ok(&["config", "set", "llm.command", "cat"]);
     let a = repo.create("one", &[]);
     repo.create("two", &["--deps", &a]);
     let out = repo.ok(&["doctor"]);
@@ -512,4 +514,170 @@ fn config_set_skip_codes_0_or_1_is_refused_and_nothing_changes() {
         "[77,2]"
     );
     assert_eq!(repo.commit_count(), 2);
+}
+
+#[test]
+fn config_unset_restores_the_default_or_removes_the_entry_and_commits() {
+    let repo = Repo::initialised();
+    repo.ok(&["config", "set", "judge.samples", "3"]);
+    repo.ok(&["config", "set", "llm.roles.critic", "cat"]);
+    repo.ok(&["config", "set", "gates.green", "cargo test"]);
+    let before = repo.commit_count();
+    let out = repo.ok(&["config", "unset", "judge.samples"]);
+    assert_eq!(out, "judge.samples = 1\n");
+    assert_eq!(repo.commit_count(), before + 1);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "vermas config: unset judge.samples"
+    );
+    assert_eq!(head_files(&repo), [".beads/config.yaml"]);
+    assert_eq!(repo.status(".beads"), "");
+    repo.ok(&["config", "unset", "llm.roles.critic"]);
+    assert!(!repo.read(".beads/config.yaml").contains("    critic: cat"));
+    repo.fails(&["config", "get", "llm.roles.critic"], 2);
+    repo.ok(&["config", "unset", "gates.green"]);
+    assert_eq!(repo.ok(&["config", "get", "gates.green"]).trim(), "null");
+    assert_eq!(repo.commit_count(), before + 3);
+    // Unsetting what is already at its default changes nothing.
+    let out = repo.run(&["config", "unset", "judge.samples"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("nothing changed"), "{}", stderr(&out));
+    assert_eq!(repo.commit_count(), before + 3);
+    // Unknown keys, sections and the id prefix are refused.
+    let config = repo.read(".beads/config.yaml");
+    for (key, says) in [
+        ("nope", "unknown config key"),
+        ("judge.sample", "unknown config key"),
+        ("llm.roles.poet", "unknown config key"),
+        ("git", "section"),
+        ("prefix", "cannot be unset"),
+    ] {
+        let err = repo.fails(&["config", "unset", key], 2);
+        assert!(err.contains(says), "{key}: {err}");
+    }
+    assert_eq!(repo.read(".beads/config.yaml"), config);
+    assert_eq!(repo.commit_count(), before + 3);
+}
+
+#[test]
+fn llm_roles_are_only_the_known_ones_at_set_and_at_load() {
+    let repo = Repo::initialised();
+    for role in [
+        "judge",
+        "auditor",
+        "advocate",
+        "critic",
+        "designer",
+        "strategist",
+    ] {
+        repo.ok(&["config", "set", &format!("llm.roles.{role}"), "cat"]);
+    }
+    let config = repo.read(".beads/config.yaml");
+    let before = repo.commit_count();
+    let err = repo.fails(&["config", "set", "llm.roles.poet", "cat"], 2);
+    assert!(err.contains("unknown LLM role 'poet'"), "{err}");
+    assert!(err.contains("strategist"), "{err}");
+    assert_eq!(repo.read(".beads/config.yaml"), config);
+    assert_eq!(repo.commit_count(), before);
+    // Hand-written: refused when loading, at the role's line.
+    let edited = config.replace("    judge: cat\n", "    judge: cat\n    poet: cat\n");
+    assert_ne!(edited, config);
+    repo.write(".beads/config.yaml", &edited);
+    let line = edited
+        .lines()
+        .position(|l| l == "    poet: cat")
+        .expect("line")
+        + 1;
+    let err = repo.fails(&["list"], 2);
+    assert!(err.contains("unknown LLM role 'poet'"), "{err}");
+    assert!(err.contains(&format!("config.yaml:{line}")), "{err}");
+}
+
+#[test]
+fn llm_commands_whose_program_is_not_found_are_refused_at_set() {
+    let repo = Repo::initialised();
+    repo.write("bin/ask-llm", "#!/bin/sh\necho PASS\n");
+    let config = repo.read(".beads/config.yaml");
+    for (key, value, program) in [
+        ("llm.command", "vermas-no-such-llm -p", "vermas-no-such-llm"),
+        (
+            "llm.command",
+            "MODEL=x 'vermas no such' -p",
+            "vermas no such",
+        ),
+        ("llm.command", "/nonexistent/llm", "/nonexistent/llm"),
+        ("llm.roles.judge", "./bin/missing --fast", "./bin/missing"),
+    ] {
+        let err = repo.fails(&["config", "set", key, value], 2);
+        assert!(err.contains("not a runnable command"), "{value}: {err}");
+        assert!(err.contains(&format!("'{program}'")), "{value}: {err}");
+        assert_eq!(repo.read(".beads/config.yaml"), config, "{value}");
+        assert_eq!(repo.commit_count(), 1, "{value}");
+    }
+    // Programs on PATH, existing files (relative to the repository) and "none" are fine.
+    for (key, value) in [
+        ("llm.command", "cat"),
+        ("llm.command", "FOO=1 sh -c 'cat'"),
+        ("llm.roles.critic", "./bin/ask-llm --fast"),
+        ("llm.command", ""),
+    ] {
+        repo.ok(&["config", "set", key, value]);
+        assert_eq!(repo.ok(&["config", "get", key]), format!("{value}\n"));
+    }
+}
+
+#[test]
+fn doctor_reports_missing_llm_commands_and_spec_paths() {
+    let repo = Repo::initialised();
+    repo.ok(&["config", "set", "llm.command", "cat"]);
+    repo.write("specs/there.md", "# There\n");
+    let good = repo.create("linked", &["--spec", "specs/there.md"]);
+    let bad = repo.create("dangling", &["--spec", "specs/gone.md"]);
+    // Hand-written commands that do not exist.
+    let config = repo.read(".beads/config.yaml").replace(
+        "  roles: {}\n",
+        "  roles:\n    critic: vermas-no-such-critic --x\n",
+    );
+    repo.write(".beads/config.yaml", &config);
+    repo.write_llm_command("/nonexistent/llm -p");
+    let out = repo.run(&["doctor"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("llm.command: not a runnable command") && text.contains("/nonexistent/llm"),
+        "{text}"
+    );
+    assert!(
+        text.contains("llm.roles.critic: not a runnable command")
+            && text.contains("vermas-no-such-critic"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{bad} links spec specs/gone.md, which does not exist"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(&good), "{text}");
+    let v = repo.json(&["doctor"]);
+    let warnings: Vec<&str> = v
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter(|f| f["level"] == "warning")
+        .map(|f| f["message"].as_str().expect("message"))
+        .collect();
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+}
+
+#[test]
+fn doctor_says_where_the_prefix_comes_from_without_one_in_the_config() {
+    let repo = Repo::initialised();
+    repo.ok(&["config", "set", "llm.command", "cat"]);
+    repo.create("one", &[]);
+    let config = repo
+        .read(".beads/config.yaml")
+        .replace("\nprefix: vm\n", "\n");
+    repo.write(".beads/config.yaml", &config);
+    let text = repo.ok(&["doctor"]);
+    assert!(text.contains("sets no prefix: new ids take 'vm'"), "{text}");
 }

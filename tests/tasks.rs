@@ -1,4 +1,4 @@
-//! `tasks verify` end to end (issue 4, seed 003): [VERIFY] items run their commands in
+//! `tasks verify` end to end (issue 4): [VERIFY] items run their commands in
 //! order and stop at the first that does not pass; a command that cannot run (missing,
 //! not executable, timed out, killed) is ERROR, never a pass or a skip; only items whose
 //! every command ran and passed PASS and get ticked by `--mark`; nothing verified is
@@ -501,7 +501,7 @@ fn ac_checklist_fails_when_the_judge_says_so() {
 #[test]
 fn ac_checklist_without_an_llm_is_an_error_not_a_pass() {
     let (repo, _scratch) = ac_repo();
-    repo.ok(&["config", "set", "llm.command", "no-such-llm-zz"]);
+    repo.write_llm_command("no-such-llm-zz");
     let o = verify(&repo, &["spec/tasks.md", "--json", "--mark"], &[]);
     assert_code(&o, 3);
     let j = json_of(&o);

@@ -234,3 +234,94 @@ fn a_junit_path_in_a_missing_folder_is_refused_before_anything_runs() {
     assert!(r.stderr.contains("/no/such/dir"), "{}", r.stderr);
     assert!(!repo.join("ran").exists(), "no check may run");
 }
+
+#[test]
+fn working_files_and_dot_files_under_specs_are_not_specs() {
+    let repo = Repo::initialised();
+    let spec = "# Real\n\n## Success Criteria\n\n- [ ] holds\n  [verify](tests/ok.sh#test_a)\n";
+    repo.write("specs/login/spec.md", spec);
+    for f in [
+        "specs/login/tasks.md",
+        "specs/login/requirements.md",
+        "specs/login/design.md",
+        "specs/login/research.md",
+        "specs/login/.progress.md",
+        "specs/README.md",
+        "specs/.drafts/draft.md",
+    ] {
+        repo.write(f, spec);
+    }
+    write_exec(
+        &repo,
+        "tests/ok.sh",
+        "#!/bin/bash\ntest_a() { :; }\n\"$@\"\n",
+    );
+    let list = repo.json(&["spec", "list"]);
+    let paths: Vec<&str> = list
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|s| s["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["specs/login/spec.md"]);
+    let r = run(&repo, &["status", "--verify"]);
+    r.expect_code(0);
+    assert_eq!(r.last_line(), "1 passed, 0 failed, 0 skipped");
+}
+
+#[test]
+fn specs_are_named_by_their_path_and_recorded_apart() {
+    let repo = Repo::initialised();
+    let spec = |t: &str| {
+        format!("# {t}\n\n## Success Criteria\n\n- [ ] holds\n  [verify](tests/ok.sh#test_{t})\n")
+    };
+    repo.write("specs/login/check.md", &spec("login"));
+    repo.write("specs/billing/check.md", &spec("billing"));
+    write_exec(
+        &repo,
+        "tests/ok.sh",
+        "#!/bin/bash\ntest_login() { :; }\ntest_billing() { return 1; }\n\"$@\"\n",
+    );
+    let r = run(&repo, &["spec", "show", "login/check"]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("specs/login/check.md"), "{}", r.stdout);
+    // The bare file name is ambiguous: say so, never pick one.
+    let r = run(&repo, &["spec", "show", "check"]);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("billing/check, login/check"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&repo, &["status", "--verify", "--record"]);
+    r.expect_code(1);
+    let login = repo.read(".beads/results/spec-login/check.yaml");
+    let billing = repo.read(".beads/results/spec-billing/check.yaml");
+    assert!(login.contains("verdict: PASS"), "{login}");
+    assert!(billing.contains("verdict: FAIL"), "{billing}");
+    // A missing spec is not_found, like a missing bead.
+    let r = run(&repo, &["spec", "show", "nope", "--json"]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("\"code\":\"not_found\""), "{}", r.stderr);
+}
+
+#[test]
+fn a_spec_that_is_not_utf8_is_its_own_error_and_the_rest_still_run() {
+    let repo = spec_repo(&[("holds", "tests/ok.sh#test_a")]);
+    write_exec(
+        &repo,
+        "tests/ok.sh",
+        "#!/bin/bash\ntest_a() { :; }\n\"$@\"\n",
+    );
+    std::fs::write(
+        repo.join("specs/broken.md"),
+        b"# Broken\n\xff\xfe not text\n",
+    )
+    .expect("write");
+    let r = run(&repo, &["status", "--verify", "--json"]);
+    r.expect_code(3);
+    let j = r.json();
+    assert_eq!(outcome(&j, "holds"), "PASS", "{j:#}");
+    let text = j.to_string();
+    assert!(text.contains("not UTF-8"), "{j:#}");
+}

@@ -1,4 +1,4 @@
-//! `status --watch` (DESIGN 6 "sessions"; issue 3): inside a real tmux server it splits the
+//! `status --watch` (issue 3): inside a real tmux server it splits the
 //! window (status on top, recent `.beads` commits or the agent log below) and redraws as
 //! beads change; the lower pane closes with the watch, however it ends. Each tmux test runs
 //! its own server (`TMUX_TMPDIR` in a temporary folder), killed at the end even when the test

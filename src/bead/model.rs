@@ -1,4 +1,4 @@
-//! The bead record (DESIGN 4.1): its fields, parsing from and rendering to its file.
+//! The bead record: its fields, parsing from and rendering to its file.
 
 use crate::error::{ParseError, Result};
 use crate::store::frontmatter;
@@ -102,7 +102,7 @@ pub struct Note {
     pub text: String,
 }
 
-/// One acceptance criterion of a test spec (DESIGN 4.2).
+/// One acceptance criterion of a test spec.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AcceptanceCriterion {

@@ -38,10 +38,19 @@ pub struct NewBead {
 /// The result of a change: the beads as written and what git recorded.
 #[derive(Debug, Clone)]
 pub struct Changed {
-    /// The beads after the change.
+    /// The beads after the change (those it left as they were too).
     pub beads: Vec<Bead>,
-    /// The commit, or why there is none.
+    /// The ids of the beads that already were as asked: not written, not committed.
+    pub unchanged: Vec<String>,
+    /// The commit, or why there is none (`Unchanged` when nothing changed).
     pub recorded: Recorded,
+}
+
+impl Changed {
+    /// True when the command changed no bead at all.
+    pub fn nothing(&self) -> bool {
+        self.unchanged.len() == self.beads.len()
+    }
 }
 
 /// Creates a bead and commits it.
@@ -85,7 +94,7 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
     let now = Timestamp::now();
     let new_id = match &parent {
         Some(p) => next_child_id(&ids, p),
-        None => fresh_id(ws, &ids, &new.title, actor),
+        None => fresh_id(ws, &ids, &new.title, actor)?,
     };
     let mut bead = Bead::new(new_id, new.title.trim().to_string());
     bead.issue_type = new.issue_type;
@@ -103,12 +112,14 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
     let recorded = txn.commit(&message("create", &bead, actor))?;
     Ok(Changed {
         beads: vec![bead],
+        unchanged: Vec::new(),
         recorded,
     })
 }
 
 /// A free id for a new top-level bead.
-fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> String {
+fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> Result<String> {
+    let prefix = ws.id_prefix()?;
     let len = id::hash_len(ids.len());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -117,9 +128,9 @@ fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> String 
     loop {
         // Grow the id after many collisions rather than loop for ever.
         let extra = (nonce / 16) as usize;
-        let candidate = id::generate(&ws.config.prefix, title, actor, nanos, nonce, len + extra);
+        let candidate = id::generate(prefix, title, actor, nanos, nonce, len + extra);
         if !bead_path(ws, &candidate).exists() {
-            return candidate;
+            return Ok(candidate);
         }
         nonce += 1;
     }
@@ -232,8 +243,11 @@ pub fn update(ws: &Workspace, actor: &str, ids: &[String], changes: &Changes) ->
 /// Closes beads with an optional reason.
 pub fn close(ws: &Workspace, actor: &str, ids: &[String], reason: Option<&str>) -> Result<Changed> {
     modify(ws, actor, "close", ids, |bead, now| {
+        // Closing a closed bead keeps its reason unless a new one is given.
+        if reason.is_some() || !bead.is_closed() {
+            bead.close_reason = reason.map(str::to_string);
+        }
         set_status(bead, Status::Closed, now);
-        bead.close_reason = reason.map(str::to_string);
         Ok(())
     })
 }
@@ -246,24 +260,17 @@ pub fn reopen(ws: &Workspace, actor: &str, ids: &[String]) -> Result<Changed> {
     })
 }
 
-/// Adds (`add`) or removes a label.
+/// Adds (`add`) or removes a label; a label already present (or absent) changes nothing.
 pub fn label(ws: &Workspace, actor: &str, id: &str, label: &str, add: bool) -> Result<Changed> {
     if add {
         check_label(label)?;
     }
     let verb = if add { "label add" } else { "label rm" };
     modify(ws, actor, verb, &[id.to_string()], |bead, _| {
-        if add {
-            if !bead.has_label(label) {
-                bead.labels.push(label.to_string());
-            }
-        } else if bead.has_label(label) {
+        if !add {
             bead.labels.retain(|l| l != label);
-        } else {
-            return Err(Error::Invalid(format!(
-                "{} has no label '{label}'",
-                bead.id
-            )));
+        } else if !bead.has_label(label) {
+            bead.labels.push(label.to_string());
         }
         Ok(())
     })
@@ -332,6 +339,7 @@ pub fn dep_add(
         .any(|d| d.depends_on_id == to && d.dep_type == dep_type)
     {
         return Ok(Changed {
+            unchanged: vec![bead.id.clone()],
             beads: vec![bead],
             recorded: Recorded::Unchanged,
         });
@@ -345,6 +353,7 @@ pub fn dep_add(
     let recorded = txn.commit(&message("dep add", &bead, actor))?;
     Ok(Changed {
         beads: vec![bead],
+        unchanged: Vec::new(),
         recorded,
     })
 }
@@ -374,7 +383,8 @@ pub fn dep_rm(
     })
 }
 
-/// Loads each bead, applies `f`, stamps `updated_at`, writes, and commits once.
+/// Loads each bead, applies `f`, and writes and commits (once) the beads it changed,
+/// stamping their `updated_at`; when it changed none, nothing is written or committed.
 fn modify(
     ws: &Workspace,
     actor: &str,
@@ -389,6 +399,7 @@ fn modify(
     let mut txn = Txn::begin(ws)?;
     let now = Timestamp::now();
     let mut beads: Vec<Bead> = Vec::new();
+    let mut unchanged = Vec::new();
     for id in ids {
         let mut bead = load_one(ws, id)?;
         if beads.iter().any(|b| b.id == bead.id) {
@@ -396,18 +407,36 @@ fn modify(
         }
         let before = bead.clone();
         f(&mut bead, now)?;
-        if bead != before {
+        if bead == before {
+            unchanged.push(bead.id.clone());
+        } else {
             bead.updated_at = Some(now);
         }
         beads.push(bead);
     }
-    for bead in &beads {
+    let written: Vec<&Bead> = beads
+        .iter()
+        .filter(|b| !unchanged.contains(&b.id))
+        .collect();
+    let Some(first) = written.first() else {
+        // Nothing to write: the lock is released and no commit is made.
+        return Ok(Changed {
+            beads,
+            unchanged,
+            recorded: Recorded::Unchanged,
+        });
+    };
+    let mut msg = message(verb, first, actor);
+    msg.ids = written.iter().map(|b| b.id.clone()).collect();
+    for bead in &written {
         txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
     }
-    let mut msg = message(verb, &beads[0], actor);
-    msg.ids = beads.iter().map(|b| b.id.clone()).collect();
     let recorded = txn.commit(&msg)?;
-    Ok(Changed { beads, recorded })
+    Ok(Changed {
+        beads,
+        unchanged,
+        recorded,
+    })
 }
 
 /// Sets the status, keeping `closed_at` and `close_reason` consistent with it.

@@ -56,9 +56,9 @@ pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
     ws.issues_dir().join(format!("{id}.md"))
 }
 
-/// Reads and parses one bead file.
+/// Reads and parses one bead file (a symlink only when it stays inside the repository).
 pub fn read_bead(ws: &Workspace, path: &std::path::Path) -> Result<Bead> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = ws.read_record(path)?;
     let bead = Bead::parse(&text, &ws.display(path))?;
     crate::store::frontmatter::check_file_name(&ws.display(path), &text, path, &bead.id)?;
     Ok(bead)
@@ -87,7 +87,8 @@ pub fn list_ids(ws: &Workspace) -> Result<Vec<String>> {
 pub fn load_one(ws: &Workspace, id: &str) -> Result<Bead> {
     if crate::store::id::is_valid(id) {
         let path = bead_path(ws, id);
-        if path.is_file() {
+        // Not `is_file`: a symlink is read (and refused if it leads outside) as it is.
+        if path.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
             return read_bead(ws, &path);
         }
     }
@@ -96,8 +97,9 @@ pub fn load_one(ws: &Workspace, id: &str) -> Result<Bead> {
     Ok(set.beads[&full].clone())
 }
 
-/// Resolves `id` among `ids`: exact, else unique prefix of the id, else unique prefix of
-/// the hash part after `<prefix>-`.
+/// Resolves `id` among `ids`: exact, else exactly the hash part after `<prefix>-` (so
+/// `k3f9` names `vm-k3f9`, not its children `vm-k3f9.1`), else unique prefix of the id,
+/// else unique prefix of the hash part.
 fn resolve_in<'a>(
     ids: impl Iterator<Item = &'a str> + Clone,
     id: &str,
@@ -106,7 +108,13 @@ fn resolve_in<'a>(
     if let Some(exact) = ids.clone().find(|i| *i == id) {
         return Ok(exact.to_string());
     }
-    let mut found: Vec<&str> = ids.clone().filter(|i| i.starts_with(id)).collect();
+    let mut found: Vec<&str> = ids
+        .clone()
+        .filter(|i| i.split_once('-').is_some_and(|(_, h)| h == id))
+        .collect();
+    if found.is_empty() {
+        found = ids.clone().filter(|i| i.starts_with(id)).collect();
+    }
     if found.is_empty() {
         found = ids
             .filter(|i| i.split_once('-').is_some_and(|(_, h)| h.starts_with(id)))

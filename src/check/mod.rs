@@ -213,13 +213,34 @@ fn classify(
     }
 }
 
-/// Runs `tasks` on up to `jobs` threads, calling `progress(done, total)` as each ends;
+/// A moment in a parallel run, for progress displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Task `index` of `total` started.
+    Started {
+        /// Its position in the task list.
+        index: usize,
+        /// Tasks in all.
+        total: usize,
+    },
+    /// Task `index` ended; `done` of `total` have ended now.
+    Finished {
+        /// Its position in the task list.
+        index: usize,
+        /// Tasks ended so far.
+        done: usize,
+        /// Tasks in all.
+        total: usize,
+    },
+}
+
+/// Runs `tasks` on up to `jobs` threads, calling `progress` as each starts and ends;
 /// results come back in task order.
 pub fn run_parallel<T: Sync, R: Send>(
     tasks: &[T],
     jobs: usize,
     work: impl Fn(&T) -> R + Sync,
-    progress: impl Fn(usize, usize) + Sync,
+    progress: impl Fn(Progress) + Sync,
 ) -> Vec<R> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -232,10 +253,18 @@ pub fn run_parallel<T: Sync, R: Send>(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(task) = tasks.get(i) else { break };
+                    progress(Progress::Started {
+                        index: i,
+                        total: tasks.len(),
+                    });
                     let r = work(task);
                     slots.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
                     let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(n, tasks.len());
+                    progress(Progress::Finished {
+                        index: i,
+                        done: n,
+                        total: tasks.len(),
+                    });
                 }
             });
         }

@@ -7,7 +7,7 @@ use clap::Subcommand;
 pub enum MailCmd {
     /// Send a message (one commit; --ephemeral: never committed).
     Send {
-        /// Address: mayor/, inspector/, inspector/ROLE, RIG/refinery, RIG/AGENT or @group.
+        /// Address: mayor/, inspector/, inspector/ROLE, NAME/, RIG/refinery, RIG/AGENT or @group.
         to: String,
         /// Subject line.
         #[arg(short, long)]
@@ -18,7 +18,7 @@ pub enum MailCmd {
         /// Read the body from standard input.
         #[arg(long)]
         stdin: bool,
-        /// Sender (default: VERMAS_ACTOR, else git's user.name).
+        /// Sender (default: config mail.from, else your own mailbox ACTOR/).
         #[arg(long)]
         from: Option<String>,
         /// task, notification, escalation or reply.
@@ -39,7 +39,7 @@ pub enum MailCmd {
     },
     /// Messages for an address: unread first, then by priority, newest first.
     Inbox {
-        /// Address (default: your own, from --from / VERMAS_ACTOR).
+        /// Address (default: config mail.from, else your own mailbox ACTOR/).
         addr: Option<String>,
         /// Only unread ones.
         #[arg(long)]
@@ -57,7 +57,7 @@ pub enum MailCmd {
         /// Body text.
         #[arg(short, long)]
         message: String,
-        /// Sender (default: VERMAS_ACTOR, else git's user.name).
+        /// Sender (default: config mail.from, else your own mailbox ACTOR/).
         #[arg(long)]
         from: Option<String>,
     },

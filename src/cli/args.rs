@@ -271,6 +271,11 @@ pub enum ConfigCmd {
         /// New value (`null` clears an optional one).
         value: String,
     },
+    /// Put one setting back to its default (or remove a `llm.roles.ROLE` entry) and commit.
+    Unset {
+        /// Dotted key.
+        key: String,
+    },
     /// Print every setting.
     List,
 }

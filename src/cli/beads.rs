@@ -62,7 +62,7 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
         spec: a.spec,
         assignee: a.assignee,
     };
-    let changed = ops::create(&ws, &ctx.actor(&ws), new)?;
+    let changed = ops::create(&ws, &ctx.actor(&ws)?, new)?;
     let bead = &changed.beads[0];
     recorded_note(&changed.recorded);
     if ctx.json {
@@ -170,22 +170,24 @@ pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
         .iter()
         .map(|id| load_one(&ws, id))
         .collect::<Result<Vec<_>>>()?;
-    let set = BeadSet::load(&ws)?;
     if ctx.json {
-        match beads.as_slice() {
-            [one] => print_json(&versioned(one)),
-            many => print_json(&many),
-        }
+        // An array for one id as for several, as bd prints it.
+        print_json(&beads);
     } else {
+        let set = BeadSet::load(&ws)?;
         let views: Vec<String> = beads.iter().map(|b| render::full(b, &set)).collect();
         out!("{}", views.join("\n"));
     }
     Ok(0)
 }
 
-/// Renders the result of a change.
+/// Renders the result of a change; beads it left as they were are named on stderr as
+/// "nothing changed".
 fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
-    recorded_note(&c.recorded);
+    nothing_changed(ctx, &c);
+    if !c.nothing() {
+        recorded_note(&c.recorded);
+    }
     if ctx.json {
         match c.beads.as_slice() {
             [one] => print_json(&versioned(one)),
@@ -195,11 +197,23 @@ fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
         let commit = short_commit(&c.recorded)
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
-        for b in &c.beads {
+        for b in c.beads.iter().filter(|b| !c.unchanged.contains(&b.id)) {
             outln!("{verb} {}: {}{commit}", b.id, b.title);
         }
     }
     Ok(0)
+}
+
+/// Says on stderr which beads a command left as they were (no write, no commit).
+fn nothing_changed(ctx: &Ctx, c: &Changed) {
+    if c.unchanged.is_empty() {
+        return;
+    }
+    let msg = format!(
+        "nothing changed: {} already as asked",
+        c.unchanged.join(", ")
+    );
+    super::warn(ctx.json, "unchanged", &msg);
 }
 
 /// `update`.
@@ -218,28 +232,28 @@ pub fn update(ctx: &Ctx, a: UpdateArgs) -> Outcome {
         note: a.notes,
         claim: a.claim,
     };
-    let c = ops::update(&ws, &ctx.actor(&ws), &a.ids, &changes)?;
+    let c = ops::update(&ws, &ctx.actor(&ws)?, &a.ids, &changes)?;
     changed(ctx, "Updated", c)
 }
 
 /// `close`.
 pub fn close(ctx: &Ctx, ids: &[String], reason: Option<&str>) -> Outcome {
     let ws = ctx.workspace()?;
-    let c = ops::close(&ws, &ctx.actor(&ws), ids, reason)?;
+    let c = ops::close(&ws, &ctx.actor(&ws)?, ids, reason)?;
     changed(ctx, "Closed", c)
 }
 
 /// `reopen`.
 pub fn reopen(ctx: &Ctx, ids: &[String]) -> Outcome {
     let ws = ctx.workspace()?;
-    let c = ops::reopen(&ws, &ctx.actor(&ws), ids)?;
+    let c = ops::reopen(&ws, &ctx.actor(&ws)?, ids)?;
     changed(ctx, "Reopened", c)
 }
 
 /// `label add|rm`.
 pub fn label(ctx: &Ctx, cmd: LabelCmd) -> Outcome {
     let ws = ctx.workspace()?;
-    let actor = ctx.actor(&ws);
+    let actor = ctx.actor(&ws)?;
     let (c, verb) = match cmd {
         LabelCmd::Add { id, label } => (ops::label(&ws, &actor, &id, &label, true)?, "Labelled"),
         LabelCmd::Rm { id, label } => (ops::label(&ws, &actor, &id, &label, false)?, "Unlabelled"),
@@ -250,21 +264,20 @@ pub fn label(ctx: &Ctx, cmd: LabelCmd) -> Outcome {
 /// `clarify`.
 pub fn clarify(ctx: &Ctx, id: &str, question: &str) -> Outcome {
     let ws = ctx.workspace()?;
-    let c = ops::clarify(&ws, &ctx.actor(&ws), id, question)?;
+    let c = ops::clarify(&ws, &ctx.actor(&ws)?, id, question)?;
     changed(ctx, "Awaiting input", c)
 }
 
 /// `answer`.
 pub fn answer(ctx: &Ctx, id: &str, text: &str) -> Outcome {
     let ws = ctx.workspace()?;
-    let c = ops::answer(&ws, &ctx.actor(&ws), id, text)?;
+    let c = ops::answer(&ws, &ctx.actor(&ws)?, id, text)?;
     changed(ctx, "Answered", c)
 }
 
 /// `dep add|rm|tree|cycles`.
 pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
     let ws = ctx.workspace()?;
-    let actor = ctx.actor(&ws);
     match cmd {
         DepCmd::Add {
             id,
@@ -272,8 +285,12 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
             dep_type: t,
         } => {
             let t = dep_type(&t)?;
-            let c = ops::dep_add(&ws, &actor, &id, &depends_on, t)?;
+            let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
             if !ctx.json {
+                if c.nothing() {
+                    nothing_changed(ctx, &c);
+                    return Ok(0);
+                }
                 let b = &c.beads[0];
                 let target = b
                     .dependencies
@@ -291,7 +308,7 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
             dep_type: t,
         } => {
             let t = t.as_deref().map(dep_type).transpose()?;
-            let c = ops::dep_rm(&ws, &actor, &id, &depends_on, t)?;
+            let c = ops::dep_rm(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
             changed(ctx, "Updated", c)
         }
         DepCmd::Tree { id } => {

@@ -40,7 +40,7 @@ pub fn discover(ctx: &Ctx, write: bool) -> Outcome {
     if write {
         let ws = ws.ok_or_else(|| Error::NoWorkspace(root.clone()))?;
         let settings = found.gate_settings();
-        let (_, recorded) = discover::write_gates(&ws, &settings, &ctx.actor(&ws))?;
+        let (_, recorded) = discover::write_gates(&ws, &settings, &ctx.actor(&ws)?)?;
         recorded_note(&recorded);
         stored = Some((settings, recorded));
     }

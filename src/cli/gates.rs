@@ -21,7 +21,7 @@ pub fn gate(ctx: &Ctx, a: GateArgs) -> Outcome {
         ac: a.ac,
         cmd: a.cmd,
     };
-    let (run, recorded) = gate::run_gate(&ws, &ctx.actor(&ws), &req)?;
+    let (run, recorded) = gate::run_gate(&ws, &ctx.actor(&ws)?, &req)?;
     recorded_note(&recorded);
     if ctx.json {
         print_json(&versioned(&run));

@@ -152,7 +152,14 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     let remote = args.first().map_or("", String::as_str);
     let scope = Scope::from_config(&p.config.hooks.pre_push.scope);
     let judge = p.config.hooks.pre_push.judge;
-    let plan = hooks::plan_push(&repo, &p.root, remote, &refs, p.specs()?, scope)?;
+    let plan = hooks::plan_push(
+        &repo,
+        &p.root,
+        remote,
+        &refs,
+        crate::spec::checkable(p.specs()?),
+        scope,
+    )?;
     for note in &plan.notes {
         say!("{note}");
     }

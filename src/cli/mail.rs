@@ -46,7 +46,13 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
                 None if stdin => Some(read_stdin()?),
                 None => None,
             };
-            let from = ops::sender(&ws, from.as_deref(), ctx.actor.as_deref())?;
+            // Ephemeral mail is never committed: only the name is checked then.
+            let actor = if ephemeral {
+                ctx.actor_name(&ws)?
+            } else {
+                ctx.actor(&ws)?
+            };
+            let from = ops::sender(&ws, from.as_deref(), Some(&actor))?;
             let sent = ops::send(
                 &ws,
                 Outgoing {
@@ -64,7 +70,8 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
             changed(ctx, "Sent", sent)
         }
         MailCmd::Reply { msg, message, from } => {
-            let from = ops::sender(&ws, from.as_deref(), ctx.actor.as_deref())?;
+            let actor = ctx.actor(&ws)?;
+            let from = ops::sender(&ws, from.as_deref(), Some(&actor))?;
             let sent = ops::reply(&ws, &msg, &message, &from)?;
             changed(ctx, "Replied", sent)
         }
@@ -88,7 +95,7 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
             Ok(0)
         }
         MailCmd::Read { msg } => {
-            let actor = ctx.actor(&ws);
+            let actor = ctx.actor(&ws)?;
             let read = ops::read(&ws, &msg, &actor)?;
             recorded_note(&read.recorded);
             show(ctx, &read.messages[0]);
@@ -109,7 +116,7 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
             Ok(0)
         }
         MailCmd::Archive { msg } => {
-            let actor = ctx.actor(&ws);
+            let actor = ctx.actor(&ws)?;
             let archived = ops::archive(&ws, &msg, &actor)?;
             changed(ctx, "Archived", archived)
         }

@@ -10,6 +10,7 @@ mod hooks;
 mod mail;
 mod mol;
 mod output;
+mod progress;
 mod render;
 mod setup;
 mod specs;
@@ -53,12 +54,32 @@ pub fn main() -> i32 {
         }
     };
     let json = cli.json;
-    match dispatch(cli) {
+    let result = dispatch(cli);
+    if crate::git::detached_commits() > 0 {
+        warn(
+            json,
+            "detached_head",
+            "warning: HEAD is detached: the change was committed on no branch \
+             (`git switch -c NAME` puts it on a new branch)",
+        );
+    }
+    match result {
         Ok(code) => code,
         Err(e) => {
             output::error(&e, json);
             e.exit_code()
         }
+    }
+}
+
+/// Prints a note on stderr: the text as is, or with `--json` one JSON object carrying it
+/// and `code`.
+pub(crate) fn warn(json: bool, code: &str, text: &str) {
+    if json {
+        let msg = text.strip_prefix("warning: ").unwrap_or(text);
+        eprintln!("{}", serde_json::json!({"warning": msg, "code": code}));
+    } else {
+        eprintln!("{text}");
     }
 }
 
@@ -114,8 +135,19 @@ impl Ctx {
         Workspace::discover(&cwd)
     }
 
-    /// Who is acting in `ws`.
-    pub fn actor(&self, ws: &Workspace) -> String {
-        ws.actor(self.actor.as_deref())
+    /// Who is acting in a change to `ws` about to be recorded. Refused (exit 2) when the
+    /// name cannot go into a commit, or when git would refuse the commit (no identity,
+    /// signing vermas cannot do).
+    pub fn actor(&self, ws: &Workspace) -> Result<String, Error> {
+        let actor = self.actor_name(ws)?;
+        if ws.config.git.commit {
+            crate::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
+        }
+        Ok(actor)
+    }
+
+    /// Who is acting in `ws`, refused (exit 2) when the name cannot go into a commit.
+    pub fn actor_name(&self, ws: &Workspace) -> Result<String, Error> {
+        crate::setup::checked_actor(ws, self.actor.as_deref())
     }
 }

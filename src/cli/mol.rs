@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::mol::Proto;
 use crate::mol::molecule::{self, Molecule, Step, StepStatus};
 use crate::mol::ops::{self, Changed, StepChange};
-use crate::mol::run::{self, RunOptions, StepRun};
+use crate::mol::run::{self, RunEvent, RunOptions, StepRun};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use serde_json::json;
@@ -30,7 +30,16 @@ pub fn mol(ctx: &Ctx, cmd: MolCmd) -> Outcome {
     }
     let ws = ctx.workspace()?;
     ops::purge_expired(&ws, Timestamp::now());
-    let actor = ctx.actor(&ws);
+    // Only the commands that record a change need (and check) the actor.
+    let reads = matches!(
+        cmd,
+        MolCmd::List | MolCmd::Show { .. } | MolCmd::Ready { .. }
+    );
+    let actor = if reads {
+        String::new()
+    } else {
+        ctx.actor(&ws)?
+    };
     match cmd {
         MolCmd::Cook { .. } => unreachable!("handled above"),
         MolCmd::Pour { name, bead, vars } => {
@@ -332,23 +341,38 @@ fn run_mol(
     }
     let opts = RunOptions::new(ws, handler, jobs);
     let json = ctx.json;
-    let report = run::run(ws, actor, id, &opts, |r: &StepRun| {
+    let board = super::progress::Board::new("steps", !json);
+    let mut done = 0;
+    let report = run::run(ws, actor, id, &opts, |event| {
         if json {
             return;
         }
+        let r: &StepRun = match event {
+            RunEvent::Started(step) => {
+                board.started(step.to_string(), step, None);
+                board.println(&format!("[start] {step}"));
+                return;
+            }
+            RunEvent::Recorded(r) => r,
+        };
+        done += 1;
+        board.finished(&r.step, done, None);
         match r.status {
-            StepStatus::Completed => outln!("[done] {} ({:.1}s)", r.step, secs(r.duration_ms)),
-            _ => outln!(
+            StepStatus::Completed => {
+                board.println(&format!("[done] {} ({:.1}s)", r.step, secs(r.duration_ms)))
+            }
+            _ => board.println(&format!(
                 "[blocked] {}: {} ({:.1}s)",
                 r.step,
                 first_line(&r.text),
                 secs(r.duration_ms)
-            ),
+            )),
         }
         if let Some(note) = &r.note {
-            outln!("         {note}");
+            board.println(&format!("         {note}"));
         }
     })?;
+    drop(board);
     if json {
         print_json(&versioned(&report));
     } else {

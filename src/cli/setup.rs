@@ -3,8 +3,10 @@
 use super::args::{Cli, ConfigCmd};
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{Ctx, Outcome};
+use crate::config::Config;
 use crate::error::Error;
 use crate::setup;
+use crate::store::Recorded;
 use clap::CommandFactory;
 use serde_json::{Value, json};
 
@@ -66,14 +68,14 @@ pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
             }
         }
         ConfigCmd::Set { key, value } => {
-            let (config, recorded) = setup::set_config(&ws, &key, &value, &ctx.actor(&ws))?;
-            recorded_note(&recorded);
-            let value = config.get(&key)?;
-            if ctx.json {
-                print_json(&versioned(json!({"key": key, "value": value})));
-            } else {
-                outln!("{key} = {}", plain(&value));
-            }
+            // set_config checks the identity against the new settings (git.author may be
+            // what is being set).
+            let (config, recorded) = setup::set_config(&ws, &key, &value, &ctx.actor_name(&ws)?)?;
+            config_changed(ctx, &key, &config, &recorded)?;
+        }
+        ConfigCmd::Unset { key } => {
+            let (config, recorded) = setup::unset_config(&ws, &key, &ctx.actor_name(&ws)?)?;
+            config_changed(ctx, &key, &config, &recorded)?;
         }
         ConfigCmd::List => {
             if ctx.json {
@@ -82,6 +84,27 @@ pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
                 out!("{}", ws.config.render());
             }
         }
+    }
+    Ok(0)
+}
+
+/// Reports a config change: the key's value now, or "nothing changed" on stderr.
+fn config_changed(ctx: &Ctx, key: &str, config: &Config, recorded: &Recorded) -> Outcome {
+    if *recorded == Recorded::Unchanged {
+        let msg = format!("nothing changed: {key} already as asked");
+        super::warn(ctx.json, "unchanged", &msg);
+        if !ctx.json {
+            return Ok(0);
+        }
+    } else {
+        recorded_note(recorded);
+    }
+    // A removed map entry (`llm.roles.judge`) has no value left: null.
+    let value = config.get(key).unwrap_or(Value::Null);
+    if ctx.json {
+        print_json(&versioned(json!({"key": key, "value": value})));
+    } else {
+        outln!("{key} = {}", plain(&value));
     }
     Ok(0)
 }

@@ -49,7 +49,11 @@ pub(super) fn project() -> Result<Project, Error> {
 impl Project {
     /// Every spec under the configured folder.
     pub(super) fn specs(&self) -> Result<Vec<Spec>, Error> {
-        spec::discover(&self.root, &self.config.specs.dir)
+        let specs = spec::discover(&self.root, &self.config.specs.dir)?;
+        for why in specs.iter().filter_map(|s| s.refused.as_deref()) {
+            diagnostic("warning", &Error::Invalid(why.to_string()));
+        }
+        Ok(specs)
     }
 
     /// Settings to run `kinds` of checks: `jobs` over `verify.jobs` over the CPU count;
@@ -71,23 +75,23 @@ impl Project {
         }
     }
 
-    /// Runs the checks of `specs`, counting them on a terminal stderr unless `quiet`.
+    /// Runs the checks of `specs`, showing the running ones on a terminal stderr unless
+    /// `quiet`.
     pub(super) fn run_checks(
         &self,
         specs: &[Spec],
         settings: &RunSettings,
         quiet: bool,
     ) -> Vec<live::SpecRun> {
-        let show_progress = std::io::stderr().is_terminal() && !quiet;
-        let runs = live::run(&self.root, specs, settings, |done, total| {
-            if show_progress {
-                eprint!("\r\x1b[2K[{done}/{total}] checks done");
+        let board = super::progress::Board::new("checks", !quiet);
+        live::run(&self.root, specs, settings, |p, label| match p {
+            check::Progress::Started { index, total } => {
+                board.started(index.to_string(), label, Some(total))
             }
-        });
-        if show_progress {
-            eprint!("\r\x1b[2K");
-        }
-        runs
+            check::Progress::Finished { index, done, total } => {
+                board.finished(&index.to_string(), done, Some(total))
+            }
+        })
     }
 
     /// Where judge replies are cached: only inside a workspace.
@@ -99,7 +103,7 @@ impl Project {
 /// `status`.
 pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     let p = project()?;
-    let selected = spec::select(p.specs()?, &a.specs)?;
+    let selected = spec::checkable(spec::select(p.specs()?, &a.specs)?);
     if a.baseline.is_some() && !a.verify {
         return Err(Error::Invalid("--baseline goes with --verify".into()));
     }
@@ -129,6 +133,11 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     if let Some(path) = &a.junit {
         check_writable_parent(path)?;
     }
+    // A result that could not be recorded is refused before anything runs.
+    let actor = match p.ws.as_ref().filter(|_| a.record) {
+        Some(ws) => Some(ctx.actor(ws)?),
+        None => None,
+    };
     let kinds = Kinds {
         verify: a.verify,
         judge: a.judge,
@@ -165,7 +174,8 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         let ws =
             p.ws.as_ref()
                 .ok_or_else(|| Error::NoWorkspace(p.root.clone()))?;
-        let recorded = crate::results::record_specs(ws, &runs, &ctx.actor(ws))?;
+        let actor = actor.unwrap_or_default();
+        let recorded = crate::results::record_specs(ws, &runs, &actor)?;
         recorded_note(&recorded);
     }
     let total = runs
@@ -287,6 +297,13 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
                 outln!("No specs under {}/", p.config.specs.dir);
             } else {
                 for s in &specs {
+                    if s.refused.is_some() {
+                        outln!(
+                            "{:<40} refused: a symlink leading outside the repository",
+                            s.path
+                        );
+                        continue;
+                    }
                     let count = |f: &dyn Fn(&spec::Criterion) -> bool| {
                         s.criteria.iter().filter(|c| f(c)).count()
                     };
@@ -344,9 +361,9 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
 
 /// `spec check [--fix]`.
 fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
-    let mut specs = p.specs()?;
+    let mut specs = spec::checkable(p.specs()?);
     if fix {
-        for s in &mut specs {
+        for s in specs.iter_mut().filter(|s| s.refused.is_none()) {
             let path = p.root.join(&s.path);
             let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
             let fixed = lint::fix_legacy(&text, s);
@@ -367,7 +384,11 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
         print_json(&findings);
     } else {
         for f in &findings {
-            let text = std::fs::read_to_string(p.root.join(&f.file)).unwrap_or_default();
+            // Never a snippet from behind a symlink leading outside the repository.
+            let text = crate::store::contain(&p.root, &p.root.join(&f.file))
+                .ok()
+                .and_then(|real| std::fs::read_to_string(real).ok())
+                .unwrap_or_default();
             let mut pe = ParseError::at(&f.file, &text, f.line, f.column, &f.message);
             pe.help = f.help.clone();
             let kind = if f.level == lint::Level::Error {

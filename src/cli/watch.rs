@@ -73,7 +73,7 @@ fn start_session(exe: &Path) -> Outcome {
 fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
     let p = project()?;
     let specs = crate::spec::select(
-        crate::spec::discover(&p.root, &p.config.specs.dir)?,
+        crate::spec::checkable(crate::spec::discover(&p.root, &p.config.specs.dir)?),
         &a.specs,
     )?;
     let now = crate::time::Timestamp::now();

@@ -3,11 +3,13 @@
 use crate::error::{Error, Result};
 use crate::yaml;
 
+mod llm;
 mod render;
+mod unset;
+pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 /// All settings; every key has a default, unknown keys are refused.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -39,6 +41,8 @@ pub struct Config {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MailConfig {
+    /// The sender (and inbox) when `--from` is not given; none: the actor's own mailbox.
+    pub from: Option<String>,
     /// Groups: `@name` expands to these addresses.
     pub groups: BTreeMap<String, Vec<String>>,
 }
@@ -254,11 +258,11 @@ impl Config {
     fn validate(&self) -> std::result::Result<(), (String, String)> {
         validate_prefix(&self.prefix).map_err(|m| ("prefix".to_string(), m))?;
         for (key, value) in [
-            ("timeout", &self.verify.timeout),
-            ("timeout", &self.llm.timeout),
-            ("timeout", &self.gates.timeout),
+            ("verify.timeout", &self.verify.timeout),
+            ("llm.timeout", &self.llm.timeout),
+            ("gates.timeout", &self.gates.timeout),
         ] {
-            parse_duration(value).map_err(|m| (key.to_string(), m))?;
+            parse_duration(value).map_err(|m| (key.to_string(), format!("{key}: {m}")))?;
         }
         if !matches!(self.hooks.pre_push.scope.as_str(), "changed" | "all") {
             return Err((
@@ -270,6 +274,20 @@ impl Config {
             ));
         }
         check_skip_codes(&self.verify.skip_codes).map_err(|m| ("skip_codes".to_string(), m))?;
+        if let Some(role) = self
+            .llm
+            .roles
+            .keys()
+            .find(|r| !LLM_ROLES.contains(&r.as_str()))
+        {
+            return Err((
+                role.clone(),
+                format!(
+                    "unknown LLM role '{role}' in llm.roles: the roles are {}",
+                    LLM_ROLES.join(", ")
+                ),
+            ));
+        }
         if self.judge.samples == 0 {
             return Err((
                 "samples".to_string(),
@@ -345,6 +363,15 @@ impl Config {
     }
 }
 
+/// True when config text sets `prefix` itself rather than leaving it to the default.
+pub fn sets_prefix(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Top {
+        prefix: Option<serde::de::IgnoredAny>,
+    }
+    yaml::parse::<Top>(text, "config.yaml", text, 1).is_ok_and(|t| t.prefix.is_some())
+}
+
 /// Checks that an id prefix is short, starts with a letter and holds only `a-z0-9_`.
 pub fn validate_prefix(prefix: &str) -> std::result::Result<(), String> {
     let ok = !prefix.is_empty()
@@ -379,24 +406,8 @@ pub fn check_skip_codes(codes: &[i32]) -> std::result::Result<(), String> {
     }
 }
 
-/// Parses `500ms`, `30s`, `5m`, `2h` or a bare number of seconds.
-pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    let t = text.trim();
-    let (num, unit) = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .map_or((t, "s"), |i| (&t[..i], &t[i..]));
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration such as 30s, 5m or 2h"))?;
-    let secs = match unit {
-        "ms" => value / 1000.0,
-        "s" | "" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("'{text}' is not a duration such as 30s, 5m or 2h")),
-    };
-    Ok(Duration::from_secs_f64(secs))
-}
+/// Durations are parsed (and range-checked) in [`crate::duration`].
+pub use crate::duration::parse_duration;
 
 /// The values a command-line string may mean, most specific first.
 fn scalar_candidates(raw: &str) -> Vec<Value> {
@@ -433,16 +444,34 @@ fn unknown_key(key: &str) -> Error {
          judge.max_file_bytes, judge.samples, specs.dir, gates.red, gates.green, \
          gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
-         hooks.pre_push.judge, watch.agent_log, mail.groups.NAME",
+         hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME",
     )
 }
 
-/// One-based line and column of the first line that sets `key`, for error positions.
+/// One-based line and column of the value of the first line that sets `key`, for error
+/// positions; a dotted key such as `llm.timeout` is looked up inside its section.
 fn find_key_line(text: &str, key: &str) -> (usize, usize) {
+    let parts: Vec<&str> = key.split('.').collect();
+    let (mut next, mut section_indent) = (0, None::<usize>);
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with(&format!("{key}:")) {
-            return (i + 1, line.len() - trimmed.len() + key.len() + 3);
+        let indent = line.len() - trimmed.len();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if parts.len() > 1 {
+            match section_indent {
+                None if indent > 0 => continue,
+                Some(outer) if indent <= outer => break,
+                _ => {}
+            }
+        }
+        if trimmed.starts_with(&format!("{}:", parts[next])) {
+            if next + 1 == parts.len() {
+                return (i + 1, indent + parts[next].len() + 3);
+            }
+            next += 1;
+            section_indent = Some(indent);
         }
     }
     (1, 1)
@@ -498,14 +527,44 @@ mod tests {
         assert!(c.with("prefix", "Bad Prefix").is_err());
         assert!(c.with("verify.timeout", "soon").is_err());
         assert!(c.with("git", "x").is_err());
+        let e = c.with("llm.roles.poet", "my-llm").unwrap_err().to_string();
+        assert!(e.contains("unknown LLM role 'poet'"), "{e}");
     }
 
     #[test]
-    fn durations() {
-        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
-        assert!(parse_duration("3 weeks").is_err());
+    fn unset_restores_defaults_and_removes_map_entries() {
+        let c = Config::default()
+            .with("git.commit", "false")
+            .and_then(|c| c.with("llm.roles.judge", "x"))
+            .and_then(|c| c.with("verify.runners.Rakefile", "ruby"))
+            .unwrap();
+        assert!(c.without("git.commit").unwrap().git.commit);
+        assert!(c.without("llm.roles.judge").unwrap().llm.roles.is_empty());
+        assert!(
+            c.without("verify.runners.Rakefile")
+                .unwrap()
+                .verify
+                .runners
+                .is_empty()
+        );
+        assert_eq!(c.without("llm.roles.critic").unwrap(), c);
+        for bad in ["git.comit", "llm.roles.poet", "git", "nope.x", "prefix", ""] {
+            assert!(c.without(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_duration_error_names_its_key_and_line() {
+        let text = "verify:\n  timeout: 120s\nllm:\n  command: x\n  timeout: 1e23s\n";
+        let e = Config::parse(text, "config.yaml").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "config.yaml:5:12: llm.timeout: duration 1e23s is too long (at most 365d)"
+        );
+        let e = Config::default().with("gates.timeout", "400d").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "gates.timeout: duration 400d is too long (at most 365d)"
+        );
     }
 }

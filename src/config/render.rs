@@ -97,6 +97,9 @@ impl Config {
              \x20 agent_log: {agent_log}\n\
              \n\
              mail:\n\
+             \x20 # Sender and inbox when --from / an address is not given (null: the actor's\n\
+             \x20 # own mailbox, <actor>/).\n\
+             \x20 from: {mail_from}\n\
              \x20 # Groups: `@name` sends to every address listed, e.g. reviewers: [inspector/critic, mayor/].\n\
              \x20 groups:{groups}",
             prefix = s(&self.prefix),
@@ -123,6 +126,7 @@ impl Config {
             ppjudge = self.hooks.pre_push.judge,
             scope = s(&self.hooks.pre_push.scope),
             agent_log = o(&self.watch.agent_log),
+            mail_from = o(&self.mail.from),
             groups = groups(&self.mail.groups),
         )
     }

@@ -1,5 +1,5 @@
 //! Committing exactly the paths vermas wrote, through gix, without disturbing the user's
-//! other staged or unstaged work. See `shared/notes/gix-commit.md` for the traps avoided.
+//! other staged or unstaged work. docs/ARCHITECTURE.md describes the traps avoided.
 
 use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
@@ -19,6 +19,10 @@ use std::time::Duration;
 
 /// How often a commit is recomputed when another writer moved the branch meanwhile.
 const CAS_ATTEMPTS: usize = 8;
+
+/// Commits made by this process on a detached HEAD (see [`super::detached_commits`]).
+pub(super) static DETACHED_COMMITS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
 
 /// A path to commit as it is now on disk: its blob, or gone.
 struct DiskState {
@@ -45,9 +49,14 @@ impl GitRepo {
             }
         }
         rela_paths.sort();
+        let commit = NewCommit {
+            message,
+            author,
+            signer: self.signer()?,
+        };
         let mut last_conflict = None;
         for _ in 0..CAS_ATTEMPTS {
-            match self.commit_once(&rela_paths, message, author, owner_file) {
+            match self.commit_once(&rela_paths, &commit, owner_file) {
                 Err(CommitError::Conflict(e)) => {
                     last_conflict = Some(e);
                     std::thread::sleep(Duration::from_millis(20));
@@ -66,8 +75,7 @@ impl GitRepo {
     fn commit_once(
         &self,
         rela_paths: &[BString],
-        message: &str,
-        author: Option<&str>,
+        commit: &NewCommit,
         owner_file: &Path,
     ) -> std::result::Result<Option<gix::ObjectId>, CommitError> {
         let repo = &self.repo;
@@ -77,8 +85,8 @@ impl GitRepo {
             p.push(".lock");
             std::path::PathBuf::from(p)
         };
-        let note = CrashNote::new(owner_file.to_path_buf());
-        note.recover(&lock_path);
+        let note = CrashNote::new(owner_file.to_path_buf(), lock_path.clone());
+        note.recover();
         note.record(&Phase::LockingIndex);
         // git's own lock: vermas and the git CLI serialise on it. Held until the end.
         let lock = gix::lock::File::acquire_to_update_resource(
@@ -203,7 +211,7 @@ impl GitRepo {
         }
         let commit_id = if tree_changed {
             let tree_id = editor.write().map_err(git_err)?.detach();
-            Some(self.write_commit(tree_id, parent, message, author)?)
+            Some(self.write_commit(tree_id, parent, commit)?)
         } else {
             None
         };
@@ -266,19 +274,18 @@ impl GitRepo {
         Ok(commit_id)
     }
 
-    /// Writes the commit object for `tree_id` and moves the branch to it with a
-    /// compare-and-swap on `parent`, with a reflog entry.
+    /// Writes the commit object for `tree_id` (signed when git asks for signed commits)
+    /// and moves the branch to it with a compare-and-swap on `parent`, with a reflog entry.
     fn write_commit(
         &self,
         tree_id: gix::ObjectId,
         parent: Option<gix::ObjectId>,
-        message: &str,
-        author: Option<&str>,
+        new: &NewCommit,
     ) -> std::result::Result<gix::ObjectId, CommitError> {
         let repo = &self.repo;
-        let committer = signature(repo, false, None)?;
-        let author_sig = signature(repo, true, author)?;
-        let commit = gix::objs::Commit {
+        let message = new.message;
+        let (author_sig, committer) = identity(repo, new.author)?;
+        let mut commit = gix::objs::Commit {
             tree: tree_id,
             parents: parent.into_iter().collect(),
             author: author_sig,
@@ -287,6 +294,13 @@ impl GitRepo {
             message: message.into(),
             extra_headers: vec![],
         };
+        if let Some(signer) = &new.signer {
+            // git signs the object as it is without its signature header, then adds it.
+            let mut payload = Vec::new();
+            gix::objs::WriteTo::write_to(&commit, &mut payload).map_err(git_err)?;
+            let sig = signer.sign(&payload)?;
+            commit.extra_headers.push(("gpgsig".into(), sig.into()));
+        }
         let commit_id = repo.write_object(&commit).map_err(git_err)?.detach();
         let expected = match parent {
             Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
@@ -324,6 +338,9 @@ impl GitRepo {
             ))
             .into());
         }
+        if self.is_detached() {
+            DETACHED_COMMITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(commit_id)
     }
 
@@ -341,12 +358,21 @@ impl GitRepo {
     }
 
     /// Refuses early, before anything is written, when a commit would be refused: a merge
-    /// or rebase in progress, or unresolved conflicts under `dir` (relative, e.g. `.beads/`).
+    /// or rebase in progress, unresolved conflicts under `dir` (relative, e.g. `.beads/`),
+    /// or commit signing asked for in a way vermas cannot do.
     pub fn check_can_commit(&self, dir: &str) -> Result<()> {
+        self.signer()?;
         match self.repo.open_index() {
             Ok(index) => refusal(&self.repo, &index, dir).map_or(Ok(()), Err),
             Err(_) => Ok(()),
         }
+    }
+
+    /// Refuses early, before anything is written, a commit git would refuse for want of
+    /// an identity: no author and committer in git's configuration or environment, and no
+    /// `git.author` (`configured`) in vermas's config to use instead.
+    pub fn check_identity(&self, configured: Option<&str>) -> Result<()> {
+        identity(&self.repo, configured).map(|_| ())
     }
 
     /// `path` relative to the work tree, with `/` separators.
@@ -425,42 +451,65 @@ fn invalidate_cache_tree(tree: &mut gix::index::extension::Tree, path: &[u8]) {
     }
 }
 
-/// The author or committer: `git.author` from config, else git's identity, else `vermas`.
-fn signature(
+/// What one commit is made of besides its tree and parent.
+struct NewCommit<'a> {
+    /// The full message.
+    message: &'a str,
+    /// `git.author`, if set.
+    author: Option<&'a str>,
+    /// Set when git asks for signed commits.
+    signer: Option<super::sign::Signer>,
+}
+
+/// The author and committer of a commit: the author is `git.author` (`configured`), else
+/// git's author identity; the committer is git's committer identity, else `git.author`.
+/// Refused, as git refuses, when either is unknown.
+fn identity(
     repo: &gix::Repository,
-    author: bool,
     configured: Option<&str>,
-) -> Result<gix::actor::Signature> {
+) -> Result<(gix::actor::Signature, gix::actor::Signature)> {
     let now = gix::date::Time::now_local_or_utc();
-    if let Some(text) = configured {
-        let (name, email) = parse_identity(text).ok_or_else(|| {
-            Error::Invalid(format!(
-                "git.author '{text}' must look like 'Name <email@example.com>'"
-            ))
-        })?;
-        return Ok(gix::actor::Signature {
-            name: name.into(),
-            email: email.into(),
-            time: now,
-        });
-    }
-    let found = if author {
-        repo.author()
-    } else {
-        repo.committer()
-    };
-    Ok(match found {
-        Some(Ok(sig)) => {
-            let mut sig = sig.to_owned().map_err(git_err)?;
-            sig.time = now;
-            sig
+    let configured = match configured {
+        Some(text) => {
+            let (name, email) = parse_identity(text).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "git.author '{text}' must look like 'Name <email@example.com>'"
+                ))
+            })?;
+            Some(gix::actor::Signature {
+                name: name.into(),
+                email: email.into(),
+                time: now,
+            })
         }
-        _ => gix::actor::Signature {
-            name: "vermas".into(),
-            email: "vermas@localhost".into(),
-            time: now,
-        },
-    })
+        None => None,
+    };
+    let from_git = |found: Option<std::result::Result<gix::actor::SignatureRef<'_>, _>>| {
+        found
+            .and_then(|r| r.ok())
+            .and_then(|sig| sig.to_owned().ok())
+            .map(|mut sig| {
+                sig.time = now;
+                sig
+            })
+    };
+    let author = configured.clone().or_else(|| from_git(repo.author()));
+    let committer = from_git(repo.committer()).or(configured);
+    match (author, committer) {
+        (Some(a), Some(c)) => Ok((a, c)),
+        (a, _) => Err(Error::invalid_with_help(
+            format!(
+                "{} identity unknown: git has no user.name and user.email to commit as \
+                 (nor GIT_{}_NAME and GIT_{}_EMAIL), and git.author is not set",
+                if a.is_none() { "author" } else { "committer" },
+                if a.is_none() { "AUTHOR" } else { "COMMITTER" },
+                if a.is_none() { "AUTHOR" } else { "COMMITTER" },
+            ),
+            "tell git who you are:\n  git config --global user.name \"Your Name\"\n  \
+             git config --global user.email \"you@example.com\"\nor give vermas an author: \
+             `vermas config set git.author \"Your Name <you@example.com>\"`",
+        )),
+    }
 }
 
 /// Splits `Name <email>` into its parts.

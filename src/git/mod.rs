@@ -4,9 +4,11 @@ mod commit;
 mod history;
 mod hookdir;
 mod recovery;
+mod sign;
 
 pub use history::FileChange;
 pub use hookdir::PushBase;
+pub use recovery::recover_left_locks;
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};
@@ -39,6 +41,17 @@ impl GitRepo {
         &self.workdir
     }
 
+    /// True when HEAD points at a commit rather than a branch: a commit made now would be
+    /// on no branch.
+    pub fn is_detached(&self) -> bool {
+        matches!(self.repo.head_name(), Ok(None))
+    }
+
+    /// The commit HEAD points at now, if any.
+    pub fn head_commit(&self) -> Option<String> {
+        self.repo.head_id().ok().map(|id| id.to_string())
+    }
+
     /// `user.name` from git's configuration, if set.
     pub fn user_name(&self) -> Option<String> {
         self.repo
@@ -47,6 +60,11 @@ impl GitRepo {
             .map(|s| s.to_string())
             .filter(|s| !s.trim().is_empty())
     }
+}
+
+/// How many commits this process made on a detached HEAD (on no branch), for a warning.
+pub fn detached_commits() -> usize {
+    commit::DETACHED_COMMITS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Installs the handlers that remove git lock files on Ctrl-C and end running checks

@@ -37,7 +37,10 @@ declare -F "$2" >/dev/null || { echo "vermas: function not defined: $2" >&2; exi
 
 /// Runs the rubric function `function` of `file` and returns what it asked for.
 pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Result<Rubric, String> {
-    if !root.join(file).is_file() {
+    // Never sourced from behind a symlink leading outside the repository.
+    let real = crate::store::contain(&canonical(root), Path::new(file))
+        .map_err(|e| format!("rubric file {e}"))?;
+    if !real.is_file() {
         return Err(format!("rubric file {file} does not exist"));
     }
     std::fs::create_dir_all(scratch)
@@ -112,14 +115,20 @@ fn unique() -> usize {
     NEXT.fetch_add(1, Ordering::SeqCst)
 }
 
+/// `root` with its symlinks resolved, as [`crate::store::contain`] wants it.
+fn canonical(root: &Path) -> PathBuf {
+    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+}
+
 /// Reads the files a rubric named: globs expanded, each kept inside the repository and
-/// capped at `max_bytes`. A pattern matching nothing or a file outside is an error.
+/// capped at `max_bytes`. A pattern matching nothing, or a file outside or reached through
+/// a symlink leading outside, is an error (and nothing of it is read).
 pub fn read_files(
     root: &Path,
     patterns: &[String],
     max_bytes: u64,
 ) -> Result<Vec<JudgedFile>, String> {
-    let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canon_root = canonical(root);
     let mut paths: Vec<String> = Vec::new();
     for pattern in patterns {
         let found = expand(root, pattern)?;
@@ -134,14 +143,9 @@ pub fn read_files(
     }
     let mut out = Vec::new();
     for rel in paths {
-        let full = root.join(&rel);
-        let canon = std::fs::canonicalize(&full).map_err(|e| format!("judge_files: {rel}: {e}"))?;
-        if !canon.starts_with(&canon_root) {
-            return Err(format!(
-                "judge_files: {rel} is outside the repository; refused"
-            ));
-        }
-        let bytes = std::fs::read(&canon).map_err(|e| format!("judge_files: {rel}: {e}"))?;
+        let real = crate::store::contain(&canon_root, Path::new(&rel))
+            .map_err(|e| format!("judge_files: {e}"))?;
+        let bytes = std::fs::read(&real).map_err(|e| format!("judge_files: {rel}: {e}"))?;
         let size = bytes.len() as u64;
         let keep = usize::try_from(max_bytes)
             .unwrap_or(usize::MAX)
@@ -162,12 +166,19 @@ fn expand(root: &Path, pattern: &str) -> Result<Vec<String>, String> {
         .then(|| crate::spec::target::normalise(pattern))
         .flatten()
         .ok_or_else(|| format!("judge_files: {pattern} is outside the repository; refused"))?;
+    // A symlink counts unless it leads to a folder: `read_files` refuses one leading out.
+    let candidate = |p: &Path, t: std::fs::FileType| t.is_file() || (t.is_symlink() && !p.is_dir());
     if !rel.contains(['*', '?']) {
-        return Ok(if root.join(&rel).is_file() {
-            vec![rel]
-        } else {
-            Vec::new()
-        });
+        let p = root.join(&rel);
+        return Ok(
+            if p.symlink_metadata()
+                .is_ok_and(|m| candidate(&p, m.file_type()))
+            {
+                vec![rel]
+            } else {
+                Vec::new()
+            },
+        );
     }
     // Walk from the longest folder prefix without glob characters.
     let fixed: PathBuf = rel
@@ -180,7 +191,7 @@ fn expand(root: &Path, pattern: &str) -> Result<Vec<String>, String> {
         .into_iter()
         .flatten()
     {
-        if !entry.file_type().is_file() {
+        if !candidate(entry.path(), entry.file_type()) {
             continue;
         }
         let Ok(r) = entry.path().strip_prefix(root) else {

@@ -1,12 +1,12 @@
-//! Mail addresses (DESIGN 4.3): `mayor/`, `inspector/`, `inspector/<role>`,
-//! `<rig>/refinery`, `<rig>/<agent>`, and `@group` from config `mail.groups`.
+//! Mail addresses (see docs/FORMATS.md): `mayor/`, `inspector/`, `inspector/<role>`,
+//! `<name>/`, `<rig>/refinery`, `<rig>/<agent>`, and `@group` from config `mail.groups`.
 
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 /// The address forms, as listed in errors.
 pub const FORMS: &str =
-    "mayor/, inspector/, inspector/<role>, <rig>/refinery, <rig>/<agent>, @<group>";
+    "mayor/, inspector/, inspector/<role>, <name>/, <rig>/refinery, <rig>/<agent>, @<group>";
 
 /// A folder name the mail store keeps for itself inside every mailbox.
 pub const ARCHIVE: &str = "archive";
@@ -17,8 +17,8 @@ pub struct Address(String);
 
 impl Address {
     /// Parses one deliverable address (not a group). `mayor` and `inspector` without
-    /// their slash are taken as `mayor/` and `inspector/`; a trailing `/` after
-    /// `<rig>/<agent>` is dropped.
+    /// their slash are taken as `mayor/` and `inspector/`; any other single name needs its
+    /// slash (`alice/`); a trailing `/` after `<rig>/<agent>` is dropped.
     pub fn parse(text: &str) -> Result<Address> {
         let t = text.trim();
         let bad = |why: &str| {
@@ -43,13 +43,13 @@ impl Address {
                 Ok(Address(format!("{rig}/{agent}")))
             }
             [""] => Err(bad("it is empty")),
-            [name] => {
-                if check_segment(name).is_ok() {
-                    Err(bad("a plain name has no mailbox"))
-                } else {
-                    Err(bad("it is not a name"))
-                }
-            }
+            [name] => match check_segment(name) {
+                Ok(()) if t.ends_with('/') => Ok(Address(format!("{name}/"))),
+                Ok(()) => Err(bad(&format!(
+                    "a plain name has no mailbox; the mailbox of that name is `{name}/`"
+                ))),
+                Err(why) => Err(bad(&why)),
+            },
             _ => Err(bad("it has more than two parts")),
         }
     }
@@ -66,7 +66,36 @@ impl Address {
 
     /// The address whose mailbox folder is `mailbox` (the inverse of [`Address::mailbox`]).
     pub fn of_mailbox(mailbox: &str) -> Result<Address> {
-        Address::parse(mailbox)
+        if mailbox.contains('/') {
+            Address::parse(mailbox)
+        } else {
+            Address::parse(&format!("{mailbox}/"))
+        }
+    }
+
+    /// The own mailbox of an actor (`--actor`, `VERMAS_ACTOR`, git's `user.name`): the
+    /// actor itself when it is an address, else `<actor>/` when it is a valid name.
+    /// `override_hint` says how to choose a sender instead, for the error.
+    pub fn of_actor(actor: &str, override_hint: &str) -> Result<Address> {
+        if let Ok(a) = Address::parse(actor) {
+            return Ok(a);
+        }
+        let why = if actor.contains('/') {
+            format!("'{actor}' is not a mail address")
+        } else {
+            match check_segment(actor) {
+                Ok(()) => return Address::parse(&format!("{actor}/")),
+                Err(why) => why,
+            }
+        };
+        Err(Error::invalid_with_help(
+            format!("the actor '{actor}' is not a valid mailbox name: {why}"),
+            format!(
+                "{override_hint}, or set this repository's sender with \
+                 `vermas config set mail.from ADDR`, or act as another name with \
+                 --actor NAME; valid addresses: {FORMS}"
+            ),
+        ))
     }
 }
 
@@ -197,7 +226,9 @@ mod tests {
             "rig/.hidden",
             "rig/archive",
             "@g",
-            "rig/",
+            "archive/",
+            "/",
+            "Test User/",
         ] {
             assert!(addr(bad).starts_with("ERR"), "{bad}: {}", addr(bad));
         }
@@ -205,6 +236,23 @@ mod tests {
         assert_eq!(a.mailbox(), "inspector/critic");
         assert_eq!(Address::parse("mayor/").unwrap().mailbox(), "mayor");
         assert_eq!(Address::of_mailbox("mayor").unwrap().as_str(), "mayor/");
+        assert_eq!(addr("alice/"), "alice/");
+        assert_eq!(Address::parse("alice/").unwrap().mailbox(), "alice");
+        assert_eq!(Address::of_mailbox("alice").unwrap().as_str(), "alice/");
+        assert!(addr("alice").contains("`alice/`"), "{}", addr("alice"));
+    }
+
+    #[test]
+    fn an_actor_has_its_own_mailbox() {
+        let own = |s: &str| Address::of_actor(s, "pass --from ADDR").map(|a| a.0);
+        assert_eq!(own("alice").unwrap(), "alice/");
+        assert_eq!(own("alice/").unwrap(), "alice/");
+        assert_eq!(own("inspector").unwrap(), "inspector/");
+        assert_eq!(own("gastown/polecat-1").unwrap(), "gastown/polecat-1");
+        for bad in ["Test User", "a/b/c", "mayor/x", "archive", ""] {
+            let e = own(bad).unwrap_err().to_string();
+            assert!(e.contains("is not a valid mailbox name"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The message record (DESIGN 4.3): its fields, parsing from and rendering to its file.
+//! The message record (see docs/FORMATS.md): its fields, parsing from and rendering to its
+//! file.
 
 use crate::error::{Error, ParseError, Result};
 use crate::store::frontmatter;
@@ -62,7 +63,8 @@ impl fmt::Display for Priority {
 pub struct Message {
     /// `msg-<base36>`, the file name.
     pub id: String,
-    /// Who sent it: an address, or a person's name.
+    /// Who sent it: an address (vermas writes only addresses; a hand-written or older file
+    /// may hold any name, which then cannot be replied to).
     pub from: String,
     /// The address it was sent to (a group stays `@name`).
     pub to: String,

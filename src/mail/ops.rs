@@ -1,7 +1,7 @@
 //! Mail operations: send, reply, read, archive (each one commit unless ephemeral), and
 //! the queries inbox and thread.
 
-use super::address::{self, Address, FORMS};
+use super::address::{self, Address};
 use super::message::{Message, MsgType, Priority};
 use super::store::{self, Dir, Located};
 use crate::error::{Error, Result};
@@ -11,7 +11,7 @@ use crate::workspace::Workspace;
 use std::collections::HashSet;
 
 /// Everything `send` needs.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Outgoing {
     /// Recipient: an address or `@group`.
     pub to: String,
@@ -22,7 +22,7 @@ pub struct Outgoing {
     /// The text; `None` when none was given.
     pub body: Option<String>,
     /// The sender (see [`sender`]).
-    pub from: String,
+    pub from: Address,
     /// What it asks of its reader.
     pub msg_type: MsgType,
     /// How soon it should be read.
@@ -42,30 +42,41 @@ pub struct Changed {
     pub recorded: Recorded,
 }
 
-/// The sender: `--from` (which must be an address), else the actor (`--actor`,
-/// `VERMAS_ACTOR`, git's identity), in its normal address spelling when it is one.
-pub fn sender(ws: &Workspace, from: Option<&str>, actor: Option<&str>) -> Result<String> {
-    if let Some(f) = from {
-        return Ok(Address::parse(f)?.to_string());
+/// The sender: `from` (`--from`, which must be an address), else [`own_address`].
+pub fn sender(ws: &Workspace, from: Option<&str>, actor: Option<&str>) -> Result<Address> {
+    match from {
+        Some(f) => Address::parse(f),
+        None => own_address(ws, actor, "pass --from ADDR"),
     }
-    let who = ws.actor(actor);
-    Ok(Address::parse(&who).map_or(who, |a| a.to_string()))
 }
 
-/// The address whose inbox to show: `addr`, else the actor, which must then be an address.
-pub fn inbox_address(ws: &Workspace, addr: Option<&str>, actor: Option<&str>) -> Result<String> {
-    if let Some(a) = addr {
-        return address::normalise(a, &ws.config.mail.groups);
+/// Your own address: config `mail.from` if set, else the actor's mailbox (the actor
+/// itself when it is an address, else `<actor>/`). `override_hint` names the flag that
+/// chooses another, for the error when neither gives an address.
+pub fn own_address(ws: &Workspace, actor: Option<&str>, override_hint: &str) -> Result<Address> {
+    if let Some(from) = ws.config.mail.from.as_deref() {
+        return Address::parse(from).map_err(|e| match e {
+            Error::InvalidWithHelp { message, help } => Error::InvalidWithHelp {
+                message: format!("{message} (in config `mail.from`)"),
+                help,
+            },
+            other => other,
+        });
     }
-    let who = ws.actor(actor);
-    match Address::parse(&who) {
-        Ok(a) => Ok(a.to_string()),
-        Err(_) => Err(Error::invalid_with_help(
-            format!("whose inbox? '{who}' is not a mail address"),
-            format!(
-                "give one, e.g. `vermas mail inbox mayor/`, or set VERMAS_ACTOR; valid addresses: {FORMS}"
-            ),
-        )),
+    Address::of_actor(&ws.actor(actor), override_hint)
+}
+
+/// The address whose inbox to show: `addr` (an address or `@group`), else your own
+/// (see [`own_address`]).
+pub fn inbox_address(ws: &Workspace, addr: Option<&str>, actor: Option<&str>) -> Result<String> {
+    match addr {
+        Some(a) => address::normalise(a, &ws.config.mail.groups),
+        None => Ok(own_address(
+            ws,
+            actor,
+            "give the address, e.g. `vermas mail inbox mayor/`",
+        )?
+        .to_string()),
     }
 }
 
@@ -84,10 +95,7 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
             "give it with -m TEXT or on standard input with --stdin",
         ));
     };
-    let from = out.from.trim().to_string();
-    if from.is_empty() || from.contains('\n') {
-        return Err(Error::Invalid(format!("'{from}' is not a sender")));
-    }
+    let from = out.from.to_string();
     let groups = &ws.config.mail.groups;
     let to = address::normalise(&out.to, groups)?;
     let mut recipients = Vec::new();
@@ -150,7 +158,7 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
 }
 
 /// Answers message `query` (to its sender, in its thread); ephemeral if it was.
-pub fn reply(ws: &Workspace, query: &str, body: &str, from: &str) -> Result<Changed> {
+pub fn reply(ws: &Workspace, query: &str, body: &str, from: &Address) -> Result<Changed> {
     let original = store::find(ws, query)?.read(ws)?;
     let to = Address::parse(&original.from).map_err(|_| {
         Error::invalid_with_help(
@@ -176,7 +184,7 @@ pub fn reply(ws: &Workspace, query: &str, body: &str, from: &str) -> Result<Chan
             cc: Vec::new(),
             subject,
             body: Some(body.to_string()),
-            from: from.to_string(),
+            from: from.clone(),
             msg_type: MsgType::Reply,
             priority: original.priority,
             reply_to: Some(original.id),

@@ -115,9 +115,16 @@ pub fn all_dirs(ws: &Workspace) -> Vec<Dir> {
     out
 }
 
-/// Reads and parses one message file of `dir`.
+/// Reads and parses one message file of `dir`; refused when the folder or the file is a
+/// symlink leading outside the repository.
 pub fn read_message(ws: &Workspace, dir: &Dir, path: &Path) -> Result<Message> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    ws.contain(&dir.path)?;
+    read_in_checked(ws, dir, path)
+}
+
+/// [`read_message`] for a folder already checked (the parse step of [`load_dir`]).
+fn read_in_checked(ws: &Workspace, dir: &Dir, path: &Path) -> Result<Message> {
+    let text = ws.read_record(path)?;
     let mut msg = Message::parse(&text, &ws.display(path))?;
     crate::store::frontmatter::check_file_name(&ws.display(path), &text, path, &msg.id)?;
     place(&mut msg, dir);
@@ -131,11 +138,13 @@ fn place(msg: &mut Message, dir: &Dir) {
     msg.ephemeral = dir.ephemeral;
 }
 
-/// Every message of `dir` (through its index), plus the files that did not parse.
+/// Every message of `dir` (through its index), plus the files that did not parse; refused
+/// when the folder is reached through a symlink leading outside the repository.
 pub fn load_dir(ws: &Workspace, dir: &Dir) -> Result<Loaded<Message>> {
+    ws.contain(&dir.path)?;
     let mut loaded =
         index::load::<Message>(&dir.path, &dir.index_path(ws), &ws.cache_dir(), |path| {
-            read_message(ws, dir, path)
+            read_in_checked(ws, dir, path)
         })?;
     for msg in &mut loaded.records {
         place(msg, dir);
@@ -146,8 +155,9 @@ pub fn load_dir(ws: &Workspace, dir: &Dir) -> Result<Loaded<Message>> {
 /// The current messages of `dir` as index lines and parsed files (see
 /// [`crate::mail::index::Entry`]).
 pub fn snapshot_dir(ws: &Workspace, dir: &Dir) -> Result<Snapshot<Message>> {
+    ws.contain(&dir.path)?;
     index::snapshot::<Message>(&dir.path, &dir.index_path(ws), &ws.cache_dir(), |path| {
-        read_message(ws, dir, path)
+        read_in_checked(ws, dir, path)
     })
 }
 

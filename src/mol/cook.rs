@@ -122,13 +122,15 @@ impl<'a> Loader<'a> {
         let mut found = None;
         if let (Some(dir), false) = (self.beads_dir, builtin_only) {
             let path = dir.join("formulas").join(format!("{name}{FORMULA_SUFFIX}"));
-            match std::fs::read_to_string(&path) {
+            // A symlink only when it stays inside the repository.
+            let root = dir.parent().unwrap_or(dir);
+            match crate::store::read_to_string(&path, |p| crate::store::contain(root, p)) {
                 Ok(text) => {
                     let shown = display(dir, &path);
                     found = Some((text, shown.clone(), false, Some(shown)));
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(&path, e)),
+                Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
             }
         }
         if found.is_none()
@@ -155,10 +157,10 @@ impl<'a> Loader<'a> {
     /// Like [`Loader::load`], but a missing formula is an error.
     fn require(&mut self, name: &str) -> Result<Arc<Loaded>> {
         self.load(name, false)?.ok_or_else(|| {
-            Error::invalid_with_help(
-                format!("no formula named '{name}'"),
-                "`vermas formula list` shows the formulas (.beads/formulas/*.formula.toml, then the built-ins)",
-            )
+            Error::Missing {
+                message: format!("no formula named '{name}'"),
+                help: "`vermas formula list` shows the formulas (.beads/formulas/*.formula.toml, then the built-ins)".into(),
+            }
         })
     }
 }

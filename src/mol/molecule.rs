@@ -1,4 +1,4 @@
-//! A molecule (DESIGN 4.5): a proto poured into a workflow instance with per-step status,
+//! A molecule: a proto poured into a workflow instance with per-step status,
 //! stored as `.beads/mols/<id>.yaml` (poured, committed) or `.beads/wisps/mols/<id>.yaml`
 //! (a wisp: ephemeral, never committed, expires), and its squashed digest in
 //! `.beads/mols/archive/<id>.yaml`.
@@ -340,9 +340,10 @@ pub fn render_digest(digest: &Digest) -> Result<String> {
     crate::yaml::to_string(digest).map_err(Error::Invalid)
 }
 
-/// Reads and checks one molecule file (errors point at file, line and column).
+/// Reads and checks one molecule file (errors point at file, line and column); a symlink
+/// only when it stays inside the repository.
 pub fn read(ws: &Workspace, path: &Path) -> Result<Molecule> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = ws.read_record(path)?;
     let shown = ws.display(path);
     let mol: Molecule = crate::yaml::parse(&text, &shown, &text, 1)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
@@ -439,10 +440,10 @@ pub fn find(ws: &Workspace, id: &str) -> Result<PathBuf> {
                     ws.display(&archived)
                 )));
             }
-            Err(Error::invalid_with_help(
-                format!("no molecule matches '{id}'"),
-                "`vermas mol list` shows every molecule",
-            ))
+            Err(Error::Missing {
+                message: format!("no molecule matches '{id}'"),
+                help: "`vermas mol list` shows every molecule".into(),
+            })
         }
         many => Err(Error::Ambiguous {
             prefix: id.to_string(),
@@ -489,12 +490,11 @@ pub fn lock_wisps(ws: &Workspace) -> Result<File> {
     let dir = ws.beads_dir.join("wisps");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join(".lock");
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
+    let file = crate::store::contain::open(
+        OpenOptions::new().create(true).truncate(false).write(true),
+        &path,
+        |p| ws.contain(p),
+    )?;
     file.lock().map_err(|e| Error::io(&path, e))?;
     Ok(file)
 }

@@ -130,17 +130,18 @@ pub fn wisp(
         None => None,
     };
     let now = Timestamp::now();
+    // Checked before anything is written: an expiry past 9999 could not be read back.
+    let expires_at = now.checked_add(ttl).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--ttl: a wisp made at {now} with this lifetime would expire after {}",
+            Timestamp::MAX
+        ))
+    })?;
     let _lock = molecule::lock_wisps(ws)?;
     let id = molecule::new_id(ws, &proto.formula, actor);
     let mut mol = Molecule::from_proto(id, proto, MolState::Vapor, now);
     mol.bead_id = bead_id;
-    let secs = i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX / 2);
-    let secs = if ttl.subsec_nanos() > 0 {
-        secs + 1
-    } else {
-        secs
-    };
-    mol.expires_at = Some(Timestamp(now.0.saturating_add(secs)));
+    mol.expires_at = Some(expires_at);
     write_atomic(
         &ws.cache_dir(),
         &molecule::path_of(ws, &mol),
@@ -408,6 +409,19 @@ mod tests {
         assert_eq!(parse_ttl("1h").unwrap(), Duration::from_secs(3600));
         assert!(parse_ttl("soon").is_err());
         assert!(parse_ttl("0s").is_err());
+    }
+
+    #[test]
+    fn a_wisp_that_would_outlive_year_9999_is_refused_unwritten() {
+        let (_dir, ws) = workspace();
+        let e = wisp(&ws, "me", &proto(), Duration::MAX, None).unwrap_err();
+        assert!(e.to_string().contains("after 9999-12-31T23:59:59Z"), "{e}");
+        assert!(molecule::files(&ws).is_empty());
+        let e = parse_ttl("9e18s").unwrap_err().to_string();
+        assert!(
+            e.contains("duration 9e18s is too long (at most 365d)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The workflow executor (seed 002): runs a handler command for each ready step of a
+//! The workflow executor: runs a handler command for each ready step of a
 //! molecule, independent steps in parallel, recording each result as it arrives (one
 //! commit per step for a poured molecule, so other processes can interleave), until every
 //! step is complete or none can proceed.
@@ -102,15 +102,24 @@ struct Handled {
     stderr: String,
 }
 
-/// Runs molecule `id` with `opts`, calling `on_step` as each step's result is recorded.
-/// Steps blocked before the run began are tried again; a step that blocks during the run
-/// is not.
+/// A moment of a molecule run, for the caller to show.
+#[derive(Debug, Clone, Copy)]
+pub enum RunEvent<'a> {
+    /// The handler started on this step.
+    Started(&'a str),
+    /// The step's result was recorded.
+    Recorded(&'a StepRun),
+}
+
+/// Runs molecule `id` with `opts`, calling `on_event` as each step starts and as its result
+/// is recorded. Steps blocked before the run began are tried again; a step that blocks
+/// during the run is not.
 pub fn run(
     ws: &Workspace,
     actor: &str,
     id: &str,
     opts: &RunOptions,
-    mut on_step: impl FnMut(&StepRun),
+    mut on_event: impl FnMut(RunEvent<'_>),
 ) -> Result<RunReport> {
     let (_, mut mol) = molecule::load(ws, id)?;
     let retry: BTreeSet<String> = mol
@@ -139,6 +148,7 @@ pub fn run(
                     let Ok(step) = mol.step(&step_id) else {
                         continue;
                     };
+                    on_event(RunEvent::Started(&step_id));
                     attempted.insert(step_id);
                     serial += 1;
                     let input = step_input(&mol, step);
@@ -168,7 +178,7 @@ pub fn run(
             match record(ws, actor, &mol.id, &handled, opts.output_cap) {
                 Ok((latest, step_run)) => {
                     mol = latest;
-                    on_step(&step_run);
+                    on_event(RunEvent::Recorded(&step_run));
                     ran.push(step_run);
                 }
                 Err(e) => failure = Some(e),
@@ -419,7 +429,12 @@ mod tests {
             Some(2),
         );
         let mut seen = Vec::new();
-        let report = run(&ws, "me", &w.mol.id, &opts, |r| seen.push(r.step.clone())).unwrap();
+        let report = run(&ws, "me", &w.mol.id, &opts, |e| {
+            if let RunEvent::Recorded(r) = e {
+                seen.push(r.step.clone());
+            }
+        })
+        .unwrap();
         assert_eq!(seen, ["a", "b"]);
         assert!(!report.complete);
         assert_eq!(report.ran[0].text, "ran a");

@@ -29,9 +29,6 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
         for p in &run.problems {
             let _ = writeln!(out, "  {} {p}", tag(Outcome::Error, colour));
         }
-        for n in &run.notes {
-            let _ = writeln!(out, "  note: {n}");
-        }
         for c in &run.criteria {
             let reason = c.reason.as_deref().unwrap_or_default();
             let location = format!("{}:{}", run.path, c.line);

@@ -35,6 +35,9 @@ pub struct Spec {
     /// Things wrong with the file itself.
     #[serde(skip)]
     pub problems: Vec<Problem>,
+    /// Why the file was not read at all (a symlink leading outside the repository).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// A success criterion: one task-list item.
@@ -111,55 +114,176 @@ impl Annotation {
     }
 }
 
-/// Every `*.md` under `root/dir`, parsed, sorted by path. A missing folder yields none.
+/// Markdown files under the specs folder that are working files, not specs: a README and
+/// smart-ralph's per-spec notes (`tasks verify` appends to `.progress.md`).
+const NOT_SPECS: &[&str] = &[
+    "README.md",
+    "tasks.md",
+    "requirements.md",
+    "design.md",
+    "research.md",
+];
+
+/// True for a markdown file under the specs folder that is a spec (not a dot-file, not a
+/// README or a working file).
+pub fn is_spec_file(file_name: &str) -> bool {
+    file_name.ends_with(".md") && !file_name.starts_with('.') && !NOT_SPECS.contains(&file_name)
+}
+
+/// Every spec under `root/dir` (`root` canonical), parsed, sorted by path; dot-folders
+/// are not searched. A missing folder yields none; one reached through a symlink leading
+/// outside the repository is an error. A spec file that is such a symlink, or is not
+/// UTF-8, is not parsed: it is listed with one error saying why (and nothing of its
+/// content), and the other specs are read as usual.
 pub fn discover(root: &Path, dir: &str) -> Result<Vec<Spec>> {
     let base = root.join(dir);
-    if !base.is_dir() {
+    // Checked first: walkdir follows its starting folder when that is a symlink.
+    if !crate::store::contain(root, &base)?.is_dir() {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    for entry in walkdir::WalkDir::new(&base).sort_by_file_name() {
+    let walk = walkdir::WalkDir::new(&base)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walk {
         let entry = entry.map_err(|e| Error::io(&base, e.into()))?;
         let p = entry.path();
-        if !entry.file_type().is_file() || p.extension().is_none_or(|e| e != "md") {
+        if !is_spec_file(&entry.file_name().to_string_lossy()) {
             continue;
         }
-        out.push(load(root, p)?);
+        let spec = if entry.file_type().is_file() {
+            read(root, p, p)?
+        } else if entry.file_type().is_symlink() {
+            match crate::store::contain(root, p) {
+                Ok(real) if real.is_file() => read(root, p, &real)?,
+                // A link to a folder (not walked) or to nothing is no spec.
+                Ok(_) => continue,
+                Err(e) => refused(root, p, &e),
+            }
+        } else {
+            continue;
+        };
+        out.push(named_by_path(spec, dir));
     }
     Ok(out)
 }
 
-/// Reads and parses one spec file.
-pub fn load(root: &Path, path: &Path) -> Result<Spec> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let rel = path
-        .strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/");
-    Ok(parse(&text, &rel))
+/// A spec named by its path under the specs folder without `.md` (`login/tasks`), so two
+/// specs with the same file name in different folders never share a name or a record.
+fn named_by_path(mut spec: Spec, dir: &str) -> Spec {
+    let prefix = format!("{}/", dir.trim_end_matches('/'));
+    if let Some(under) = spec.path.strip_prefix(&prefix) {
+        spec.name = under.trim_end_matches(".md").to_string();
+    }
+    spec
 }
 
-/// The specs `names` select (by name, path, or path without `.md`); all when empty.
+/// Reads and parses one spec file.
+pub fn load(root: &Path, path: &Path) -> Result<Spec> {
+    read(root, path, path)
+}
+
+/// Parses the spec at `path` (as the repository names it) from the file `real`; a file
+/// that is not UTF-8 becomes a spec with that one error.
+fn read(root: &Path, path: &Path, real: &Path) -> Result<Spec> {
+    let bytes = std::fs::read(real).map_err(|e| Error::io(path, e))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(parse(&text, &relative(root, path))),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let mut spec = unread(
+                root,
+                path,
+                format!("not UTF-8 text (invalid byte at offset {at}); save it as UTF-8"),
+            );
+            spec.refused = None;
+            Ok(spec)
+        }
+    }
+}
+
+/// `path` relative to `root`, with `/` separators.
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The stand-in for a spec file that was not read: no criteria, one error problem saying
+/// why, nothing of its content.
+fn refused(root: &Path, path: &Path, why: &Error) -> Spec {
+    unread(root, path, why.to_string())
+}
+
+/// A spec that could not be read, with `why` as its one error.
+fn unread(root: &Path, path: &Path, why: String) -> Spec {
+    let mut spec = parse("", &relative(root, path));
+    spec.title = spec.name.clone();
+    spec.has_criteria_section = true;
+    spec.problems = vec![Problem {
+        line: 1,
+        column: 1,
+        message: why.clone(),
+        error: true,
+    }];
+    spec.refused = Some(why);
+    spec
+}
+
+/// The specs that can be checked: those with a "Success Criteria" section (or a problem
+/// to report). Others are listed by `spec list` only, as ralph does.
+pub fn checkable(specs: Vec<Spec>) -> Vec<Spec> {
+    specs
+        .into_iter()
+        .filter(|s| s.has_criteria_section || !s.problems.is_empty())
+        .collect()
+}
+
+/// The specs `names` select (by name such as `login/tasks`, path, or path without `.md`;
+/// a bare file name like `tasks` when only one spec has it); all when empty.
 pub fn select(specs: Vec<Spec>, names: &[String]) -> Result<Vec<Spec>> {
     if names.is_empty() {
         return Ok(specs);
     }
+    let mut wanted: Vec<&str> = Vec::new();
     for n in names {
-        if !specs.iter().any(|s| matches_name(s, n)) {
-            let known: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-            return Err(Error::invalid_with_help(
-                format!("no spec named '{n}'"),
-                format!("specs: {}", known.join(", ")),
-            ));
+        let exact: Vec<&Spec> = specs.iter().filter(|s| matches_name(s, n)).collect();
+        if !exact.is_empty() {
+            wanted.extend(exact.iter().map(|s| s.path.as_str()));
+            continue;
+        }
+        let by_file: Vec<&Spec> = specs
+            .iter()
+            .filter(|s| s.name.rsplit('/').next() == Some(n.as_str()))
+            .collect();
+        match by_file.as_slice() {
+            [one] => wanted.push(one.path.as_str()),
+            [] => {
+                let known: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+                return Err(Error::Missing {
+                    message: format!("no spec named '{n}'"),
+                    help: format!("specs: {}", known.join(", ")),
+                });
+            }
+            many => {
+                let names: Vec<&str> = many.iter().map(|s| s.name.as_str()).collect();
+                return Err(Error::invalid_with_help(
+                    format!("'{n}' names more than one spec: {}", names.join(", ")),
+                    "give the spec's path under the specs folder, such as login/tasks",
+                ));
+            }
         }
     }
+    let wanted: Vec<String> = wanted.into_iter().map(str::to_string).collect();
     Ok(specs
         .into_iter()
-        .filter(|s| names.iter().any(|n| matches_name(s, n)))
+        .filter(|s| wanted.contains(&s.path))
         .collect())
 }
 
+/// True when `n` is the spec's name, path, or path without `.md`.
 fn matches_name(s: &Spec, n: &str) -> bool {
     s.name == n || s.path == n || s.path.trim_end_matches(".md") == n
 }

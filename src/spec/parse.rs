@@ -36,6 +36,7 @@ pub fn parse(text: &str, path: &str) -> Spec {
         criteria: Vec::new(),
         has_criteria_section: false,
         problems: Vec::new(),
+        refused: None,
     };
     let meta = front_matter(text, path, &mut spec.problems);
     spec.bead = meta.bead;
@@ -112,7 +113,7 @@ pub fn parse(text: &str, path: &str) -> Spec {
                 if let Some((owner, start, end, label, dest, title)) = link.take() {
                     let label = label.trim().to_string();
                     if let (Some(idx), Some(kind)) = (owner, annotation_kind(&label)) {
-                        let (line, column) = lines.position(start);
+                        let (line, column) = lines.position(text, start);
                         let ann =
                             annotation(kind, &dest, &title, spec_dir, line, column, (start, end));
                         spec.criteria[idx].annotations.push(ann);
@@ -292,8 +293,13 @@ impl LineIndex {
         self.starts.partition_point(|s| *s <= offset)
     }
 
-    fn position(&self, offset: usize) -> (usize, usize) {
+    /// One-based line and column (in characters, as error positions count) of `offset`.
+    fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let line = self.line(offset);
-        (line, offset - self.starts[line - 1] + 1)
+        let start = self.starts[line - 1];
+        let column = text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
+        (line, column + 1)
     }
 }

@@ -150,7 +150,8 @@ impl<T> Snapshot<T> {
 }
 
 /// Loads every `*.md` record of `dir`, decoding current index lines and parsing the rest
-/// with `parse` (see [`snapshot`]).
+/// with `parse` (see [`snapshot`]). `parse` is given symlinked entries too and must refuse
+/// one leading outside the repository ([`crate::store::contain`]).
 pub fn load<T: Indexed>(
     dir: &Path,
     index_path: &Path,
@@ -387,18 +388,21 @@ fn examine<T: Indexed>(
     now_ns: i128,
     parse: &(impl Fn(&Path) -> Result<T> + Sync),
 ) -> Option<Found<T>> {
-    // fstatat on the open folder: no path walk per file.
+    // fstatat on the open folder, not following symlinks: no path walk per file. A symlink
+    // goes to `parse` (which refuses one leading outside), never cached: its stamp is not
+    // its target's.
     let md = dirent.metadata().ok()?;
-    if !md.is_file() {
+    let link = md.file_type().is_symlink();
+    if !md.is_file() && !link {
         return None;
     }
     let name = dirent.file_name();
     let key = name.to_str()?.strip_suffix(".md")?;
     let stamp = FileStamp::of(&md);
-    if let Some((line, fields)) = index.current(i, key, stamp) {
+    if !link && let Some((line, fields)) = index.current(i, key, stamp) {
         return Some(Found::Cached(line, fields));
     }
-    let settled = stamp.settled(now_ns);
+    let settled = !link && stamp.settled(now_ns);
     Some(Found::Parsed(Box::new(Parsed {
         key: key.to_string(),
         result: parse(&dirent.path()),

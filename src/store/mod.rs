@@ -1,8 +1,11 @@
-//! Files under `.beads/`: atomic writes, the write lock, front matter, ids, index caches.
+//! Files under `.beads/`: atomic writes, the write lock, front matter, ids, index caches,
+//! and keeping every read and write inside the repository.
 
+pub mod contain;
 pub mod frontmatter;
 pub mod id;
 pub mod index;
 mod txn;
 
+pub use contain::{contain, read_to_string};
 pub use txn::{CommitMessage, Recorded, Txn, write_atomic};

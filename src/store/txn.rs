@@ -1,8 +1,11 @@
 //! A change to `.beads/`: the write lock, atomic file writes, a journal of touched paths,
 //! and the one commit that records them.
 //!
-//! The journal (`.beads/.cache/pending`) lists every path before it is written, so a
-//! process killed between writing and committing leaves a record the next change commits.
+//! The journal (`.beads/.cache/pending`) lists every path before it is written (one
+//! `write()` per record, so a kill never glues two), so a process killed between writing
+//! and committing leaves a record the next change commits. A change that fails instead
+//! (its commit refused, an error half-way) is rolled back: its files get their earlier
+//! content again, so a retry never makes a duplicate.
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
@@ -38,33 +41,47 @@ pub struct CommitMessage {
 }
 
 impl CommitMessage {
-    /// The full message: `vermas <verb>: <id> <title>`, a blank line, then trailers.
+    /// The full message: `vermas <verb>: <id> <title>`, a blank line, then trailers. No
+    /// value can add a line: control characters in values become spaces.
     pub fn render(&self) -> String {
-        let mut subject = format!("vermas {}:", self.verb);
+        let mut subject = format!("vermas {}:", one_line(&self.verb));
         if let Some(first) = self.ids.first() {
             subject.push(' ');
-            subject.push_str(first);
+            subject.push_str(&one_line(first));
         }
         if !self.title.is_empty() {
             subject.push(' ');
-            subject.push_str(&self.title.replace('\n', " "));
+            subject.push_str(&one_line(&self.title));
         }
         if self.ids.len() > 1 {
             subject.push_str(&format!(" (+{} more)", self.ids.len() - 1));
         }
-        let mut out = format!("{subject}\n\nVermas-Actor: {}\n", self.actor);
+        let mut out = format!("{subject}\n\nVermas-Actor: {}\n", one_line(&self.actor));
         for id in &self.ids {
-            out.push_str(&format!("Vermas-Id: {id}\n"));
+            out.push_str(&format!("Vermas-Id: {}\n", one_line(id)));
         }
         out
     }
+}
+
+/// `value` with every control character (newlines included) turned into a space.
+fn one_line(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 /// An open change: holds `.beads/.lock` until dropped or committed.
 pub struct Txn<'a> {
     ws: &'a Workspace,
     _lock: File,
+    /// Every path to commit: this change's and those an interrupted one left.
     touched: Vec<PathBuf>,
+    /// This change's paths with their content before it (`None`: did not exist).
+    before: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// False once committed: dropping an uncommitted change rolls it back.
+    open: bool,
     record: bool,
 }
 
@@ -73,18 +90,19 @@ impl<'a> Txn<'a> {
     /// interrupted change left uncommitted.
     pub fn begin(ws: &'a Workspace) -> Result<Txn<'a>> {
         let lock_path = ws.beads_dir.join(".lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| Error::io(&lock_path, e))?;
+        let lock = super::contain::open(
+            OpenOptions::new().create(true).truncate(false).write(true),
+            &lock_path,
+            |p| ws.contain(p),
+        )?;
         // flock: the kernel releases it when the process dies, so no stale lock survives.
         lock.lock().map_err(|e| Error::io(&lock_path, e))?;
         let mut txn = Txn {
             ws,
             _lock: lock,
             touched: Vec::new(),
+            before: Vec::new(),
+            open: true,
             record: ws.config.git.commit,
         };
         if txn.record
@@ -98,11 +116,15 @@ impl<'a> Txn<'a> {
             repo.check_can_commit(&dir)?;
         }
         if let Ok(text) = std::fs::read_to_string(txn.journal_path()) {
-            txn.touched.extend(
-                text.lines()
-                    .filter(|l| !l.is_empty())
-                    .map(|l| ws.beads_dir.join(l)),
-            );
+            // Read tolerantly: a line that is not a path inside `.beads` (a journal that
+            // came with a clone, a record cut short) is passed over; `doctor` finds any
+            // record file that is still not in HEAD.
+            for line in text.lines().filter(|l| !l.is_empty()) {
+                let path = ws.beads_dir.join(line);
+                if !line.starts_with('/') && !line.contains("..") && ws.contain(&path).is_ok() {
+                    txn.touched.push(path);
+                }
+            }
         }
         Ok(txn)
     }
@@ -124,6 +146,41 @@ impl<'a> Txn<'a> {
         write_atomic(&self.ws.cache_dir(), path, bytes)
     }
 
+    /// Keeps `path`'s content before this change first touches it, for a rollback.
+    fn remember(&mut self, path: &Path) {
+        if self.before.iter().any(|(p, _)| p == path) {
+            return;
+        }
+        let old = std::fs::read(path).ok();
+        self.before.push((path.to_path_buf(), old));
+    }
+
+    /// Puts back what this change wrote or removed, and leaves in the journal only what
+    /// an interrupted earlier change still needs committed.
+    fn roll_back(&mut self) {
+        for (path, old) in self.before.iter().rev() {
+            let _ = match old {
+                Some(bytes) => write_atomic(&self.ws.cache_dir(), path, bytes),
+                None => std::fs::remove_file(path).map_err(|e| Error::io(path, e)),
+            };
+        }
+        let mine: Vec<&PathBuf> = self.before.iter().map(|(p, _)| p).collect();
+        let left: Vec<String> = self
+            .touched
+            .iter()
+            .filter(|p| !mine.contains(p))
+            .filter_map(|p| p.strip_prefix(&self.ws.beads_dir).ok())
+            .map(|p| format!("{}\n", p.to_string_lossy()))
+            .collect();
+        let journal = self.journal_path();
+        if left.is_empty() {
+            let _ = std::fs::remove_file(&journal);
+        } else {
+            let _ = write_atomic(&self.ws.cache_dir(), &journal, left.concat().as_bytes());
+        }
+        self.before.clear();
+    }
+
     /// Removes `path` (inside `.beads`); a missing file is fine.
     pub fn remove(&mut self, path: &Path) -> Result<()> {
         self.journal(path)?;
@@ -134,22 +191,37 @@ impl<'a> Txn<'a> {
         }
     }
 
-    /// Records `path` in the journal before it changes.
+    /// Records `path` in the journal before it changes, refusing one that a symlink would
+    /// take outside the repository.
     fn journal(&mut self, path: &Path) -> Result<()> {
+        self.remember(path);
         if self.touched.iter().any(|p| p == path) {
             return Ok(());
         }
         let rel = path
             .strip_prefix(&self.ws.beads_dir)
             .map_err(|_| Error::Invalid(format!("{} is outside .beads", path.display())))?;
+        self.ws.contain(path)?;
         let journal = self.journal_path();
         std::fs::create_dir_all(self.ws.cache_dir()).map_err(|e| Error::io(&journal, e))?;
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&journal)
-            .map_err(|e| Error::io(&journal, e))?;
-        writeln!(f, "{}", rel.to_string_lossy()).map_err(|e| Error::io(&journal, e))?;
+        let mut f = super::contain::open(
+            OpenOptions::new().create(true).append(true),
+            &journal,
+            |p| self.ws.contain(p),
+        )?;
+        // One write() for the whole record: a kill cannot leave half a line for the next
+        // record to be glued onto.
+        let record = format!("{}\n", rel.to_string_lossy());
+        match f.write(record.as_bytes()) {
+            Ok(n) if n == record.len() => {}
+            Ok(_) => {
+                return Err(Error::io(
+                    &journal,
+                    std::io::Error::new(std::io::ErrorKind::WriteZero, "short write"),
+                ));
+            }
+            Err(e) => return Err(Error::io(&journal, e)),
+        }
         self.touched.push(path.to_path_buf());
         Ok(())
     }
@@ -160,8 +232,27 @@ impl<'a> Txn<'a> {
 
     /// Commits every touched path with `message` (unless commits are off or there is no
     /// repository), clears the journal, and releases the lock.
-    pub fn commit(self, message: &CommitMessage) -> Result<Recorded> {
-        let recorded = if !self.record {
+    pub fn commit(mut self, message: &CommitMessage) -> Result<Recorded> {
+        let head = || GitRepo::open(&self.ws.beads_dir).and_then(|r| r.head_commit());
+        let head_before = head();
+        let recorded = self.record_in_git(message);
+        // Rolled back only when no commit landed: one that did (and failed later, at the
+        // index) is history already; the next change brings the index up to date.
+        match &recorded {
+            Err(_) if head() == head_before => self.roll_back(),
+            // Kept: the next change brings the index up to date for these paths.
+            Err(_) => {}
+            Ok(_) => {
+                let _ = std::fs::remove_file(self.journal_path());
+            }
+        }
+        self.open = false;
+        recorded
+    }
+
+    /// The commit itself, as [`Txn::commit`] describes.
+    fn record_in_git(&self, message: &CommitMessage) -> Result<Recorded> {
+        Ok(if !self.record {
             Recorded::Disabled
         } else if self.touched.is_empty() {
             Recorded::Unchanged
@@ -170,7 +261,7 @@ impl<'a> Txn<'a> {
                 None => Recorded::NotARepository,
                 Some(repo) => {
                     let text = message.render();
-                    let owner = self.ws.cache_dir().join("commit-in-progress");
+                    let owner = self.ws.commit_note_path();
                     match repo.commit_paths(
                         &self.touched,
                         &text,
@@ -182,16 +273,34 @@ impl<'a> Txn<'a> {
                     }
                 }
             }
-        };
-        let _ = std::fs::remove_file(self.journal_path());
-        Ok(recorded)
+        })
+    }
+}
+
+impl Drop for Txn<'_> {
+    /// A change that was never committed (an error half-way) is rolled back.
+    fn drop(&mut self) {
+        if self.open && !self.before.is_empty() {
+            self.roll_back();
+        }
     }
 }
 
 /// Writes `bytes` to `path` through a temporary file in `tmp_dir` and a rename, so a reader
 /// sees the old or the new content and never a part.
+///
+/// `tmp_dir` is a workspace's `.beads/.cache`: neither its `tmp/` folder nor a `path`
+/// inside the folder holding that `.beads` may reach outside it through a symlinked folder
+/// ([`super::contain`]); the rename replaces a symlink at `path` itself rather than
+/// writing through it.
 pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp_dir = tmp_dir.join("tmp");
+    if let Some(root) = tmp_dir.ancestors().nth(3) {
+        super::contain(root, &tmp_dir)?;
+        if let Some(parent) = path.parent().filter(|p| p.starts_with(root)) {
+            super::contain(root, parent)?;
+        }
+    }
     std::fs::create_dir_all(&tmp_dir).map_err(|e| Error::io(&tmp_dir, e))?;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
@@ -201,7 +310,9 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
     let tmp = tmp_dir.join(format!("{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = File::create(&tmp)?;
+        // A new file, never an existing one or the target of a planted symlink.
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(bytes)?;
         std::fs::rename(&tmp, path)
     })();
@@ -209,4 +320,32 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_never_add_lines_to_a_commit_message() {
+        let m = CommitMessage {
+            verb: "create".into(),
+            ids: vec!["vm-1".into(), "vm-2\nVermas-Id: vm-x".into()],
+            title: "Fix\r\nVermas-Id: vm-victim".into(),
+            actor: "mallory\nVermas-Id: vm-victim".into(),
+        };
+        let text = m.render();
+        assert_eq!(text.lines().count(), 5, "{text}");
+        assert!(
+            text.lines().all(
+                |l| !l.starts_with("Vermas-Id: vm-victim") && !l.starts_with("Vermas-Id: vm-x")
+            ),
+            "{text}"
+        );
+        assert!(text.starts_with("vermas create: vm-1 Fix  Vermas-Id: vm-victim (+1 more)\n"));
+        assert!(
+            text.contains("\nVermas-Actor: mallory Vermas-Id: vm-victim\n"),
+            "{text}"
+        );
+    }
 }

@@ -193,6 +193,28 @@ impl Repo {
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.join(rel)).expect("read")
     }
+
+    /// Sets `llm.command` by editing `.beads/config.yaml` by hand: `config set` refuses a
+    /// command whose program is not found, which tests of a missing LLM need.
+    pub fn write_llm_command(&self, command: &str) {
+        let path = ".beads/config.yaml";
+        let text = self.read(path);
+        let quoted = serde_json::to_string(command).expect("quote");
+        let mut found = false;
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("  command: ") {
+                    found = true;
+                    format!("  command: {quoted}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        assert!(found, "no llm command line in {path}:\n{text}");
+        self.write(path, &(lines.join("\n") + "\n"));
+    }
 }
 
 /// `git init` + `vermas init` with formula files `(name, toml)` under `.beads/formulas/`.
