@@ -26,6 +26,7 @@ pub mod spec;
 pub mod store;
 pub mod summary;
 pub mod tasks;
+pub mod verification;
 pub mod time;
 pub mod workspace;
 pub mod yaml;

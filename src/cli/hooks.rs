@@ -157,7 +157,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
         &p.root,
         remote,
         &refs,
-        crate::spec::checkable(p.specs()?),
+        crate::spec::checkable(super::specs::specs_of(&p)?),
         scope,
     )?;
     for note in &plan.notes {
@@ -193,8 +193,8 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
         verify: true,
         judge,
     };
-    let settings = p.run_settings(kinds, None, true);
-    let runs = p.run_checks(&plan.specs, &settings, ctx.json);
+    let settings = p.settings(kinds, None, true);
+    let runs = super::specs::run_checks(&p, &plan.specs, &settings, ctx.json);
     if ctx.json {
         print_json(&crate::report::json(&runs));
     } else {

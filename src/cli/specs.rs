@@ -3,107 +3,54 @@
 use super::args::{SpecCmd, StatusArgs};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
 use super::{Ctx, Outcome};
-use crate::check::{self, VerifySettings};
-use crate::config::Config;
+use crate::check;
 use crate::error::{Error, ParseError};
-use crate::judge::JudgeSettings;
 use crate::live::{self, Kinds, RunSettings};
 use crate::spec::{self, Spec, lint};
 use crate::summary::{self, Summary};
 use crate::time::{Timestamp, short_age};
-use crate::workspace::Workspace;
+use crate::verification::Project;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::path::PathBuf;
-
-/// The repository being looked at: its root, its workspace if it has one, its settings.
-pub(super) struct Project {
-    pub root: PathBuf,
-    pub ws: Option<Workspace>,
-    pub config: Config,
-}
 
 /// Finds the project around the current directory; specs work without `.beads`.
 pub(super) fn project() -> Result<Project, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    match crate::workspace::locate(&cwd) {
-        Some(dir) => {
-            let ws = Workspace::open(dir)?;
-            Ok(Project {
-                root: ws.root.clone(),
-                config: ws.config.clone(),
-                ws: Some(ws),
-            })
-        }
-        None => {
-            let root = crate::git::GitRepo::open(&cwd).map_or(cwd, |r| r.workdir().to_path_buf());
-            Ok(Project {
-                root,
-                ws: None,
-                config: Config::default(),
-            })
-        }
-    }
+    Project::locate(&cwd)
 }
 
-impl Project {
-    /// Every spec under the configured folder.
-    pub(super) fn specs(&self) -> Result<Vec<Spec>, Error> {
-        let specs = spec::discover(&self.root, &self.config.specs.dir)?;
-        for why in specs.iter().filter_map(|s| s.refused.as_deref()) {
-            diagnostic("warning", &Error::Invalid(why.to_string()));
+/// Every spec of `p`, with a warning on stderr for each one refused.
+pub(super) fn specs_of(p: &Project) -> Result<Vec<Spec>, Error> {
+    let specs = p.specs()?;
+    for why in specs.iter().filter_map(|s| s.refused.as_deref()) {
+        diagnostic("warning", &Error::Invalid(why.to_string()));
+    }
+    Ok(specs)
+}
+
+/// Runs the checks of `specs`, showing the running ones on a terminal stderr unless
+/// `quiet`.
+pub(super) fn run_checks(
+    p: &Project,
+    specs: &[Spec],
+    settings: &RunSettings,
+    quiet: bool,
+) -> Vec<live::SpecRun> {
+    let board = super::progress::Board::new("checks", !quiet);
+    p.run(specs, settings, |progress, label| match progress {
+        check::Progress::Started { index, total } => {
+            board.started(index.to_string(), label, Some(total))
         }
-        Ok(specs)
-    }
-
-    /// Settings to run `kinds` of checks: `jobs` over `verify.jobs` over the CPU count;
-    /// judge replies cached unless `use_cache` is false.
-    pub(super) fn run_settings(
-        &self,
-        kinds: Kinds,
-        jobs: Option<usize>,
-        use_cache: bool,
-    ) -> RunSettings {
-        RunSettings {
-            kinds,
-            jobs: jobs
-                .or(self.config.verify.jobs)
-                .unwrap_or_else(check::default_jobs)
-                .max(1),
-            verify: VerifySettings::from_config(&self.config),
-            judge: JudgeSettings::from_config(&self.config, self.cache_dir(), use_cache),
+        check::Progress::Finished { index, done, total } => {
+            board.finished(&index.to_string(), done, Some(total))
         }
-    }
-
-    /// Runs the checks of `specs`, showing the running ones on a terminal stderr unless
-    /// `quiet`.
-    pub(super) fn run_checks(
-        &self,
-        specs: &[Spec],
-        settings: &RunSettings,
-        quiet: bool,
-    ) -> Vec<live::SpecRun> {
-        let board = super::progress::Board::new("checks", !quiet);
-        live::run(&self.root, specs, settings, |p, label| match p {
-            check::Progress::Started { index, total } => {
-                board.started(index.to_string(), label, Some(total))
-            }
-            check::Progress::Finished { index, done, total } => {
-                board.finished(&index.to_string(), done, Some(total))
-            }
-        })
-    }
-
-    /// Where judge replies are cached: only inside a workspace.
-    pub(super) fn cache_dir(&self) -> Option<PathBuf> {
-        self.ws.as_ref().map(Workspace::cache_dir)
-    }
+    })
 }
 
 /// `status`.
 pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     let p = project()?;
-    let selected = spec::checkable(spec::select(p.specs()?, &a.specs)?);
+    let selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
     if a.baseline.is_some() && !a.verify {
         return Err(Error::Invalid("--baseline goes with --verify".into()));
     }
@@ -142,13 +89,13 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         verify: a.verify,
         judge: a.judge,
     };
-    let settings = p.run_settings(kinds, a.jobs, !a.no_cache);
+    let settings = p.settings(kinds, a.jobs, !a.no_cache);
     let baseline_rev = a
         .baseline
         .as_deref()
         .map(|rev| crate::baseline::resolve(&p.root, rev))
         .transpose()?;
-    let mut runs = p.run_checks(&selected, &settings, ctx.json);
+    let mut runs = run_checks(&p, &selected, &settings, ctx.json);
     if let Some(rev) = &baseline_rev {
         let verify_only = RunSettings {
             kinds: Kinds {
@@ -171,11 +118,8 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         out!("{}", crate::report::human(&runs, kinds, colour()));
     }
     if a.record {
-        let ws =
-            p.ws.as_ref()
-                .ok_or_else(|| Error::NoWorkspace(p.root.clone()))?;
         let actor = actor.unwrap_or_default();
-        let recorded = crate::results::record_specs(ws, &runs, &actor)?;
+        let recorded = p.record(&runs, &actor)?;
         recorded_note(&recorded);
     }
     let total = runs
@@ -290,7 +234,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
     let p = project()?;
     match cmd {
         SpecCmd::List => {
-            let specs = p.specs()?;
+            let specs = specs_of(&p)?;
             if ctx.json {
                 print_json(&specs);
             } else if specs.is_empty() {
@@ -324,7 +268,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
             Ok(0)
         }
         SpecCmd::Show { name } => {
-            let s = spec::select(p.specs()?, &[name])?.remove(0);
+            let s = spec::select(specs_of(&p)?, &[name])?.remove(0);
             if ctx.json {
                 print_json(&versioned(&s));
                 return Ok(0);
@@ -361,7 +305,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
 
 /// `spec check [--fix]`.
 fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
-    let mut specs = spec::checkable(p.specs()?);
+    let mut specs = spec::checkable(specs_of(&p)?);
     if fix {
         for s in specs.iter_mut().filter(|s| s.refused.is_none()) {
             let path = p.root.join(&s.path);

@@ -4,9 +4,10 @@
 //! stops once its owner (the watch) is gone, however that went.
 
 use super::args::StatusArgs;
-use super::specs::{Project, project, render_summary};
+use super::specs::{project, render_summary};
 use super::{Ctx, Outcome};
 use crate::error::Error;
+use crate::verification::Project;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -72,10 +73,7 @@ fn start_session(exe: &Path) -> Outcome {
 /// One frame of the top pane.
 fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
     let p = project()?;
-    let specs = crate::spec::select(
-        crate::spec::checkable(crate::spec::discover(&p.root, &p.config.specs.dir)?),
-        &a.specs,
-    )?;
+    let specs = crate::spec::select(crate::spec::checkable(p.specs()?), &a.specs)?;
     let now = crate::time::Timestamp::now();
     let mut screen = format!(
         "vermas status  (every {}s, Ctrl-C to stop)  {now}\n\n",
@@ -86,16 +84,8 @@ fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
             verify: a.verify,
             judge: a.judge,
         };
-        let settings = crate::live::RunSettings {
-            kinds,
-            jobs: a
-                .jobs
-                .or(p.config.verify.jobs)
-                .unwrap_or_else(crate::check::default_jobs),
-            verify: crate::check::VerifySettings::from_config(&p.config),
-            judge: crate::judge::JudgeSettings::from_config(&p.config, p.cache_dir(), !a.no_cache),
-        };
-        let runs = crate::live::run(&p.root, &specs, &settings, |_, _| {});
+        let settings = p.settings(kinds, a.jobs, !a.no_cache);
+        let runs = p.run(&specs, &settings, |_, _| {});
         screen.push_str(&crate::report::human(&runs, kinds, super::specs::colour()));
     } else {
         let s = crate::summary::summarise(p.ws.as_ref(), &specs)?;

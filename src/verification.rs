@@ -1,0 +1,94 @@
+//! One run path for a verification: find the project around a folder, pick its specs,
+//! settle how checks run, run them and record the results. `status --verify`, the watch,
+//! the pre-push hook and the Inspector's verifier all go through here; the CLI only parses
+//! arguments and renders what comes back.
+
+use crate::check::{self, VerifySettings};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::judge::JudgeSettings;
+use crate::live::{self, Kinds, RunSettings, SpecRun};
+use crate::spec::{self, Spec};
+use crate::store::Recorded;
+use crate::workspace::Workspace;
+use std::path::{Path, PathBuf};
+
+/// The repository being verified: its root, its workspace if it has one, its settings.
+pub struct Project {
+    /// The repository root (the folder holding `.beads`, else the git work tree).
+    pub root: PathBuf,
+    /// The workspace, when there is a `.beads` folder.
+    pub ws: Option<Workspace>,
+    /// Its settings (defaults without a workspace).
+    pub config: Config,
+}
+
+impl Project {
+    /// The project around `dir`: specs are verified with or without `.beads`.
+    pub fn locate(dir: &Path) -> Result<Project> {
+        match crate::workspace::locate(dir) {
+            Some(beads) => {
+                let ws = Workspace::open(beads)?;
+                Ok(Project {
+                    root: ws.root.clone(),
+                    config: ws.config.clone(),
+                    ws: Some(ws),
+                })
+            }
+            None => {
+                let root = crate::git::GitRepo::open(dir)
+                    .map_or_else(|| dir.to_path_buf(), |r| r.workdir().to_path_buf());
+                Ok(Project {
+                    root,
+                    ws: None,
+                    config: Config::default(),
+                })
+            }
+        }
+    }
+
+    /// Every spec under the configured folder (refused ones included, each with its
+    /// reason in `Spec::refused`).
+    pub fn specs(&self) -> Result<Vec<Spec>> {
+        spec::discover(&self.root, &self.config.specs.dir)
+    }
+
+    /// Where judge replies are cached: only inside a workspace.
+    pub fn cache_dir(&self) -> Option<PathBuf> {
+        self.ws.as_ref().map(Workspace::cache_dir)
+    }
+
+    /// How `kinds` of checks run: `jobs` over `verify.jobs` over the CPU count; judge
+    /// replies cached unless `use_cache` is false.
+    pub fn settings(&self, kinds: Kinds, jobs: Option<usize>, use_cache: bool) -> RunSettings {
+        RunSettings {
+            kinds,
+            jobs: jobs
+                .or(self.config.verify.jobs)
+                .unwrap_or_else(check::default_jobs)
+                .max(1),
+            verify: VerifySettings::from_config(&self.config),
+            judge: JudgeSettings::from_config(&self.config, self.cache_dir(), use_cache),
+        }
+    }
+
+    /// Runs the checks of `specs`; `progress` hears each check start and end with its
+    /// target as the label.
+    pub fn run(
+        &self,
+        specs: &[Spec],
+        settings: &RunSettings,
+        progress: impl Fn(check::Progress, &str) + Sync,
+    ) -> Vec<SpecRun> {
+        live::run(&self.root, specs, settings, progress)
+    }
+
+    /// Records `runs` as `.beads/results/spec-<name>.yaml`, committed as `actor`.
+    pub fn record(&self, runs: &[SpecRun], actor: &str) -> Result<Recorded> {
+        let ws = self
+            .ws
+            .as_ref()
+            .ok_or_else(|| Error::NoWorkspace(self.root.clone()))?;
+        crate::results::record_specs(ws, runs, actor)
+    }
+}
