@@ -122,8 +122,9 @@ pub fn flag(now: &mut [SpecRun], before: &[SpecRun]) {
     }
 }
 
-/// Runs git in `root` and returns its stdout, or its stderr as the error.
-fn git(root: &Path, args: &[&str]) -> std::result::Result<String, String> {
+/// Runs git (read-only commands) in `root` and returns its stdout, or its stderr as the
+/// error.
+pub(crate) fn git(root: &Path, args: &[&str]) -> std::result::Result<String, String> {
     let out = Command::new("git")
         .current_dir(root)
         .args(args)

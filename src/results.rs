@@ -59,6 +59,15 @@ pub struct ResultRecord {
     /// Inspector briefs by role.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub briefs: BTreeMap<String, String>,
+    /// Why the verdict is what it is (the Inspector's rules and the judge's reasons).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// The commit that was verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    /// The hash of each LLM role's prompt.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prompt_hashes: BTreeMap<String, String>,
 }
 
 /// `.beads/results/<file>.yaml`.
@@ -110,6 +119,9 @@ pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
         at,
         checks,
         briefs: BTreeMap::new(),
+        reasons: Vec::new(),
+        head: None,
+        prompt_hashes: BTreeMap::new(),
     }
 }
 

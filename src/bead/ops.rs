@@ -137,7 +137,7 @@ fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> Result<
 }
 
 /// `<parent>.<n>` with `n` one past the highest existing child.
-fn next_child_id(ids: &[String], parent: &str) -> String {
+pub(crate) fn next_child_id(ids: &[String], parent: &str) -> String {
     let prefix = format!("{parent}.");
     let highest = ids
         .iter()

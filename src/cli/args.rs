@@ -129,6 +129,9 @@ pub enum Command {
     /// Molecules: workflow instances cooked from formulas.
     #[command(subcommand)]
     Mol(MolCmd),
+    /// The Inspector: verify, audit, review and judge a bead's work; record and route it.
+    #[command(subcommand)]
+    Inspect(super::inspect_args::InspectCmd),
     /// Answer a bead's question: removes awaiting:input.
     Answer {
         /// Id or unique prefix.

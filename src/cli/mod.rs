@@ -7,6 +7,8 @@ mod discover;
 mod formula;
 mod gates;
 mod hooks;
+mod inspect_args;
+mod inspect_run;
 mod mail;
 mod mol;
 mod output;
@@ -117,6 +119,7 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Formula(cmd) => formula::formula(&ctx, cmd),
         Command::Mol(cmd) => mol::mol(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
+        Command::Inspect(cmd) => inspect_run::inspect(&ctx, cmd),
     }
 }
 

@@ -305,7 +305,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
 
 /// `spec check [--fix]`.
 fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
-    let mut specs = spec::checkable(specs_of(&p)?);
+    let mut specs = spec::checkable(specs_of(p)?);
     if fix {
         for s in specs.iter_mut().filter(|s| s.refused.is_none()) {
             let path = p.root.join(&s.path);

@@ -35,6 +35,24 @@ pub struct Config {
     pub watch: WatchConfig,
     /// Agent mail.
     pub mail: MailConfig,
+    /// The Inspector.
+    pub inspect: InspectConfig,
+}
+
+/// `inspect.*` settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct InspectConfig {
+    /// A judge's PASS with less confidence than this (0 to 1) needs a person.
+    pub min_confidence: f64,
+}
+
+impl Default for InspectConfig {
+    fn default() -> Self {
+        InspectConfig {
+            min_confidence: 0.7,
+        }
+    }
 }
 
 /// `mail.*` settings.
@@ -179,6 +197,7 @@ impl Default for Config {
             hooks: HooksConfig::default(),
             watch: WatchConfig::default(),
             mail: MailConfig::default(),
+            inspect: InspectConfig::default(),
         }
     }
 }
@@ -274,6 +293,15 @@ impl Config {
             ));
         }
         check_skip_codes(&self.verify.skip_codes).map_err(|m| ("skip_codes".to_string(), m))?;
+        if !(0.0..=1.0).contains(&self.inspect.min_confidence) {
+            return Err((
+                "min_confidence".to_string(),
+                format!(
+                    "inspect.min_confidence must be from 0 to 1, not {}",
+                    self.inspect.min_confidence
+                ),
+            ));
+        }
         if let Some(role) = self
             .llm
             .roles
@@ -420,6 +448,10 @@ fn scalar_candidates(raw: &str) -> Vec<Value> {
     }
     if let Ok(n) = raw.parse::<i64>() {
         out.push(Value::from(n));
+    } else if let Ok(x) = raw.parse::<f64>()
+        && x.is_finite()
+    {
+        out.push(Value::from(x));
     }
     if raw.starts_with('[')
         && let Ok(v) = serde_json::from_str::<Value>(raw)
@@ -444,7 +476,8 @@ fn unknown_key(key: &str) -> Error {
          judge.max_file_bytes, judge.samples, specs.dir, gates.red, gates.green, \
          gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
-         hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME",
+         hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
+         inspect.min_confidence",
     )
 }
 

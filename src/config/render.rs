@@ -101,7 +101,11 @@ impl Config {
              \x20 # own mailbox, <actor>/).\n\
              \x20 from: {mail_from}\n\
              \x20 # Groups: `@name` sends to every address listed, e.g. reviewers: [inspector/critic, mayor/].\n\
-             \x20 groups:{groups}",
+             \x20 groups:{groups}\
+             \n\
+             inspect:\n\
+             \x20 # A judge's PASS with less confidence than this (0 to 1) needs a person.\n\
+             \x20 min_confidence: {min_conf}\n",
             prefix = s(&self.prefix),
             commit = self.git.commit,
             author = o(&self.git.author),
@@ -128,6 +132,7 @@ impl Config {
             agent_log = o(&self.watch.agent_log),
             mail_from = o(&self.mail.from),
             groups = groups(&self.mail.groups),
+            min_conf = self.inspect.min_confidence,
         )
     }
 }

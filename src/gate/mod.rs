@@ -373,6 +373,9 @@ fn record(ws: &Workspace, actor: &str, bead: &Bead, run: &mut GateRun) -> Result
         at: run.at,
         checks: Vec::new(),
         briefs: BTreeMap::new(),
+        reasons: Vec::new(),
+        head: None,
+        prompt_hashes: BTreeMap::new(),
     });
     let previous = record
         .checks

@@ -1,10 +1,10 @@
 //! Judge checks: a rubric's criterion and files go to an LLM command as a prompt, and the
 //! reply's verdict decides. No verdict is never a pass.
 
+pub mod llm;
 pub mod rubric;
 pub mod verdict;
 
-use crate::check::process::{self, Job};
 use crate::check::{CheckResult, Outcome};
 use crate::config::{Config, parse_duration};
 use std::fmt::Write;
@@ -30,6 +30,16 @@ pub struct JudgeSettings {
 }
 
 impl JudgeSettings {
+    /// The LLM call these settings describe.
+    pub fn llm(&self) -> llm::Llm {
+        llm::Llm {
+            command: self.command.clone(),
+            timeout: self.timeout,
+            cache_dir: self.cache_dir.clone(),
+            use_cache: self.use_cache,
+        }
+    }
+
     /// Settings from config for the `judge` role.
     pub fn from_config(c: &Config, cache_dir: Option<PathBuf>, use_cache: bool) -> JudgeSettings {
         JudgeSettings {
@@ -193,69 +203,6 @@ fn ask(
     sample: u32,
     s: &JudgeSettings,
 ) -> Result<(String, Verdict), String> {
-    let key = format!("{}\0{sample}\0{prompt}", s.command);
-    let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, key.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let cached = s
-        .cache_dir
-        .as_ref()
-        .map(|d| (d, d.join("judge").join(format!("{id}.txt"))));
-    if s.use_cache
-        && let Some((_, file)) = &cached
-        && let Ok(reply) = std::fs::read_to_string(file)
-        && let Ok(v) = verdict::parse(&reply)
-    {
-        return Ok((reply, v));
-    }
-    let reply = call_llm(root, prompt, s)?;
-    let v = verdict::parse(&reply)?;
-    if let Some((dir, file)) = &cached {
-        let _ = crate::store::write_atomic(dir, file, reply.as_bytes());
-    }
-    Ok((reply, v))
-}
-
-/// Runs the LLM command in `root` with the prompt on stdin and returns its output.
-fn call_llm(root: &Path, prompt: &str, s: &JudgeSettings) -> Result<String, String> {
-    let how = "set llm.command in .beads/config.yaml to a command that reads a prompt on stdin and prints the reply (e.g. `claude -p`)";
-    if s.command.trim().is_empty() {
-        return Err(format!("no LLM is configured: {how}"));
-    }
-    let job = Job {
-        program: "sh".into(),
-        args: vec!["-c".into(), s.command.clone()],
-        dir: root.to_path_buf(),
-        stdin: Some(prompt.as_bytes().to_vec()),
-        env: Vec::new(),
-        timeout: s.timeout,
-        output_cap: 1 << 20,
-    };
-    let done = process::run(&job);
-    if let Some(e) = done.spawn_error {
-        return Err(format!("{e}; {how}"));
-    }
-    if done.timed_out {
-        return Err(format!(
-            "the LLM command `{}` timed out after {:.0}s",
-            s.command,
-            s.timeout.as_secs_f64()
-        ));
-    }
-    let text = done.text();
-    match done.exit_code {
-        Some(0) => Ok(text),
-        Some(127) => Err(format!(
-            "the LLM command `{}` was not found; {how}",
-            s.command
-        )),
-        Some(code) => Err(format!(
-            "the LLM command `{}` failed (exit {code}): {}",
-            s.command,
-            verdict::tail(&text, 300)
-        )),
-        None => Err(format!(
-            "the LLM command `{}` was killed by a signal",
-            s.command
-        )),
-    }
+    s.llm()
+        .ask(root, "judge", &sample.to_string(), prompt, verdict::parse)
 }

@@ -80,8 +80,37 @@ pub fn inbox_address(ws: &Workspace, addr: Option<&str>, actor: Option<&str>) ->
     }
 }
 
-/// Sends a message: one file per recipient mailbox, one commit (none when ephemeral).
+/// Sends `out`: one message file per recipient mailbox (groups expanded), committed in
+/// one commit (or kept under wisps when ephemeral).
 pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
+    let txn = if out.ephemeral {
+        None
+    } else {
+        Some(Txn::begin(ws)?)
+    };
+    let (messages, verb, from) = compose(ws, out)?;
+    let recorded = write_all(ws, txn, verb, &from, &messages)?;
+    Ok(Changed { messages, recorded })
+}
+
+/// Writes `out` into the open change `txn`, to be committed with the rest of it; returns
+/// the messages written. An ephemeral message cannot be part of a commit.
+pub fn send_in(txn: &mut Txn<'_>, ws: &Workspace, out: Outgoing) -> Result<Vec<Message>> {
+    if out.ephemeral {
+        return Err(Error::Invalid(
+            "an ephemeral message is never committed".into(),
+        ));
+    }
+    let (messages, _, _) = compose(ws, out)?;
+    for m in &messages {
+        let dir = Dir::new(ws, &m.mailbox, false, false);
+        txn.write(&dir.file(&m.id), m.render().as_bytes())?;
+    }
+    Ok(messages)
+}
+
+/// The messages `out` makes (one per recipient mailbox), the commit verb and the sender.
+fn compose(ws: &Workspace, out: Outgoing) -> Result<(Vec<Message>, &'static str, String)> {
     let subject = out.subject.trim().to_string();
     if subject.is_empty() {
         return Err(Error::Invalid("the subject is empty".into()));
@@ -108,11 +137,6 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
             cc.push(c);
         }
     }
-    let txn = if out.ephemeral {
-        None
-    } else {
-        Some(Txn::begin(ws)?)
-    };
     let answered = out
         .reply_to
         .as_deref()
@@ -128,7 +152,7 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
             (None, Some(first)) => first.id.clone(),
             (None, None) => id.clone(),
         };
-        let msg = Message {
+        messages.push(Message {
             id,
             from: from.clone(),
             to: to.clone(),
@@ -145,16 +169,14 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
             archived: false,
             ephemeral: out.ephemeral,
             partial: false,
-        };
-        messages.push(msg);
+        });
     }
     let verb = if answered.is_some() {
         "mail reply"
     } else {
         "mail send"
     };
-    let recorded = write_all(ws, txn, verb, &from, &messages)?;
-    Ok(Changed { messages, recorded })
+    Ok((messages, verb, from))
 }
 
 /// Answers message `query` (to its sender, in its thread); ephemeral if it was.

@@ -1,0 +1,51 @@
+//! Arguments of the `inspect` commands.
+
+use clap::Subcommand;
+
+/// `inspect` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum InspectCmd {
+    /// The verifier alone: run every criterion (no LLM, writes nothing).
+    Verify(StepArgs),
+    /// Verifier and auditor: each criterion met, not met or unverifiable (writes nothing).
+    Audit(StepArgs),
+    /// Verifier, then advocate and critic in parallel, then the judge (writes nothing).
+    Review(StepArgs),
+    /// The whole pipeline, recorded and routed in one commit.
+    Run {
+        /// The bead.
+        #[command(flatten)]
+        step: StepArgs,
+        /// On NEEDS_HUMAN, wait this long (e.g. 10m) for the answer and judge again.
+        #[arg(long, value_parser = parse_wait)]
+        wait: Option<std::time::Duration>,
+    },
+    /// The latest failure report of a bead.
+    Feedback {
+        /// Id or unique prefix (the work or its test spec).
+        id: String,
+    },
+    /// Beads with their latest inspection verdict and its age.
+    Status {
+        /// Only this bead.
+        id: Option<String>,
+    },
+}
+
+/// What every pipeline step takes.
+#[derive(Debug, clap::Args)]
+pub struct StepArgs {
+    /// Id or unique prefix (the work or its test spec).
+    pub id: String,
+    /// Diff against this revision (default: the merge-base with the default branch).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Ask the LLM roles again even for unchanged prompts.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// `--wait`'s duration.
+fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
+    crate::duration::parse_duration(s)
+}

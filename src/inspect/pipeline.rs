@@ -1,0 +1,675 @@
+//! The Inspector's pipeline: the verifier runs every criterion (no LLM), the auditor
+//! checks the evidence per criterion, advocate and critic write opposing briefs in
+//! parallel, and the judge decides; rules no LLM can override settle the verdict. Nothing
+//! here writes: [`super::route`] records and routes what comes back.
+
+use super::hooks::{self, HookPoint};
+use super::roles::{self, Decision, Finding, Judgment, Role};
+use crate::bead::model::{AcceptanceCriterion, Bead, IssueType, Status};
+use crate::bead::store::BeadSet;
+use crate::check::{self, CheckResult, Outcome};
+use crate::error::{Error, Result};
+use crate::live::{Kinds, RunSettings};
+use crate::workspace::Workspace;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// How far the pipeline goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Upto {
+    /// The verifier alone (`inspect verify`).
+    Verify,
+    /// Verifier and auditor (`inspect audit`).
+    Audit,
+    /// Verifier, then advocate ∥ critic → judge (`inspect review`).
+    Review,
+    /// Everything (`inspect run`).
+    Run,
+}
+
+/// What the caller asks for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The last step to run.
+    pub upto: Upto,
+    /// The diff's base (else the merge-base with the default branch).
+    pub base: Option<String>,
+    /// Use cached LLM replies.
+    pub use_cache: bool,
+    /// An answer a person gave to the judge's question, added to the evidence.
+    pub answer: Option<String>,
+}
+
+/// The final verdict of an inspection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// Accepted.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// Rejected.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// A person must answer first.
+    #[serde(rename = "NEEDS_HUMAN")]
+    NeedsHuman,
+    /// Could not be decided (a check or an LLM could not run, nothing to verify).
+    #[serde(rename = "ERROR")]
+    Error,
+}
+
+impl Verdict {
+    /// The spelling used in records, mail and exit codes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NeedsHuman => "NEEDS_HUMAN",
+            Verdict::Error => "ERROR",
+        }
+    }
+}
+
+/// One criterion as the verifier ran it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CriterionCheck {
+    /// `ac-1`, or `specs/x.md:12` for a live-spec criterion.
+    pub id: String,
+    /// What must hold.
+    pub description: String,
+    /// `cmd`, `verify` or `judge`.
+    pub kind: String,
+    /// The command or `file#function`.
+    pub target: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub result: CheckResult,
+}
+
+/// The auditor's word on one criterion.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditLine {
+    /// The criterion.
+    pub id: String,
+    /// Met, not met or unverifiable.
+    pub finding: Finding,
+    /// Its reason.
+    pub why: String,
+}
+
+/// Everything one inspection found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inspection {
+    /// The work bead.
+    pub work: String,
+    /// Its title.
+    pub title: String,
+    /// Its test-spec bead, if it has one.
+    pub spec: Option<String>,
+    /// The commit verified.
+    pub head: Option<String>,
+    /// The verifier's results.
+    pub checks: Vec<CriterionCheck>,
+    /// The auditor's findings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub audit: Vec<AuditLine>,
+    /// Briefs and replies by role.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub briefs: BTreeMap<String, String>,
+    /// Hash of each role's prompt.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub prompt_hashes: BTreeMap<String, String>,
+    /// The judge's answer, when it spoke.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgment: Option<Judgment>,
+    /// The verdict after the rules.
+    pub verdict: Verdict,
+    /// The confidence behind it (1 for a deterministic verdict).
+    pub confidence: f64,
+    /// Why.
+    pub reasons: Vec<String>,
+    /// The question a person must answer, with NEEDS_HUMAN.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// Hook failures that did not stop anything.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The work bead for `id` (a test-spec id stands for its work) and its test spec.
+pub fn work_and_spec(ws: &Workspace, id: &str) -> Result<(Bead, Option<Bead>)> {
+    let set = BeadSet::load(ws)?;
+    let found = crate::bead::store::load_one(ws, id)?;
+    let work = if found.issue_type == IssueType::TestSpec {
+        let parent = found.parent.clone().ok_or_else(|| {
+            Error::Invalid(format!("test spec {} names no work (no parent)", found.id))
+        })?;
+        crate::bead::store::load_one(ws, &parent)?
+    } else {
+        found
+    };
+    // The set holds index entries without bodies or criteria: the spec is read whole.
+    let spec = set
+        .beads
+        .values()
+        .find(|b| b.issue_type == IssueType::TestSpec && b.parent.as_deref() == Some(&work.id))
+        .map(|b| crate::bead::store::load_one(ws, &b.id))
+        .transpose()?;
+    Ok((work, spec))
+}
+
+/// Inspects bead `id` as far as `opts.upto`.
+pub fn inspect(ws: &Workspace, id: &str, opts: &Options) -> Result<Inspection> {
+    let (work, spec) = work_and_spec(ws, id)?;
+    let mut ins = Inspection {
+        work: work.id.clone(),
+        title: work.title.clone(),
+        spec: spec.as_ref().map(|s| s.id.clone()),
+        head: crate::git::GitRepo::open(&ws.root).and_then(|r| r.head_commit()),
+        checks: Vec::new(),
+        audit: Vec::new(),
+        briefs: BTreeMap::new(),
+        prompt_hashes: BTreeMap::new(),
+        judgment: None,
+        verdict: Verdict::Error,
+        confidence: 1.0,
+        reasons: Vec::new(),
+        question: None,
+        warnings: Vec::new(),
+    };
+    if let Some(s) = &spec
+        && s.status != Status::Closed
+    {
+        return Ok(ins.error(format!(
+            "test spec {} is not approved yet: `vermas inspect approve {}`",
+            s.id, s.id
+        )));
+    }
+    let payload = serde_json::json!({"bead_id": work.id, "title": work.title, "spec": ins.spec});
+    if let Some(stop) = hook(ws, HookPoint::PreInspect, &payload, &mut ins) {
+        return Ok(ins.error(stop));
+    }
+    ins.checks = verify(ws, &work, spec.as_ref(), opts.use_cache);
+    if ins.checks.is_empty() {
+        return Ok(ins.error(
+            "nothing to verify: no criteria in the test spec or the linked live spec".into(),
+        ));
+    }
+    hook(
+        ws,
+        HookPoint::PostVerify,
+        &serde_json::to_value(&ins.checks).unwrap_or_default(),
+        &mut ins,
+    );
+    let evidence = evidence(ws, &work, &ins, opts);
+    if opts.upto >= Upto::Audit && opts.upto != Upto::Review {
+        if let Err(e) = audit(ws, &evidence, &mut ins, opts.use_cache) {
+            return Ok(ins.error(e));
+        }
+        hook(
+            ws,
+            HookPoint::PostAudit,
+            &serde_json::to_value(&ins.audit).unwrap_or_default(),
+            &mut ins,
+        );
+    }
+    if opts.upto >= Upto::Review
+        && let Err(e) = review(ws, &evidence, &mut ins, opts.use_cache)
+    {
+        return Ok(ins.error(e));
+    }
+    settle(ws, &mut ins, opts.upto);
+    Ok(ins)
+}
+
+impl Inspection {
+    /// Ends the inspection as ERROR for `why`.
+    fn error(mut self, why: String) -> Inspection {
+        self.verdict = Verdict::Error;
+        self.reasons.push(why);
+        self
+    }
+}
+
+/// Runs a hook point; a Pre point's stop comes back, other failures become warnings.
+fn hook(
+    ws: &Workspace,
+    point: HookPoint,
+    payload: &serde_json::Value,
+    ins: &mut Inspection,
+) -> Option<String> {
+    let report = hooks::run(ws, point, payload);
+    ins.warnings.extend(report.warnings);
+    report.stopped
+}
+
+/// The verifier: every criterion of the approved test spec and of the live spec the work
+/// links, run in parallel through the check runner.
+fn verify(
+    ws: &Workspace,
+    work: &Bead,
+    spec: Option<&Bead>,
+    use_cache: bool,
+) -> Vec<CriterionCheck> {
+    let project = crate::verification::Project {
+        root: ws.root.clone(),
+        ws: Some(ws.clone()),
+        config: ws.config.clone(),
+    };
+    let kinds = Kinds {
+        verify: true,
+        judge: true,
+    };
+    let settings = project.settings(kinds, None, use_cache);
+    let criteria: Vec<&AcceptanceCriterion> = spec
+        .map(|s| s.acceptance_criteria.iter().collect())
+        .unwrap_or_default();
+    let mut out: Vec<CriterionCheck> = check::run_parallel(
+        &criteria,
+        settings.jobs,
+        |c| run_criterion(ws, c, &settings),
+        |_| {},
+    );
+    if let Some(path) = &work.spec
+        && let Ok(s) = crate::spec::load(&ws.root, &ws.root.join(path))
+    {
+        for run in project.run(&[s], &settings, |_, _| {}) {
+            for c in run.criteria {
+                for a in c.checks {
+                    out.push(CriterionCheck {
+                        id: format!("{}:{}", run.path, c.line),
+                        description: c.text.clone(),
+                        kind: a.kind,
+                        target: a.target,
+                        result: a.result,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs one acceptance criterion: a shell command, a verify target or a judge rubric.
+fn run_criterion(ws: &Workspace, c: &AcceptanceCriterion, s: &RunSettings) -> CriterionCheck {
+    let (kind, target, result) = if let Some(cmd) = &c.verify_command {
+        let job = check::process::Job {
+            program: "sh".into(),
+            args: vec!["-c".into(), cmd.clone()],
+            dir: ws.root.clone(),
+            stdin: None,
+            env: Vec::new(),
+            timeout: s.verify.timeout,
+            output_cap: s.verify.output_cap,
+        };
+        (
+            "cmd",
+            cmd.clone(),
+            command_result(cmd, &check::process::run(&job)),
+        )
+    } else if let Some(t) = &c.verify {
+        let result = match crate::spec::target::resolve(t, "") {
+            Ok(t) => check::run_verify(&ws.root, &t.file, t.function.as_deref(), None, &s.verify),
+            Err(e) => CheckResult::without_run(Outcome::Error, e),
+        };
+        ("verify", t.clone(), result)
+    } else if let Some(t) = &c.judge {
+        let result = match crate::spec::target::resolve(t, "") {
+            Ok(t) => crate::judge::run_judge(
+                &ws.root,
+                &t.file,
+                t.function.as_deref(),
+                &c.description,
+                &s.judge,
+            ),
+            Err(e) => CheckResult::without_run(Outcome::Error, e),
+        };
+        ("judge", t.clone(), result)
+    } else {
+        let r = CheckResult::without_run(
+            Outcome::Error,
+            "the criterion names no check (cmd, verify or judge)",
+        );
+        ("none", String::new(), r)
+    };
+    CriterionCheck {
+        id: c.id.clone(),
+        description: c.description.clone(),
+        kind: kind.to_string(),
+        target,
+        result,
+    }
+}
+
+/// The outcome of a criterion's shell command: exit 0 PASS, any other exit FAIL; a
+/// command that could not run (not found, timed out, killed) ERROR.
+fn command_result(cmd: &str, done: &check::process::Finished) -> CheckResult {
+    let (outcome, reason) = if let Some(e) = &done.spawn_error {
+        (Outcome::Error, Some(e.clone()))
+    } else if done.timed_out {
+        (
+            Outcome::Error,
+            Some(format!(
+                "timed out after {:.1}s",
+                done.duration.as_secs_f64()
+            )),
+        )
+    } else {
+        match done.exit_code {
+            Some(0) => (Outcome::Pass, None),
+            Some(c @ (126 | 127)) => (Outcome::Error, Some(format!("could not run (exit {c})"))),
+            Some(c) => (Outcome::Fail, Some(format!("exit {c}"))),
+            None => (
+                Outcome::Error,
+                Some(format!("killed by signal {}", done.signal.unwrap_or(0))),
+            ),
+        }
+    };
+    CheckResult {
+        outcome,
+        reason,
+        command: cmd.to_string(),
+        exit_code: done.exit_code,
+        duration_ms: done.duration.as_millis() as u64,
+        output: done.text(),
+        truncated: done.truncated(),
+    }
+}
+
+/// The evidence every role reads: the work, each criterion with what the verifier saw,
+/// any answer a person gave, and the diff (capped, with the cap said).
+fn evidence(ws: &Workspace, work: &Bead, ins: &Inspection, opts: &Options) -> String {
+    let mut e = format!(
+        "WORK {}: {}\n{}\n\nCRITERIA AND EVIDENCE\n",
+        work.id,
+        work.title,
+        work.description.trim()
+    );
+    for c in &ins.checks {
+        let _ = writeln!(
+            e,
+            "CRITERION {}\n  {}\n  check ({}): {}\n  outcome: {}{}",
+            c.id,
+            c.description,
+            c.kind,
+            c.target,
+            c.result.outcome,
+            c.result
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        );
+        let (snippet, _) = c.result.snippet(12);
+        for line in snippet.lines() {
+            let _ = writeln!(e, "  | {line}");
+        }
+    }
+    if let Some(a) = &opts.answer {
+        let _ = writeln!(e, "\nANSWER FROM A PERSON\n{a}");
+    }
+    let _ = writeln!(e, "\nDIFF\n{}", diff(ws, opts.base.as_deref()));
+    e
+}
+
+/// Most of the diff the prompt carries.
+const DIFF_CAP: usize = 64 * 1024;
+
+/// `git diff BASE...HEAD`, BASE the given one or the merge-base with the default branch.
+fn diff(ws: &Workspace, base: Option<&str>) -> String {
+    let base = base.map(str::to_string).or_else(|| {
+        [
+            "origin/HEAD",
+            "origin/main",
+            "main",
+            "origin/master",
+            "master",
+        ]
+        .iter()
+        .find_map(|b| crate::baseline::git(&ws.root, &["merge-base", "HEAD", b]).ok())
+        .map(|s| s.trim().to_string())
+    });
+    let Some(base) = base else {
+        return "(no base to diff against)".into();
+    };
+    match crate::baseline::git(&ws.root, &["diff", &format!("{base}...HEAD")]) {
+        Ok(d) if d.len() > DIFF_CAP => {
+            let mut cut = DIFF_CAP;
+            while !d.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!(
+                "{}\n(diff cut at {DIFF_CAP} bytes of {})",
+                &d[..cut],
+                d.len()
+            )
+        }
+        Ok(d) if d.trim().is_empty() => format!("(no changes since {base})"),
+        Ok(d) => d,
+        Err(e) => format!("(no diff: {e})"),
+    }
+}
+
+/// Asks `role` about `evidence`; the reply must be accepted by `accept`.
+fn ask<T>(
+    ws: &Workspace,
+    role: Role,
+    evidence: &str,
+    use_cache: bool,
+    accept: impl Fn(&str) -> std::result::Result<T, String>,
+) -> std::result::Result<(String, String, T), String> {
+    let prompt = roles::prompt(ws, role, evidence);
+    let hash = crate::judge::llm::prompt_hash(&prompt)?;
+    let (reply, v) = roles::llm(ws, role, use_cache)
+        .ask(&ws.root, role.name(), "", &prompt, accept)
+        .map_err(|e| format!("{}: {e}", role.name()))?;
+    Ok((hash, reply, v))
+}
+
+/// The auditor's findings per criterion.
+fn audit(
+    ws: &Workspace,
+    evidence: &str,
+    ins: &mut Inspection,
+    use_cache: bool,
+) -> std::result::Result<(), String> {
+    let ids: Vec<String> = ins.checks.iter().map(|c| c.id.clone()).collect();
+    let (hash, reply, _) = ask(ws, Role::Auditor, evidence, use_cache, |r| {
+        if r.trim().is_empty() {
+            Err("the reply is empty".to_string())
+        } else {
+            Ok(())
+        }
+    })?;
+    ins.prompt_hashes.insert("auditor".into(), hash);
+    ins.audit = roles::parse_audit(&reply, &ids)
+        .into_iter()
+        .map(|(id, finding, why)| AuditLine { id, finding, why })
+        .collect();
+    ins.briefs
+        .insert("auditor".into(), reply.trim().to_string());
+    Ok(())
+}
+
+/// Advocate and critic in parallel, then the judge over both briefs.
+fn review(
+    ws: &Workspace,
+    evidence: &str,
+    ins: &mut Inspection,
+    use_cache: bool,
+) -> std::result::Result<(), String> {
+    let payload = serde_json::json!({"bead_id": ins.work});
+    for point in [HookPoint::PreAdvocate, HookPoint::PreCritic] {
+        if let Some(stop) = hook(ws, point, &payload, ins) {
+            return Err(stop);
+        }
+    }
+    let nonempty = |r: &str| {
+        if r.trim().is_empty() {
+            Err("the reply is empty".to_string())
+        } else {
+            Ok(())
+        }
+    };
+    let (advocate, critic) = std::thread::scope(|s| {
+        let a = s.spawn(|| ask(ws, Role::Advocate, evidence, use_cache, nonempty));
+        let c = s.spawn(|| ask(ws, Role::Critic, evidence, use_cache, nonempty));
+        (join(a), join(c))
+    });
+    for (role, point, answer) in [
+        ("advocate", HookPoint::PostAdvocate, advocate),
+        ("critic", HookPoint::PostCritic, critic),
+    ] {
+        let (hash, reply, ()) = answer?;
+        ins.prompt_hashes.insert(role.into(), hash);
+        ins.briefs.insert(role.into(), reply.trim().to_string());
+        hook(
+            ws,
+            point,
+            &serde_json::json!({"bead_id": ins.work, "brief": reply}),
+            ins,
+        );
+    }
+    if let Some(stop) = hook(ws, HookPoint::PreJudgment, &payload, ins) {
+        return Err(stop);
+    }
+    let with_briefs = format!(
+        "{evidence}\nADVOCATE'S BRIEF\n{}\n\nCRITIC'S BRIEF\n{}\n",
+        ins.briefs["advocate"], ins.briefs["critic"]
+    );
+    let (hash, reply, judgment) = ask(
+        ws,
+        Role::Judge,
+        &with_briefs,
+        use_cache,
+        roles::parse_judgment,
+    )?;
+    ins.prompt_hashes.insert("judge".into(), hash);
+    ins.briefs.insert("judge".into(), reply.trim().to_string());
+    hook(
+        ws,
+        HookPoint::PostJudgment,
+        &serde_json::to_value(&judgment).unwrap_or_default(),
+        ins,
+    );
+    ins.judgment = Some(judgment);
+    Ok(())
+}
+
+/// A role's answer from its thread (a panic there is an error, not a crash).
+fn join<T>(
+    h: std::thread::ScopedJoinHandle<'_, std::result::Result<T, String>>,
+) -> std::result::Result<T, String> {
+    h.join()
+        .unwrap_or_else(|_| Err("the role's thread failed".to_string()))
+}
+
+/// The verdict, by rules no LLM can override: a deterministic FAIL fails, a check that
+/// could not run is ERROR, then the judge (or the auditor) speaks, and a PASS below
+/// `inspect.min_confidence` needs a person.
+fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
+    let failed: Vec<&CriterionCheck> = ins
+        .checks
+        .iter()
+        .filter(|c| matches!(c.result.outcome, Outcome::Fail | Outcome::Unstable))
+        .collect();
+    let errored: Vec<&CriterionCheck> = ins
+        .checks
+        .iter()
+        .filter(|c| c.result.outcome == Outcome::Error)
+        .collect();
+    let said = ins.judgment.as_ref().map(|j| j.decision);
+    let (verdict, confidence, mut reasons) = if !failed.is_empty() {
+        let ids: Vec<&str> = failed.iter().map(|c| c.id.as_str()).collect();
+        let mut why = vec![format!("{} failing", ids.join(", "))];
+        if said == Some(Decision::Pass) {
+            why.push(format!(
+                "judge said PASS; overruled by {} failing",
+                ids.join(", ")
+            ));
+        }
+        (Verdict::Fail, 1.0, why)
+    } else if !errored.is_empty() {
+        let ids: Vec<String> = errored
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} ({})",
+                    c.id,
+                    c.result.reason.as_deref().unwrap_or("could not run")
+                )
+            })
+            .collect();
+        (
+            Verdict::Error,
+            1.0,
+            vec![format!("could not run: {}", ids.join(", "))],
+        )
+    } else if let Some(j) = &ins.judgment {
+        let v = match j.decision {
+            Decision::Pass => Verdict::Pass,
+            Decision::Fail => Verdict::Fail,
+            Decision::NeedsHuman => Verdict::NeedsHuman,
+        };
+        (v, j.confidence, j.reasons.clone())
+    } else if upto >= Upto::Audit && !ins.audit.is_empty() {
+        let not_met: Vec<&str> = ins
+            .audit
+            .iter()
+            .filter(|a| a.finding == Finding::NotMet)
+            .map(|a| a.id.as_str())
+            .collect();
+        let unsure: Vec<&str> = ins
+            .audit
+            .iter()
+            .filter(|a| a.finding == Finding::Unverifiable)
+            .map(|a| a.id.as_str())
+            .collect();
+        if !not_met.is_empty() {
+            (
+                Verdict::Fail,
+                1.0,
+                vec![format!("the auditor found {} not met", not_met.join(", "))],
+            )
+        } else if !unsure.is_empty() {
+            (
+                Verdict::NeedsHuman,
+                1.0,
+                vec![format!(
+                    "the auditor could not verify {}",
+                    unsure.join(", ")
+                )],
+            )
+        } else {
+            (
+                Verdict::Pass,
+                1.0,
+                vec!["the auditor found every criterion met".into()],
+            )
+        }
+    } else {
+        (
+            Verdict::Pass,
+            1.0,
+            vec![format!("{} checks passed", ins.checks.len())],
+        )
+    };
+    let mut verdict = verdict;
+    let min = ws.config.inspect.min_confidence;
+    if verdict == Verdict::Pass && confidence < min {
+        verdict = Verdict::NeedsHuman;
+        reasons.push(format!(
+            "confidence {confidence:.2} is below inspect.min_confidence {min:.2}"
+        ));
+    }
+    if verdict == Verdict::NeedsHuman {
+        ins.question = ins
+            .judgment
+            .as_ref()
+            .and_then(|j| j.question.clone())
+            .or_else(|| Some(format!("Is {} done? {}", ins.work, reasons.join("; "))));
+    }
+    ins.verdict = verdict;
+    ins.confidence = confidence;
+    ins.reasons.extend(reasons);
+}

@@ -1,0 +1,282 @@
+//! The Inspector's LLM roles (auditor, advocate, critic, judge): each role's prompt (a
+//! built-in, or `.beads/roles/<role>.md` in its place), its command (`llm.roles.<role>`,
+//! else `llm.command`), and reading the auditor's and the judge's answers.
+
+use crate::judge::llm::Llm;
+use crate::workspace::Workspace;
+use serde::Serialize;
+use std::time::Duration;
+
+/// One LLM role of the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Checks the evidence against each criterion.
+    Auditor,
+    /// Argues that the work is done.
+    Advocate,
+    /// Argues that it is not.
+    Critic,
+    /// Decides, from both briefs and the evidence.
+    Judge,
+}
+
+impl Role {
+    /// The role's name, as in config keys and prompts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Auditor => "auditor",
+            Role::Advocate => "advocate",
+            Role::Critic => "critic",
+            Role::Judge => "judge",
+        }
+    }
+
+    /// What the role is asked to do, when `.beads/roles/<role>.md` does not say it.
+    fn built_in(self) -> &'static str {
+        match self {
+            Role::Auditor => {
+                "You are the auditor of an independent verification. For each criterion \
+                 (lines `CRITERION <id>` below), decide from the evidence and the diff \
+                 whether it is met. Answer one line per criterion: `<id>: met`, `<id>: not \
+                 met` or `<id>: unverifiable`, each followed by a short reason."
+            }
+            Role::Advocate => {
+                "You are the advocate. Argue, from the evidence only, that the work meets \
+                 its criteria. Write a short brief; name the evidence you rely on."
+            }
+            Role::Critic => {
+                "You are the critic. Argue, from the evidence only, that the work does not \
+                 meet its criteria: missing cases, weak tests, claims without evidence. \
+                 Write a short brief; name the evidence you rely on."
+            }
+            Role::Judge => {
+                "You are the judge. Read the evidence and both briefs and decide. End your \
+                 reply with one line of JSON: {\"verdict\": \"PASS|FAIL|NEEDS_HUMAN\", \
+                 \"confidence\": 0.0-1.0, \"reasons\": [\"...\"], \"question\": \"...\"} \
+                 (a question only with NEEDS_HUMAN)."
+            }
+        }
+    }
+}
+
+/// The prompt for `role` over `evidence` (the work, the criteria, what ran, the diff).
+pub fn prompt(ws: &Workspace, role: Role, evidence: &str) -> String {
+    let own = ws
+        .beads_dir
+        .join("roles")
+        .join(format!("{}.md", role.name()));
+    let context = ws
+        .contain(&own)
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_else(|| role.built_in().to_string());
+    format!("ROLE: {}\n\n{}\n\n{evidence}", role.name(), context.trim())
+}
+
+/// The LLM command `role` uses, with the workspace's timeout and reply cache.
+pub fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
+    let c = &ws.config;
+    Llm {
+        command: c.llm_command(role.name()).to_string(),
+        timeout: crate::config::parse_duration(&c.llm.timeout).unwrap_or(Duration::from_secs(300)),
+        cache_dir: Some(ws.cache_dir()),
+        use_cache,
+    }
+}
+
+/// What the judge decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Decision {
+    /// The work is accepted.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// It is not.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// A person must answer a question first.
+    #[serde(rename = "NEEDS_HUMAN")]
+    NeedsHuman,
+}
+
+impl Decision {
+    /// The spelling used in records and mail.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Pass => "PASS",
+            Decision::Fail => "FAIL",
+            Decision::NeedsHuman => "NEEDS_HUMAN",
+        }
+    }
+
+    /// Reads `PASS`, `FAIL` or `NEEDS_HUMAN` (any case, `-` or `_`).
+    fn parse(word: &str) -> Option<Decision> {
+        match word.trim().to_ascii_uppercase().replace('-', "_").as_str() {
+            "PASS" | "PASSED" => Some(Decision::Pass),
+            "FAIL" | "FAILED" => Some(Decision::Fail),
+            "NEEDS_HUMAN" => Some(Decision::NeedsHuman),
+            _ => None,
+        }
+    }
+}
+
+/// The judge's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Judgment {
+    /// Its decision.
+    pub decision: Decision,
+    /// How sure it is, 0 to 1 (1 when it did not say).
+    pub confidence: f64,
+    /// Why.
+    pub reasons: Vec<String>,
+    /// What a person must answer, with NEEDS_HUMAN.
+    pub question: Option<String>,
+}
+
+/// Reads the judge's reply: its last line that is a JSON object with a `verdict`, else a
+/// line that is a verdict word alone (confidence then 1). Anything else is an error.
+pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
+    for line in reply.lines().rev().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
+            && let Some(word) = v.get("verdict").and_then(|w| w.as_str())
+        {
+            let decision = Decision::parse(word).ok_or_else(|| {
+                format!("the judge's verdict '{word}' is not PASS, FAIL or NEEDS_HUMAN")
+            })?;
+            let confidence = match v.get("confidence") {
+                None => 1.0,
+                Some(c) => c
+                    .as_f64()
+                    .filter(|c| (0.0..=1.0).contains(c))
+                    .ok_or_else(|| {
+                        format!("the judge's confidence {c} is not a number from 0 to 1")
+                    })?,
+            };
+            let reasons = v
+                .get("reasons")
+                .and_then(|r| r.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|r| r.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let question = v
+                .get("question")
+                .and_then(|q| q.as_str())
+                .map(str::trim)
+                .filter(|q| !q.is_empty())
+                .map(str::to_string);
+            return Ok(Judgment {
+                decision,
+                confidence,
+                reasons,
+                question,
+            });
+        }
+        let word = line.trim_matches(|c: char| matches!(c, '*' | '_' | '#' | '`' | '.' | ' '));
+        let word = word.strip_prefix("Verdict:").map_or(word, str::trim);
+        if let Some(decision) = Decision::parse(word) {
+            return Ok(Judgment {
+                decision,
+                confidence: 1.0,
+                reasons: Vec::new(),
+                question: None,
+            });
+        }
+    }
+    Err(format!(
+        "the judge gave no verdict; its reply ended: {}",
+        crate::judge::verdict::tail(reply, 300)
+    ))
+}
+
+/// How the auditor found one criterion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finding {
+    /// The evidence shows it holds.
+    Met,
+    /// The evidence shows it does not.
+    NotMet,
+    /// The evidence cannot tell.
+    Unverifiable,
+}
+
+impl Finding {
+    /// `met`, `not met` or `unverifiable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finding::Met => "met",
+            Finding::NotMet => "not met",
+            Finding::Unverifiable => "unverifiable",
+        }
+    }
+}
+
+/// Reads the auditor's `<id>: met|not met|unverifiable` lines for the criteria `ids`; a
+/// criterion it did not answer is unverifiable.
+pub fn parse_audit(reply: &str, ids: &[String]) -> Vec<(String, Finding, String)> {
+    ids.iter()
+        .map(|id| {
+            let line = reply.lines().map(str::trim).find_map(|l| {
+                let l = l.trim_start_matches(['-', '*', ' ']);
+                l.strip_prefix(id.as_str())
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    .map(str::trim)
+            });
+            match line {
+                Some(rest) => {
+                    let lower = rest.to_ascii_lowercase();
+                    let finding = if lower.starts_with("not met") {
+                        Finding::NotMet
+                    } else if lower.starts_with("met") {
+                        Finding::Met
+                    } else {
+                        Finding::Unverifiable
+                    };
+                    (id.clone(), finding, rest.to_string())
+                }
+                None => (
+                    id.clone(),
+                    Finding::Unverifiable,
+                    "the auditor did not answer for it".to_string(),
+                ),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_judges_json_line_or_a_verdict_word() {
+        let j = parse_judgment(
+            "Both briefs agree.\n{\"verdict\": \"NEEDS_HUMAN\", \"confidence\": 0.4, \"reasons\": [\"unclear\"], \"question\": \"Which CI?\"}",
+        )
+        .unwrap();
+        assert_eq!(j.decision, Decision::NeedsHuman);
+        assert_eq!(j.question.as_deref(), Some("Which CI?"));
+        assert_eq!(
+            parse_judgment("ok\n**PASS**\n").unwrap().decision,
+            Decision::Pass
+        );
+        assert!(parse_judgment("I think it is fine").is_err());
+        assert!(parse_judgment("{\"verdict\": \"MAYBE\"}").is_err());
+        assert!(parse_judgment("{\"verdict\": \"PASS\", \"confidence\": 7}").is_err());
+    }
+
+    #[test]
+    fn reads_audit_lines_and_marks_the_unanswered() {
+        let ids = vec!["ac-1".to_string(), "ac-2".to_string(), "ac-3".to_string()];
+        let a = parse_audit(
+            "ac-1: met, tests pass\n- ac-2: not met: 15 prints Fizz\n",
+            &ids,
+        );
+        assert_eq!(a[0].1, Finding::Met);
+        assert_eq!(a[1].1, Finding::NotMet);
+        assert_eq!(a[2].1, Finding::Unverifiable);
+    }
+}

@@ -1,0 +1,264 @@
+//! Recording and routing an inspection, in one commit: the result under
+//! `.beads/results/<id>.yaml`, then by verdict — PASS labels the work `verified` and mails
+//! `mayor/`; FAIL writes a `verification-result` bead with the failure report, sets the
+//! work `rejected` and mails `mayor/`; NEEDS_HUMAN asks the question on the work (as
+//! `clarify` does) and mails `mayor/`. ERROR is recorded only.
+
+use super::pipeline::{Inspection, Verdict};
+use crate::bead::model::{Bead, IssueType, Status};
+use crate::bead::store::bead_path;
+use crate::error::{Error, Result};
+use crate::mail::ops::Outgoing;
+use crate::mail::{MsgType, Priority};
+use crate::results::{Evidence, ResultRecord};
+use crate::store::{CommitMessage, Recorded, Txn};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+use std::fmt::Write;
+
+/// The label a verified bead gets.
+pub const VERIFIED: &str = "verified";
+/// The label of a bead waiting for a person's answer.
+pub const AWAITING_INPUT: &str = "awaiting:input";
+
+/// What routing did, besides the record.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Routed {
+    /// The `verification-result` bead written for a FAIL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_bead: Option<String>,
+    /// Subjects of the messages sent.
+    pub mailed: Vec<String>,
+    /// The commit, if one was made.
+    #[serde(skip)]
+    pub recorded: Option<Recorded>,
+}
+
+/// Records `ins` and routes the work by its verdict, as `actor`, in one commit.
+pub fn record_and_route(ws: &Workspace, actor: &str, ins: &Inspection) -> Result<Routed> {
+    let mut txn = Txn::begin(ws)?;
+    let now = Timestamp::now();
+    let record = record_of(ins, now);
+    let text = crate::yaml::to_string(&record).map_err(Error::Invalid)?;
+    txn.write(&crate::results::path(ws, &ins.work), text.as_bytes())?;
+    let mut work = crate::bead::store::load_one(ws, &ins.work)?;
+    let mut routed = Routed {
+        result_bead: None,
+        mailed: Vec::new(),
+        recorded: None,
+    };
+    let mut ids = vec![work.id.clone()];
+    let mail = |subject: String, body: String, priority: Priority| Outgoing {
+        to: "mayor/".into(),
+        cc: Vec::new(),
+        subject,
+        body: Some(body),
+        from: crate::mail::Address::parse("inspector/").expect("a valid address"),
+        msg_type: MsgType::Notification,
+        priority,
+        reply_to: None,
+        ephemeral: false,
+    };
+    let mut outgoing = Vec::new();
+    match ins.verdict {
+        Verdict::Pass => {
+            if !work.labels.iter().any(|l| l == VERIFIED) {
+                work.labels.push(VERIFIED.into());
+            }
+            if work.status == Status::Rejected {
+                work.status = Status::Open;
+            }
+            outgoing.push(mail(
+                format!("VERIFIED: {}", work.title),
+                format!(
+                    "{} passed inspection.\n\n{}",
+                    work.id,
+                    ins.reasons.join("\n")
+                ),
+                Priority::Normal,
+            ));
+        }
+        Verdict::Fail => {
+            let report = failure_report(ins);
+            let child = result_bead(ws, &work, &report, actor, now)?;
+            txn.write(&bead_path(ws, &child.id), child.render().as_bytes())?;
+            ids.push(child.id.clone());
+            routed.result_bead = Some(child.id);
+            work.status = Status::Rejected;
+            outgoing.push(mail(
+                format!("REJECTED: {}", work.title),
+                report,
+                Priority::High,
+            ));
+        }
+        Verdict::NeedsHuman => {
+            let question = ins.question.clone().unwrap_or_else(|| "Is it done?".into());
+            if !work.labels.iter().any(|l| l == AWAITING_INPUT) {
+                work.labels.push(AWAITING_INPUT.into());
+            }
+            let asked = mail(
+                format!("NEEDS_CLARIFICATION: {}", work.id),
+                format!(
+                    "{}: {}\n\nQuestion: {question}\n\nAnswer with `vermas answer {} \"...\"` or by replying to this message, then run `vermas inspect run {}` again.",
+                    work.id, work.title, work.id, work.id
+                ),
+                Priority::High,
+            );
+            routed.mailed.push(asked.subject.clone());
+            let sent = crate::mail::ops::send_in(&mut txn, ws, asked)?;
+            let via = sent
+                .first()
+                .map(|m| format!(" (asked in {})", m.id))
+                .unwrap_or_default();
+            crate::bead::ops::add_note(&mut work, actor, format!("Question: {question}{via}"), now);
+        }
+        Verdict::Error => {}
+    }
+    if ins.verdict != Verdict::Error {
+        work.updated_at = Some(now);
+        txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
+    }
+    for out in outgoing {
+        routed.mailed.push(out.subject.clone());
+        crate::mail::ops::send_in(&mut txn, ws, out)?;
+    }
+    routed.recorded = Some(txn.commit(&CommitMessage {
+        verb: "inspect".into(),
+        ids,
+        title: format!("{} {}", ins.verdict.as_str(), work.title),
+        actor: actor.to_string(),
+    })?);
+    Ok(routed)
+}
+
+/// The answer a person gave to the latest question on `work`: an `Answer:` note after
+/// it, else the latest reply in the mail thread the question was asked in.
+pub fn latest_answer(ws: &Workspace, work: &Bead) -> Option<String> {
+    let asked = work
+        .notes
+        .iter()
+        .rposition(|n| n.text.starts_with("Question:"))?;
+    if let Some(answer) = work.notes[asked + 1..]
+        .iter()
+        .rev()
+        .find_map(|n| n.text.strip_prefix("Answer:"))
+    {
+        return Some(answer.trim().to_string());
+    }
+    let text = &work.notes[asked].text;
+    let msg = text.rsplit_once("(asked in ")?.1.trim_end_matches(')');
+    let thread = crate::mail::query::thread(ws, msg).ok()?;
+    thread
+        .messages
+        .iter()
+        .filter(|m| m.reply_to.is_some())
+        .max_by_key(|m| m.created_at)
+        .map(|m| m.body.trim().to_string())
+}
+
+/// The result record of an inspection.
+fn record_of(ins: &Inspection, at: Timestamp) -> ResultRecord {
+    let checks = ins
+        .checks
+        .iter()
+        .map(|c| Evidence {
+            criterion: c.id.clone(),
+            kind: c.kind.clone(),
+            command: if c.result.command.is_empty() {
+                c.target.clone()
+            } else {
+                c.result.command.clone()
+            },
+            exit_code: c.result.exit_code,
+            outcome: c.result.outcome.to_string(),
+            classification: None,
+            duration_ms: c.result.duration_ms,
+            attempt: 1,
+            at: Some(at),
+            snippet: {
+                let (s, _) = c.result.snippet(12);
+                if s.is_empty() {
+                    c.result.reason.clone().unwrap_or_default()
+                } else {
+                    s
+                }
+            },
+        })
+        .collect();
+    ResultRecord {
+        key: ins.work.clone(),
+        verdict: ins.verdict.as_str().to_string(),
+        confidence: ins.judgment.as_ref().map(|_| ins.confidence),
+        at,
+        checks,
+        briefs: ins.briefs.clone(),
+        reasons: ins.reasons.clone(),
+        head: ins.head.clone(),
+        prompt_hashes: ins.prompt_hashes.clone(),
+    }
+}
+
+/// The failure report: each failing criterion with its evidence, the critic's points and
+/// the judge's reasons.
+pub fn failure_report(ins: &Inspection) -> String {
+    let mut r = format!("Inspection of {} ({}): FAIL\n\n", ins.work, ins.title);
+    for reason in &ins.reasons {
+        let _ = writeln!(r, "- {reason}");
+    }
+    let _ = writeln!(r, "\nFailing criteria:");
+    for c in ins
+        .checks
+        .iter()
+        .filter(|c| c.result.outcome != crate::check::Outcome::Pass)
+    {
+        let _ = writeln!(
+            r,
+            "\n{} [{}] {}\n  check ({}): {}",
+            c.id, c.result.outcome, c.description, c.kind, c.target
+        );
+        if let Some(why) = &c.result.reason {
+            let _ = writeln!(r, "  why: {why}");
+        }
+        let (snippet, _) = c.result.snippet(12);
+        for line in snippet.lines() {
+            let _ = writeln!(r, "  | {line}");
+        }
+    }
+    for a in ins
+        .audit
+        .iter()
+        .filter(|a| a.finding != super::roles::Finding::Met)
+    {
+        let _ = writeln!(r, "\nAuditor on {}: {}", a.id, a.why);
+    }
+    if let Some(critic) = ins.briefs.get("critic") {
+        let _ = writeln!(r, "\nCritic:\n{critic}");
+    }
+    if let Some(j) = &ins.judgment
+        && !j.reasons.is_empty()
+    {
+        let _ = writeln!(r, "\nJudge:\n- {}", j.reasons.join("\n- "));
+    }
+    r
+}
+
+/// The `verification-result` bead for a FAIL: a child of the work holding the report.
+fn result_bead(
+    ws: &Workspace,
+    work: &Bead,
+    report: &str,
+    actor: &str,
+    now: Timestamp,
+) -> Result<Bead> {
+    let ids = crate::bead::store::list_ids(ws)?;
+    let id = crate::bead::ops::next_child_id(&ids, &work.id);
+    let mut b = Bead::new(id, format!("Verification failed: {}", work.title));
+    b.issue_type = IssueType::VerificationResult;
+    b.parent = Some(work.id.clone());
+    b.priority = work.priority;
+    b.created_at = Some(now);
+    b.updated_at = Some(now);
+    b.created_by = Some(actor.to_string());
+    b.description = report.to_string();
+    Ok(b)
+}

@@ -1,0 +1,261 @@
+//! The Inspector's pipeline end to end: `inspect run` on a real repository with a work
+//! bead and its approved test spec, the role-aware LLM stand-in (fixtures/llm-roles), and
+//! real git: one commit per run, routing by verdict, and the rules no LLM can override.
+
+mod common;
+mod live_support;
+
+use common::*;
+use live_support::*;
+use std::path::PathBuf;
+
+/// The scripted role-aware LLM stand-in.
+fn roles_llm() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles")
+}
+
+/// A repository with work `vm-fizz` and its approved test spec of `criteria`
+/// (`(id, command)` pairs), fizzbuzz.sh as given, and the role stand-in as the LLM.
+fn fizz_repo(fizzbuzz: &str, criteria: &[(&str, &str)], approved: bool) -> Repo {
+    let repo = Repo::initialised();
+    repo.write_llm_command(&roles_llm().display().to_string());
+    repo.write(
+        ".beads/issues/vm-fizz.md",
+        "---\nid: vm-fizz\ntitle: Implement FizzBuzz\nstatus: in_progress\npriority: 2\nissue_type: task\n---\nPrint 1 to n with Fizz, Buzz and FizzBuzz.\n",
+    );
+    let mut spec = format!(
+        "---\nid: vm-spec-fizz\ntitle: 'Test spec: Implement FizzBuzz'\nstatus: {}\npriority: 2\nissue_type: test-spec\nparent: vm-fizz\nacceptance_criteria:\n",
+        if approved { "closed" } else { "open" }
+    );
+    for (id, cmd) in criteria {
+        let cmd = serde_json::to_string(cmd).expect("quote");
+        spec.push_str(&format!(
+            "  - {{id: {id}, description: \"{id} holds\", verify_command: {cmd}}}\n"
+        ));
+    }
+    spec.push_str("---\n");
+    repo.write(".beads/issues/vm-spec-fizz.md", &spec);
+    write_exec(&repo, "fizzbuzz.sh", fizzbuzz);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "work and spec"]);
+    repo
+}
+
+/// fizzbuzz.sh with the bug that 15 prints Fizz.
+const BUGGY: &str = "#!/bin/sh\nn=$1\nif [ $((n % 3)) -eq 0 ]; then echo Fizz\nelif [ $((n % 5)) -eq 0 ]; then echo Buzz\nelse echo $n; fi\n";
+/// fizzbuzz.sh done right.
+const FIXED: &str = "#!/bin/sh\nn=$1\nif [ $((n % 15)) -eq 0 ]; then echo FizzBuzz\nelif [ $((n % 3)) -eq 0 ]; then echo Fizz\nelif [ $((n % 5)) -eq 0 ]; then echo Buzz\nelse echo $n; fi\n";
+
+/// The FizzBuzz criteria.
+const CRITERIA: &[(&str, &str)] = &[
+    ("ac-1", "./fizzbuzz.sh 15 | grep -qx FizzBuzz"),
+    ("ac-2", "./fizzbuzz.sh 3 | grep -qx Fizz"),
+    ("ac-3", "./fizzbuzz.sh 5 | grep -qx Buzz"),
+];
+
+/// The front matter of bead `id`, as JSON.
+fn bead(repo: &Repo, id: &str) -> serde_json::Value {
+    repo.json(&["show", id])[0].clone()
+}
+
+/// Subjects of the messages in mailbox `mayor`.
+fn mayor_mail(repo: &Repo) -> Vec<String> {
+    let v = repo.json(&["mail", "inbox", "mayor/"]);
+    v.as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|m| m["subject"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_failing_criterion_rejects_the_work_and_a_fix_verifies_it() {
+    let repo = fizz_repo(BUGGY, CRITERIA, true);
+    let before = repo.commit_count();
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz"],
+        &[("FAKE_VERDICT", "PASS")],
+    );
+    r.expect_code(1);
+    assert!(r.stdout.contains("[FAIL] ac-1"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("judge said PASS; overruled by ac-1 failing"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        repo.commit_count(),
+        before + 1,
+        "the whole run is one commit"
+    );
+    assert_eq!(bead(&repo, "vm-fizz")["status"], "rejected");
+    let report = bead(&repo, "vm-fizz.1");
+    assert_eq!(report["issue_type"], "verification-result");
+    assert_eq!(report["parent"], "vm-fizz");
+    assert!(
+        mayor_mail(&repo)
+            .iter()
+            .any(|s| s == "REJECTED: Implement FizzBuzz")
+    );
+    let record = repo.read(".beads/results/vm-fizz.yaml");
+    assert!(record.contains("verdict: FAIL"), "{record}");
+    let feedback = run(&repo, &["inspect", "feedback", "vm-fizz"]);
+    feedback.expect_code(0);
+    assert!(feedback.stdout.contains("ac-1"), "{}", feedback.stdout);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+
+    write_exec(&repo, "fizzbuzz.sh", FIXED);
+    repo.git(&["commit", "-qam", "fix 15"]);
+    let before = repo.commit_count();
+    let r = run(&repo, &["inspect", "run", "vm-fizz"]);
+    r.expect_code(0);
+    assert_eq!(repo.commit_count(), before + 1);
+    let work = bead(&repo, "vm-fizz");
+    assert!(
+        work["labels"]
+            .as_array()
+            .expect("labels")
+            .iter()
+            .any(|l| l == "verified"),
+        "{work:#}"
+    );
+    assert!(
+        mayor_mail(&repo)
+            .iter()
+            .any(|s| s == "VERIFIED: Implement FizzBuzz")
+    );
+    let status = run(&repo, &["inspect", "status"]);
+    assert!(
+        status.stdout.contains("vm-fizz") && status.stdout.contains("PASS"),
+        "{}",
+        status.stdout
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn an_unparseable_judge_is_an_error_never_a_pass() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz"],
+        &[("FAKE_GARBAGE_ROLE", "judge")],
+    );
+    r.expect_code(3);
+    assert!(r.stdout.starts_with("Inspect:"), "{}", r.stdout);
+    assert!(r.stdout.contains("ERROR"), "{}", r.stdout);
+    let work = bead(&repo, "vm-fizz");
+    assert!(!work["labels"].to_string().contains("verified"), "{work:#}");
+}
+
+#[test]
+fn low_confidence_needs_a_person_and_the_answer_settles_it() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz"],
+        &[("FAKE_VERDICT", "PASS"), ("FAKE_CONFIDENCE", "0.3")],
+    );
+    r.expect_code(4);
+    assert!(
+        r.stdout.contains("below inspect.min_confidence"),
+        "{}",
+        r.stdout
+    );
+    let work = bead(&repo, "vm-fizz");
+    assert!(
+        work["labels"].to_string().contains("awaiting:input"),
+        "{work:#}"
+    );
+    assert!(
+        mayor_mail(&repo)
+            .iter()
+            .any(|s| s == "NEEDS_CLARIFICATION: vm-fizz")
+    );
+    repo.ok(&["answer", "vm-fizz", "Yes: 15 must print FizzBuzz"]);
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz", "--no-cache"],
+        &[("FAKE_VERDICT", "PASS")],
+    );
+    r.expect_code(0);
+    let work = bead(&repo, "vm-fizz");
+    assert!(
+        !work["labels"].to_string().contains("awaiting:input"),
+        "{work:#}"
+    );
+    assert!(work["labels"].to_string().contains("verified"), "{work:#}");
+}
+
+#[test]
+fn advocate_and_critic_run_in_parallel() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    let log = repo.join("roles.log");
+    let r = run_env(
+        &repo,
+        &["inspect", "review", "vm-fizz", "--no-cache"],
+        &[
+            ("FAKE_SLEEP_ADVOCATE", "1"),
+            ("FAKE_SLEEP_CRITIC", "1"),
+            ("FAKE_LOG", &log.display().to_string()),
+        ],
+    );
+    r.expect_code(0);
+    let text = std::fs::read_to_string(&log).expect("role log");
+    let span = |role: &str| -> (f64, f64) {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(role))
+            .unwrap_or_else(|| panic!("{role} never ran: {text}"));
+        let f: Vec<f64> = line
+            .split_whitespace()
+            .skip(1)
+            .map(|x| x.parse().expect("time"))
+            .collect();
+        (f[0], f[1])
+    };
+    let (a0, a1) = span("advocate");
+    let (c0, c1) = span("critic");
+    assert!(
+        a0 < c1 && c0 < a1,
+        "advocate {a0}-{a1} and critic {c0}-{c1} overlap"
+    );
+}
+
+#[test]
+fn an_unapproved_spec_or_no_criteria_is_an_error() {
+    let repo = fizz_repo(FIXED, CRITERIA, false);
+    let r = run(&repo, &["inspect", "verify", "vm-fizz"]);
+    r.expect_code(3);
+    assert!(
+        r.stdout.contains("inspect approve vm-spec-fizz"),
+        "{}",
+        r.stdout
+    );
+
+    let repo = fizz_repo(FIXED, &[], true);
+    let r = run(&repo, &["inspect", "verify", "vm-fizz"]);
+    r.expect_code(3);
+    assert!(r.stdout.contains("nothing to verify"), "{}", r.stdout);
+}
+
+#[test]
+fn inspect_verify_runs_no_llm_and_writes_nothing() {
+    let repo = fizz_repo(BUGGY, CRITERIA, true);
+    let log = repo.join("roles.log");
+    let before = repo.commit_count();
+    let r = run_env(
+        &repo,
+        &["inspect", "verify", "vm-fizz", "--json"],
+        &[("FAKE_LOG", &log.display().to_string())],
+    );
+    r.expect_code(1);
+    let j = r.json();
+    assert_eq!(j["verdict"], "FAIL");
+    assert_eq!(j["checks"][0]["outcome"], "FAIL");
+    assert_eq!(j["checks"][1]["outcome"], "PASS");
+    assert!(!log.exists(), "no role was asked");
+    assert_eq!(repo.commit_count(), before);
+}
