@@ -324,5 +324,55 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
                 .into(),
         );
     }
+    if let Some(repo) = GitRepo::open(&ws.beads_dir) {
+        let root = repo.workdir();
+        for lock in crate::git::leftovers::git_locks(root) {
+            let path = lock.path.display();
+            add(
+                "error",
+                if lock.in_use {
+                    format!(
+                        "{path} is held by a running process (a git command at work); wait for it"
+                    )
+                } else {
+                    format!(
+                        "{path} is left over: no process holds it, and it blocks git commands; if no git command is running, remove it"
+                    )
+                },
+            );
+        }
+        for (path, state) in crate::git::leftovers::unrecorded(root, &ws.beads_dir) {
+            add(
+                "error",
+                format!(
+                    "{path} is not recorded in HEAD (git status {state}); `vermas doctor --fix` commits it as it is"
+                ),
+            );
+        }
+    }
     Ok(out)
+}
+
+/// Commits the record files under `.beads/` that differ from HEAD (what `doctor` reports
+/// as not recorded), exactly those, in one commit. Returns them and what git recorded.
+pub fn commit_unrecorded(ws: &Workspace, actor: &str) -> Result<(Vec<String>, Recorded)> {
+    let Some(repo) = GitRepo::open(&ws.beads_dir) else {
+        return Ok((Vec::new(), Recorded::NotARepository));
+    };
+    let mut txn = Txn::begin(ws)?;
+    let found = crate::git::leftovers::unrecorded(repo.workdir(), &ws.beads_dir);
+    let paths: Vec<String> = found.into_iter().map(|(p, _)| p).collect();
+    for p in &paths {
+        txn.include(&repo.workdir().join(p))?;
+    }
+    let recorded = txn.commit(&CommitMessage {
+        verb: "doctor".into(),
+        ids: Vec::new(),
+        title: format!(
+            "commit {}",
+            crate::report::plural(paths.len(), "unrecorded file")
+        ),
+        actor: actor.to_string(),
+    })?;
+    Ok((paths, recorded))
 }

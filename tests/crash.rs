@@ -107,3 +107,38 @@ fn a_change_whose_commit_fails_is_rolled_back_so_a_retry_makes_no_duplicate() {
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
     repo.assert_fsck();
 }
+
+#[test]
+fn doctor_names_left_locks_and_unrecorded_records_and_fix_commits_them() {
+    let repo = Repo::initialised();
+    repo.create("Recorded", &[]);
+    // A record whose journal line was lost: on disk, not in HEAD.
+    repo.write(
+        ".beads/issues/vm-lost.md",
+        "---\nid: vm-lost\ntitle: Lost\nstatus: open\nissue_type: task\n---\n",
+    );
+    // A lock no process holds (no crash note: only doctor can tell about it).
+    let lock = repo.join(".git/index.lock");
+    std::fs::write(&lock, b"").expect("lock");
+    let out = repo.run(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("index.lock is left over"), "{text}");
+    assert!(
+        text.contains(".beads/issues/vm-lost.md is not recorded in HEAD"),
+        "{text}"
+    );
+    std::fs::remove_file(&lock).expect("unlock");
+
+    let before = repo.commit_count();
+    let out = repo.run(&["doctor", "--fix"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(repo.commit_count(), before + 1);
+    let files = repo.git(&["show", "--name-only", "--format=%s", "HEAD"]);
+    assert_eq!(
+        files.trim(),
+        "vermas doctor: commit 1 unrecorded file\n\n.beads/issues/vm-lost.md"
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    repo.assert_fsck();
+}

@@ -45,7 +45,11 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
     /// Check the workspace: records parse, dependencies resolve, git records.
-    Doctor,
+    Doctor {
+        /// Commit the record files under .beads that are not in HEAD (as they are).
+        #[arg(long)]
+        fix: bool,
+    },
     /// Create a bead.
     Create(CreateArgs),
     /// Create a bead and print only its id.

@@ -95,7 +95,7 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Init { prefix, hooks } => setup::init(&ctx, prefix.as_deref(), hooks),
         Command::Config(cmd) => setup::config(&ctx, cmd),
         Command::Completions { shell } => setup::completions(shell),
-        Command::Doctor => setup::doctor(&ctx),
+        Command::Doctor { fix } => setup::doctor(&ctx, fix),
         Command::Create(a) => beads::create(&ctx, a, false),
         Command::Q(a) => beads::create(&ctx, a, true),
         Command::List(a) => beads::list(&ctx, a),

@@ -127,8 +127,16 @@ pub fn completions(shell: clap_complete::Shell) -> Outcome {
 }
 
 /// `doctor`.
-pub fn doctor(ctx: &Ctx) -> Outcome {
+pub fn doctor(ctx: &Ctx, fix: bool) -> Outcome {
     let ws = ctx.workspace()?;
+    if fix {
+        let actor = ctx.actor(&ws)?;
+        let (paths, recorded) = setup::commit_unrecorded(&ws, &actor)?;
+        for p in &paths {
+            eprintln!("committed {p}");
+        }
+        recorded_note(&recorded);
+    }
     let findings = setup::doctor(&ws)?;
     let errors = findings.iter().filter(|f| f.level == "error").count();
     if ctx.json {

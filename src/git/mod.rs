@@ -3,6 +3,7 @@
 mod commit;
 mod history;
 mod hookdir;
+pub mod leftovers;
 mod recovery;
 mod sign;
 

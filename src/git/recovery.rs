@@ -153,7 +153,7 @@ fn process_alive(pid: i32) -> bool {
 }
 
 /// True when some live process has `path` open (a git command holding its lock file).
-fn held_open(path: &Path) -> bool {
+pub(crate) fn held_open(path: &Path) -> bool {
     let Ok(target) = std::fs::metadata(path) else {
         return false;
     };

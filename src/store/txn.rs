@@ -146,6 +146,12 @@ impl<'a> Txn<'a> {
         write_atomic(&self.ws.cache_dir(), path, bytes)
     }
 
+    /// Adds `path` (inside `.beads`, as it is on disk) to what this change commits,
+    /// without writing it.
+    pub fn include(&mut self, path: &Path) -> Result<()> {
+        self.journal(path)
+    }
+
     /// Keeps `path`'s content before this change first touches it, for a rollback.
     fn remember(&mut self, path: &Path) {
         if self.before.iter().any(|(p, _)| p == path) {
