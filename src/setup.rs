@@ -341,9 +341,10 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
                 },
             );
         }
+        // A warning, not an error: a hand edit of a record is the user's to commit.
         for (path, state) in crate::git::leftovers::unrecorded(root, &ws.beads_dir) {
             add(
-                "error",
+                "warning",
                 format!(
                     "{path} is not recorded in HEAD (git status {state}); `vermas doctor --fix` commits it as it is"
                 ),

@@ -640,6 +640,8 @@ fn doctor_reports_missing_llm_commands_and_spec_paths() {
     );
     repo.write(".beads/config.yaml", &config);
     repo.write_llm_command("/nonexistent/llm -p");
+    // Committed, so the hand edit is not itself a finding here.
+    repo.git(&["commit", "-qam", "hand-edited config"]);
     let out = repo.run(&["doctor"]);
     let text = stdout(&out);
     assert!(
