@@ -78,6 +78,38 @@ pub fn hook_name(name: &str) -> Result<&'static str> {
     })
 }
 
+/// Where a git hook vermas provides stands: its path and whether vermas's script is there.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GitHookState {
+    /// The hook's name, e.g. `pre-push`.
+    pub name: &'static str,
+    /// Its path in the hooks folder git uses.
+    pub path: PathBuf,
+    /// True when vermas's script is installed there.
+    pub installed: bool,
+    /// True when another tool's hook is kept and chained before vermas's.
+    pub chained: bool,
+}
+
+/// The git hooks vermas provides, as they stand in `repo`.
+pub fn git_hooks(repo: &GitRepo) -> Result<Vec<GitHookState>> {
+    let dir = repo.hooks_dir()?;
+    Ok(PROVIDED
+        .iter()
+        .map(|name| {
+            let path = dir.join(name);
+            let installed = std::fs::read_to_string(&path).is_ok_and(|t| t.contains(MARKER));
+            let chained = dir.join(format!("{name}{CHAINED_SUFFIX}")).exists();
+            GitHookState {
+                name,
+                path,
+                installed,
+                chained,
+            }
+        })
+        .collect())
+}
+
 /// What `install` did.
 #[derive(Debug, Clone)]
 pub struct Installed {

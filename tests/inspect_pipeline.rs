@@ -259,3 +259,94 @@ fn inspect_verify_runs_no_llm_and_writes_nothing() {
     assert!(!log.exists(), "no role was asked");
     assert_eq!(repo.commit_count(), before);
 }
+
+#[test]
+fn lifecycle_hooks_fire_with_their_payload_and_a_pre_hook_stops_its_step() {
+    let repo = fizz_repo(BUGGY, CRITERIA, true);
+    let log = repo.join("hooks.log");
+    let record = format!(
+        "#!/bin/sh\n{{ printf '%s ' \"$VERMAS_HOOK\"; cat; }} >> '{}'\n",
+        log.display()
+    );
+    for point in [
+        "PreInspect",
+        "PostVerify",
+        "PreJudgment",
+        "OnVerifyFail",
+        "OnVerifyPass",
+    ] {
+        write_exec(&repo, &format!(".beads/hooks/{point}"), &record);
+    }
+    // A failing Post hook is a warning; the next one of that point still runs.
+    write_exec(
+        &repo,
+        ".beads/hooks/PostVerify.d/10-fails",
+        "#!/bin/sh\necho nope >&2\nexit 5\n",
+    );
+    write_exec(&repo, ".beads/hooks/PostVerify.d/20-runs", &record);
+    let r = run(&repo, &["inspect", "run", "vm-fizz"]);
+    r.expect_code(1);
+    assert!(
+        r.stderr
+            .contains("PostVerify hook .beads/hooks/PostVerify.d/10-fails exited 5: nope"),
+        "{}",
+        r.stderr
+    );
+    let text = std::fs::read_to_string(&log).expect("hooks ran");
+    let points: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        points,
+        [
+            "PreInspect",
+            "PostVerify",
+            "PostVerify",
+            "PreJudgment",
+            "OnVerifyFail"
+        ],
+        "{text}"
+    );
+    let pre: serde_json::Value =
+        serde_json::from_str(text.lines().next().unwrap().split_once(' ').unwrap().1)
+            .expect("payload is JSON");
+    assert_eq!(pre["bead_id"], "vm-fizz");
+
+    // A Pre hook that fails stops its step: the run is an ERROR, nothing is judged.
+    write_exec(
+        &repo,
+        ".beads/hooks/PreInspect",
+        "#!/bin/sh\necho 'not today' >&2\nexit 3\n",
+    );
+    let r = run(&repo, &["inspect", "run", "vm-fizz"]);
+    r.expect_code(3);
+    assert!(
+        r.stdout
+            .contains("PreInspect hook .beads/hooks/PreInspect exited 3: not today"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn hooks_list_shows_git_and_lifecycle_hooks() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    repo.ok(&["hooks", "install"]);
+    write_exec(&repo, ".beads/hooks/PreInspect", "#!/bin/sh\n");
+    repo.write(".beads/hooks/OnVerifyPass.d/notify", "#!/bin/sh\n");
+    let out = repo.ok(&["hooks", "list"]);
+    assert!(out.contains("git       pre-push"), "{out}");
+    assert!(out.contains("installed"), "{out}");
+    assert!(
+        out.contains("lifecycle PreInspect         .beads/hooks/PreInspect"),
+        "{out}"
+    );
+    assert!(
+        out.contains(".beads/hooks/OnVerifyPass.d/notify  (not executable: passed over)"),
+        "{out}"
+    );
+    let j = repo.json(&["hooks", "list"]);
+    assert_eq!(j["git"][0]["installed"], true);
+    assert_eq!(j["lifecycle"].as_array().map(Vec::len), Some(2));
+}

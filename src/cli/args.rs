@@ -261,6 +261,8 @@ pub enum HooksCmd {
         /// The arguments git passes (remote name and URL for pre-push).
         args: Vec<String>,
     },
+    /// The git hooks vermas provides and the Inspector's lifecycle hooks present.
+    List,
 }
 
 /// `config` subcommands.

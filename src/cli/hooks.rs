@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// `hooks ...`.
 pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
     match cmd {
+        HooksCmd::List => list(ctx),
         HooksCmd::Install { name } => {
             let installed = install(&git_repo()?, &name)?;
             if ctx.json {
@@ -61,6 +62,54 @@ pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
 }
 
 /// The git repository around the current directory, or a clear error.
+/// `hooks list`: git hooks vermas provides, then every lifecycle hook file present.
+fn list(ctx: &Ctx) -> Outcome {
+    let git = hooks::git_hooks(&git_repo()?)?;
+    let ws = ctx.workspace().ok();
+    let mut lifecycle = Vec::new();
+    if let Some(ws) = &ws {
+        use crate::inspect::hooks::{HookPoint, files};
+        use std::os::unix::fs::PermissionsExt;
+        for point in HookPoint::ALL {
+            for f in files(ws, point) {
+                let executable =
+                    std::fs::metadata(&f).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+                lifecycle.push((point.name(), ws.display(&f), executable));
+            }
+        }
+    }
+    if ctx.json {
+        let lifecycle: Vec<serde_json::Value> = lifecycle
+            .iter()
+            .map(|(p, f, x)| serde_json::json!({"point": p, "path": f, "executable": x}))
+            .collect();
+        print_json(&versioned(
+            serde_json::json!({"git": git, "lifecycle": lifecycle}),
+        ));
+        return Ok(0);
+    }
+    for h in &git {
+        let state = match (h.installed, h.chained) {
+            (true, true) => "installed (chains the hook that was there)",
+            (true, false) => "installed",
+            (false, _) => "not installed (`vermas hooks install`)",
+        };
+        outln!("git       {:<18} {state}  {}", h.name, h.path.display());
+    }
+    for (point, file, executable) in &lifecycle {
+        let note = if *executable {
+            ""
+        } else {
+            "  (not executable: passed over)"
+        };
+        outln!("lifecycle {point:<18} {file}{note}");
+    }
+    if lifecycle.is_empty() {
+        outln!("no lifecycle hooks (.beads/hooks/<Point> or <Point>.d/*)");
+    }
+    Ok(0)
+}
+
 pub(super) fn git_repo() -> Result<GitRepo, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     GitRepo::open(&cwd).ok_or_else(|| {
