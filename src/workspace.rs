@@ -109,7 +109,7 @@ impl Workspace {
         let ids = crate::bead::store::list_ids(self)?;
         let found: std::collections::BTreeSet<&str> = ids
             .iter()
-            .filter_map(|id| id.split('.').next()?.rsplit_once('-').map(|(p, _)| p))
+            .filter_map(|id| id.split('.').next()?.split_once('-').map(|(p, _)| p))
             .collect();
         let found: Vec<&str> = found.into_iter().collect();
         self.prefix_origin = match found.as_slice() {

@@ -411,7 +411,9 @@ fn repository_without_commits_gets_a_root_commit_and_keeps_staged_files_staged()
     assert!(init_files.contains(".beads/config.yaml"), "{init_files}");
     assert!(!init_files.contains("staged.txt"), "{init_files}");
 
-    let id = ok_as(&repo, &["q", "Second commit"]).trim().to_string();
+    let id = ok_as(&repo, &["q", "Second commit", "--no-spec"])
+        .trim()
+        .to_string();
     assert_eq!(repo.commit_count(), 2);
     let parents = repo.git(&["rev-list", "--parents", "-n", "1", "HEAD"]);
     assert_eq!(parents.split_whitespace().count(), 2);

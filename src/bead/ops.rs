@@ -33,6 +33,8 @@ pub struct NewBead {
     pub spec: Option<String>,
     /// Assignee.
     pub assignee: Option<String>,
+    /// Do not create a test spec with it, whatever `specs.auto_create` says.
+    pub no_spec: bool,
 }
 
 /// The result of a change: the beads as written and what git recorded.
@@ -108,10 +110,18 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
     bead.created_at = Some(now);
     bead.created_by = Some(actor.to_string());
     bead.updated_at = Some(now);
+    let mut written = vec![];
+    let mut msg = message("create", &bead, actor);
+    if !new.no_spec && ws.config.specs.auto_create && crate::inspect::testspec::wants_spec(&bead) {
+        let spec = crate::inspect::testspec::attach(&mut txn, ws, &mut bead, actor, now)?;
+        msg.ids.push(spec.id.clone());
+        written.push(spec);
+    }
     txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
-    let recorded = txn.commit(&message("create", &bead, actor))?;
+    let recorded = txn.commit(&msg)?;
+    written.insert(0, bead);
     Ok(Changed {
-        beads: vec![bead],
+        beads: written,
         unchanged: Vec::new(),
         recorded,
     })

@@ -133,6 +133,19 @@ pub enum Command {
     /// Molecules: workflow instances cooked from formulas.
     #[command(subcommand)]
     Mol(MolCmd),
+    /// Assign work to an agent; refused until its test spec is approved.
+    Sling {
+        /// The work.
+        id: String,
+        /// The agent (default: you).
+        agent: Option<String>,
+        /// Bypass the test-spec gate (recorded; needs --reason).
+        #[arg(long, requires = "reason")]
+        force: bool,
+        /// Why the gate is bypassed.
+        #[arg(long)]
+        reason: Option<String>,
+    },
     /// The Inspector: verify, audit, review and judge a bead's work; record and route it.
     #[command(subcommand)]
     Inspect(super::inspect_args::InspectCmd),
@@ -321,6 +334,9 @@ pub struct CreateArgs {
     /// Assignee.
     #[arg(short, long)]
     pub assignee: Option<String>,
+    /// Do not create a test spec with it (see specs.auto_create).
+    #[arg(long)]
+    pub no_spec: bool,
 }
 
 /// Options of `list`.

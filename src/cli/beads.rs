@@ -61,6 +61,7 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
         deps,
         spec: a.spec,
         assignee: a.assignee,
+        no_spec: a.no_spec,
     };
     let changed = ops::create(&ws, &ctx.actor(&ws)?, new)?;
     let bead = &changed.beads[0];
@@ -106,7 +107,7 @@ pub fn list(ctx: &Ctx, a: ListArgs) -> Outcome {
     let mut set = load_set(ctx, &ws)?;
     let ids: Vec<String> = BeadSet::sorted(set.beads.values().filter(|b| {
         want_status.map_or(a.all || !b.is_closed(), |s| b.status == s)
-            && want_type.is_none_or(|t| b.issue_type == t)
+            && want_type.map_or(b.issue_type != IssueType::TestSpec, |t| b.issue_type == t)
             && a.labels.iter().all(|l| b.has_label(l))
             && a.assignee
                 .as_deref()

@@ -5,6 +5,41 @@ use clap::Subcommand;
 /// `inspect` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum InspectCmd {
+    /// Open test specs (waiting for criteria or approval), oldest first.
+    Pending,
+    /// A bead's test spec: criteria, approval, latest verdict.
+    Show {
+        /// The work or its test spec.
+        id: String,
+    },
+    /// Create the test spec of existing work.
+    CreateSpec {
+        /// The work.
+        id: String,
+    },
+    /// Add a criterion (ac-N) to a test spec.
+    #[command(group = clap::ArgGroup::new("check").required(true).multiple(false))]
+    AddCriteria {
+        /// The test spec (or its work).
+        spec: String,
+        /// What must hold.
+        #[arg(short, long)]
+        description: String,
+        /// A shell command whose exit code decides.
+        #[arg(long, group = "check")]
+        cmd: Option<String>,
+        /// A test: `path#function`.
+        #[arg(long, group = "check")]
+        verify: Option<String>,
+        /// An LLM rubric: `path#function`.
+        #[arg(long, group = "check")]
+        judge: Option<String>,
+    },
+    /// Approve a test spec (closes it): its work may be slung.
+    Approve {
+        /// The test spec (or its work).
+        spec: String,
+    },
     /// The verifier alone: run every criterion (no LLM, writes nothing).
     Verify(StepArgs),
     /// Verifier and auditor: each criterion met, not met or unverifiable (writes nothing).

@@ -25,6 +25,26 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> Outcome {
         InspectCmd::Review(s) => pipeline(ctx, &step(s, Upto::Review, None)),
         InspectCmd::Run { step: s, wait } => pipeline(ctx, &step(s, Upto::Run, wait)),
         InspectCmd::Feedback { id } => feedback(ctx, &id),
+        InspectCmd::Pending => super::inspect_spec::pending(ctx),
+        InspectCmd::Show { id } => super::inspect_spec::show(ctx, &id),
+        InspectCmd::CreateSpec { id } => super::inspect_spec::create_spec(ctx, &id),
+        InspectCmd::AddCriteria {
+            spec,
+            description,
+            cmd,
+            verify,
+            judge,
+        } => {
+            use crate::inspect::testspec::Check;
+            let check = match (cmd, verify, judge) {
+                (Some(c), _, _) => Check::Command(c),
+                (_, Some(v), _) => Check::Verify(v),
+                (_, _, Some(j)) => Check::Judge(j),
+                _ => return Err(Error::Invalid("give --cmd, --verify or --judge".into())),
+            };
+            super::inspect_spec::add_criteria(ctx, &spec, &description, check)
+        }
+        InspectCmd::Approve { spec } => super::inspect_spec::approve(ctx, &spec),
         InspectCmd::Status { id } => status(ctx, id.as_deref()),
     }
 }

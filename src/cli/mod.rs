@@ -9,6 +9,7 @@ mod gates;
 mod hooks;
 mod inspect_args;
 mod inspect_run;
+mod inspect_spec;
 mod mail;
 mod mol;
 mod output;
@@ -120,6 +121,12 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Mol(cmd) => mol::mol(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
         Command::Inspect(cmd) => inspect_run::inspect(&ctx, cmd),
+        Command::Sling {
+            id,
+            agent,
+            force,
+            reason,
+        } => inspect_spec::sling(&ctx, &id, agent.as_deref(), force, reason.as_deref()),
     }
 }
 

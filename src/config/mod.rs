@@ -127,6 +127,8 @@ pub struct JudgeConfig {
 pub struct SpecsConfig {
     /// Folder of live specs, relative to the repository root.
     pub dir: String,
+    /// Create a test-spec bead with each new task, feature or bug.
+    pub auto_create: bool,
 }
 
 /// `gates.*` settings: the command of each phase and how results are classified.
@@ -246,6 +248,7 @@ impl Default for SpecsConfig {
     fn default() -> Self {
         SpecsConfig {
             dir: "specs".to_string(),
+            auto_create: true,
         }
     }
 }
@@ -473,7 +476,7 @@ fn unknown_key(key: &str) -> Error {
         format!("unknown config key '{key}'"),
         "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
          verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, \
-         judge.max_file_bytes, judge.samples, specs.dir, gates.red, gates.green, \
+         judge.max_file_bytes, judge.samples, specs.dir, specs.auto_create, gates.red, gates.green, \
          gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
          hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \

@@ -68,6 +68,8 @@ impl Config {
              specs:\n\
              \x20 # Folder of live specs, relative to the repository root.\n\
              \x20 dir: {dir}\n\
+             \x20 # Create a test-spec bead (for the Inspector) with each new task, feature or bug.\n\
+             \x20 auto_create: {auto_create}\n\
              \n\
              gates:\n\
              \x20 # Command of each deterministic gate phase (null: none configured).\n\
@@ -119,6 +121,7 @@ impl Config {
             maxb = self.judge.max_file_bytes,
             samples = self.judge.samples,
             dir = s(&self.specs.dir),
+            auto_create = self.specs.auto_create,
             red = o(&self.gates.red),
             green = o(&self.gates.green),
             refactor = o(&self.gates.refactor),

@@ -6,7 +6,6 @@
 use super::hooks::{self, HookPoint};
 use super::roles::{self, Decision, Finding, Judgment, Role};
 use crate::bead::model::{AcceptanceCriterion, Bead, IssueType, Status};
-use crate::bead::store::BeadSet;
 use crate::check::{self, CheckResult, Outcome};
 use crate::error::{Error, Result};
 use crate::live::{Kinds, RunSettings};
@@ -138,7 +137,6 @@ pub struct Inspection {
 
 /// The work bead for `id` (a test-spec id stands for its work) and its test spec.
 pub fn work_and_spec(ws: &Workspace, id: &str) -> Result<(Bead, Option<Bead>)> {
-    let set = BeadSet::load(ws)?;
     let found = crate::bead::store::load_one(ws, id)?;
     let work = if found.issue_type == IssueType::TestSpec {
         let parent = found.parent.clone().ok_or_else(|| {
@@ -148,13 +146,7 @@ pub fn work_and_spec(ws: &Workspace, id: &str) -> Result<(Bead, Option<Bead>)> {
     } else {
         found
     };
-    // The set holds index entries without bodies or criteria: the spec is read whole.
-    let spec = set
-        .beads
-        .values()
-        .find(|b| b.issue_type == IssueType::TestSpec && b.parent.as_deref() == Some(&work.id))
-        .map(|b| crate::bead::store::load_one(ws, &b.id))
-        .transpose()?;
+    let spec = super::testspec::of_work(ws, &work.id)?;
     Ok((work, spec))
 }
 

@@ -46,6 +46,23 @@ impl Repo {
 
     /// `git init` plus `vermas init --prefix vm`.
     pub fn initialised() -> Repo {
+        let repo = Repo::initialised_with_test_specs();
+        // Most tests are about beads alone: no test spec with each new task. The setting
+        // goes into vermas's own init commit, so commit counts stay as vermas makes them.
+        let path = ".beads/config.yaml";
+        let text = repo.read(path);
+        assert!(text.contains("auto_create: true"), "{text}");
+        repo.write(
+            path,
+            &text.replace("auto_create: true", "auto_create: false"),
+        );
+        repo.git(&["commit", "-q", "--amend", "--no-edit", "-a"]);
+        repo
+    }
+
+    /// `git init` plus `vermas init --prefix vm`, with the default of a test spec created
+    /// with each new task, feature and bug.
+    pub fn initialised_with_test_specs() -> Repo {
         let repo = Repo::new();
         repo.ok(&["init", "--prefix", "vm"]);
         repo

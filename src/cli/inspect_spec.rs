@@ -1,0 +1,154 @@
+//! Handlers of the test-spec side of the Inspector: `inspect pending|show|create-spec|
+//! add-criteria|approve` and `sling`. They call `crate::inspect` and render.
+
+use super::output::{outln, print_json, recorded_note, versioned};
+use super::{Ctx, Outcome};
+use crate::bead::model::Status;
+use crate::inspect::testspec::{self, Check};
+use serde_json::json;
+
+/// `inspect pending`.
+pub fn pending(ctx: &Ctx) -> Outcome {
+    let ws = ctx.workspace()?;
+    let specs = testspec::pending(&ws)?;
+    if ctx.json {
+        let rows: Vec<_> = specs
+            .iter()
+            .map(|s| json!({"id": s.id, "work": s.parent, "title": s.title, "criteria": s.acceptance_criteria.len(), "created_at": s.created_at}))
+            .collect();
+        print_json(&rows);
+        return Ok(0);
+    }
+    if specs.is_empty() {
+        outln!("No test specs waiting");
+    }
+    for s in &specs {
+        outln!(
+            "{:<16} {:<14} {} criteria  {}",
+            s.id,
+            s.parent.as_deref().unwrap_or("-"),
+            s.acceptance_criteria.len(),
+            s.title
+        );
+    }
+    Ok(0)
+}
+
+/// `inspect show ID`.
+pub fn show(ctx: &Ctx, id: &str) -> Outcome {
+    let ws = ctx.workspace()?;
+    let (work, spec) = crate::inspect::pipeline::work_and_spec(&ws, id)?;
+    let latest = crate::results::load(&ws, &work.id)?;
+    if ctx.json {
+        print_json(&versioned(json!({
+            "work": {"id": work.id, "title": work.title, "status": work.status},
+            "spec": spec.as_ref().map(|s| json!({
+                "id": s.id,
+                "approved": s.status == Status::Closed,
+                "criteria": s.acceptance_criteria,
+            })),
+            "latest": latest.as_ref().map(|r| json!({"verdict": r.verdict, "at": r.at})),
+        })));
+        return Ok(0);
+    }
+    outln!("{}  {}  ({})", work.id, work.title, work.status);
+    match &spec {
+        None => outln!("  no test spec (`vermas inspect create-spec {}`)", work.id),
+        Some(s) => {
+            let state = if s.status == Status::Closed {
+                "approved"
+            } else {
+                "pending approval"
+            };
+            outln!("  test spec {}: {state}", s.id);
+            for c in &s.acceptance_criteria {
+                let (kind, target) = if let Some(cmd) = &c.verify_command {
+                    ("cmd", cmd.as_str())
+                } else if let Some(t) = &c.verify {
+                    ("verify", t.as_str())
+                } else {
+                    ("judge", c.judge.as_deref().unwrap_or(""))
+                };
+                outln!("  {} {}\n      {kind}: {target}", c.id, c.description);
+            }
+        }
+    }
+    if let Some(r) = latest {
+        outln!("  latest verdict: {} at {}", r.verdict, r.at);
+    }
+    Ok(0)
+}
+
+/// `inspect create-spec ID`.
+pub fn create_spec(ctx: &Ctx, id: &str) -> Outcome {
+    let ws = ctx.workspace()?;
+    let (spec, recorded) = testspec::create_for(&ws, &ctx.actor(&ws)?, id)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(json!({"id": spec.id, "work": spec.parent})));
+    } else {
+        outln!("Created {}: {}", spec.id, spec.title);
+    }
+    Ok(0)
+}
+
+/// `inspect add-criteria SPEC -d TEXT --cmd|--verify|--judge`.
+pub fn add_criteria(ctx: &Ctx, spec: &str, description: &str, check: Check) -> Outcome {
+    let ws = ctx.workspace()?;
+    let (spec, id, recorded) =
+        testspec::add_criterion(&ws, &ctx.actor(&ws)?, spec, description, check)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(json!({"spec": spec.id, "criterion": id})));
+    } else {
+        outln!("Added {id} to {}", spec.id);
+    }
+    Ok(0)
+}
+
+/// `inspect approve SPEC`.
+pub fn approve(ctx: &Ctx, spec: &str) -> Outcome {
+    let ws = ctx.workspace()?;
+    let (spec, recorded) = testspec::approve(&ws, &ctx.actor(&ws)?, spec)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(json!({"id": spec.id, "approved": true})));
+    } else {
+        outln!("Approved {}: {}", spec.id, spec.title);
+    }
+    Ok(0)
+}
+
+/// `sling ID [AGENT] [--force --reason R]`.
+pub fn sling(
+    ctx: &Ctx,
+    id: &str,
+    agent: Option<&str>,
+    force: bool,
+    reason: Option<&str>,
+) -> Outcome {
+    let ws = ctx.workspace()?;
+    let forced = if force { reason } else { None };
+    let slung = crate::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, forced)?;
+    if slung.forced {
+        eprintln!(
+            "warning: {} slung past its test-spec gate (noted on the bead, labelled {})",
+            slung.work.id,
+            crate::inspect::assign::GATE_BYPASSED
+        );
+    }
+    recorded_note(&slung.recorded);
+    if ctx.json {
+        print_json(&versioned(
+            json!({"id": slung.work.id, "assignee": slung.work.assignee, "mailed": slung.mailed, "forced": slung.forced}),
+        ));
+    } else {
+        outln!(
+            "Slung {} to {} (mailed {})",
+            slung.work.id,
+            slung.work.assignee.as_deref().unwrap_or("?"),
+            slung.mailed
+        );
+    }
+    Ok(0)
+}

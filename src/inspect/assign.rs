@@ -1,0 +1,130 @@
+//! `sling`: handing work to an agent, only once its test spec is approved — or, in an
+//! emergency, with `--force --reason`, which leaves an audit note and a label.
+
+use super::testspec;
+use crate::bead::model::{Bead, Status};
+use crate::bead::store::{bead_path, load_one};
+use crate::error::{Error, Result};
+use crate::store::{CommitMessage, Recorded, Txn};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+use std::fmt::Write;
+
+/// The label of work slung past its gate.
+pub const GATE_BYPASSED: &str = "gate-bypassed";
+
+/// What `sling` did.
+#[derive(Debug, Clone)]
+pub struct Slung {
+    /// The work as written.
+    pub work: Bead,
+    /// The agent's address the work was mailed to.
+    pub mailed: String,
+    /// True when the gate was bypassed.
+    pub forced: bool,
+    /// What git recorded.
+    pub recorded: Recorded,
+}
+
+/// Assigns work `id` to `agent` (else the actor): `in_progress`, mail "WORK ASSIGNED" with
+/// its criteria, one commit. Refused while its test spec is missing or not approved,
+/// unless `force` carries a reason.
+pub fn sling(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    agent: Option<&str>,
+    force: Option<&str>,
+) -> Result<Slung> {
+    if let Some(reason) = force
+        && reason.trim().is_empty()
+    {
+        return Err(Error::Invalid("--force needs a --reason".into()));
+    }
+    let mut txn = Txn::begin(ws)?;
+    let mut work = load_one(ws, id)?;
+    let spec = testspec::of_work(ws, &work.id)?;
+    let approved = spec.as_ref().is_some_and(|s| s.status == Status::Closed);
+    if !approved && force.is_none() {
+        return Err(match &spec {
+            Some(s) => Error::invalid_with_help(
+                format!(
+                    "{} cannot be slung: its test spec {} is not approved",
+                    work.id, s.id
+                ),
+                format!(
+                    "approve it: vermas inspect approve {} (or, in an emergency, sling --force --reason \"...\")",
+                    s.id
+                ),
+            ),
+            None => Error::invalid_with_help(
+                format!("{} cannot be slung: it has no test spec", work.id),
+                format!("create one: vermas inspect create-spec {}", work.id),
+            ),
+        });
+    }
+    let now = Timestamp::now();
+    let agent = agent.unwrap_or(actor).to_string();
+    let address = if agent.contains('/') {
+        agent.clone()
+    } else {
+        format!("{agent}/")
+    };
+    work.assignee = Some(agent.clone());
+    work.status = Status::InProgress;
+    work.updated_at = Some(now);
+    if let Some(reason) = force {
+        crate::bead::ops::add_note(
+            &mut work,
+            actor,
+            format!("GATE_BYPASS: {} (by {actor})", reason.trim()),
+            now,
+        );
+        if !work.labels.iter().any(|l| l == GATE_BYPASSED) {
+            work.labels.push(GATE_BYPASSED.into());
+        }
+    }
+    txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
+    let mut body = format!(
+        "{}: {}\n\n{}\n",
+        work.id,
+        work.title,
+        work.description.trim()
+    );
+    if let Some(s) = &spec {
+        let _ = writeln!(body, "\nAcceptance criteria ({}):", s.id);
+        for c in &s.acceptance_criteria {
+            let how = c
+                .verify_command
+                .as_deref()
+                .or(c.verify.as_deref())
+                .or(c.judge.as_deref())
+                .unwrap_or("");
+            let _ = writeln!(body, "- {}: {}  [{how}]", c.id, c.description);
+        }
+    }
+    let _ = writeln!(body, "\nWhen done: vermas inspect run {}", work.id);
+    crate::mail::ops::send_in(
+        &mut txn,
+        ws,
+        testspec::notice(
+            ws,
+            actor,
+            &address,
+            format!("WORK ASSIGNED: {}", work.title),
+            body,
+        ),
+    )?;
+    let recorded = txn.commit(&CommitMessage {
+        verb: "sling".into(),
+        ids: vec![work.id.clone()],
+        title: work.title.clone(),
+        actor: actor.to_string(),
+    })?;
+    Ok(Slung {
+        work,
+        mailed: address,
+        forced: force.is_some(),
+        recorded,
+    })
+}

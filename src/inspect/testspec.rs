@@ -1,0 +1,272 @@
+//! Test-spec beads: created with their work (`<prefix>-spec-<suffix>`, a `blocks`
+//! dependency from the work, a "NEW SPEC NEEDED" mail to `inspector/`), given criteria,
+//! and approved (closed) before the work may be slung.
+
+use crate::bead::model::{AcceptanceCriterion, Bead, DepType, Dependency, IssueType, Status};
+use crate::bead::store::{BeadSet, bead_path, load_one};
+use crate::error::{Error, Result};
+use crate::mail::ops::Outgoing;
+use crate::mail::{Address, MsgType, Priority};
+use crate::store::{CommitMessage, Recorded, Txn};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+
+/// True for work that gets a test spec: tasks, features and bugs.
+pub fn wants_spec(work: &Bead) -> bool {
+    matches!(
+        work.issue_type,
+        IssueType::Task | IssueType::Feature | IssueType::Bug
+    )
+}
+
+/// The test-spec id of work `id`: `vm-abc` → `vm-spec-abc`.
+pub fn spec_id(id: &str) -> String {
+    match id.split_once('-') {
+        Some((prefix, rest)) => format!("{prefix}-spec-{rest}"),
+        None => format!("spec-{id}"),
+    }
+}
+
+/// Writes the test spec of `work` into `txn`, makes the work wait for it (a `blocks`
+/// dependency, on `work` itself: the caller writes it) and mails `inspector/`.
+pub fn attach(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    work: &mut Bead,
+    actor: &str,
+    now: Timestamp,
+) -> Result<Bead> {
+    let mut spec = Bead::new(spec_id(&work.id), format!("Test spec: {}", work.title));
+    spec.issue_type = IssueType::TestSpec;
+    spec.parent = Some(work.id.clone());
+    spec.priority = work.priority;
+    spec.created_at = Some(now);
+    spec.updated_at = Some(now);
+    spec.created_by = Some(actor.to_string());
+    work.dependencies.push(Dependency {
+        depends_on_id: spec.id.clone(),
+        dep_type: DepType::Blocks,
+    });
+    txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
+    crate::mail::ops::send_in(
+        txn,
+        ws,
+        notice(
+            ws,
+            actor,
+            "inspector/",
+            format!("NEW SPEC NEEDED: {}", work.title),
+            format!(
+                "{} needs acceptance criteria before it can be slung.\n\nAdd them: vermas inspect add-criteria {} -d \"...\" --cmd \"...\"\nThen: vermas inspect approve {}",
+                work.id, spec.id, spec.id
+            ),
+        ),
+    )?;
+    Ok(spec)
+}
+
+/// A notification from the actor's own mailbox (else `mayor/`).
+pub fn notice(ws: &Workspace, actor: &str, to: &str, subject: String, body: String) -> Outgoing {
+    let from = crate::mail::ops::own_address(ws, Some(actor), "")
+        .or_else(|_| Address::parse("mayor/"))
+        .expect("mayor/ is an address");
+    Outgoing {
+        to: to.into(),
+        cc: Vec::new(),
+        subject,
+        body: Some(body),
+        from,
+        msg_type: MsgType::Notification,
+        priority: Priority::Normal,
+        reply_to: None,
+        ephemeral: false,
+    }
+}
+
+/// The test spec of work `work_id`, if it has one (read whole).
+pub fn of_work(ws: &Workspace, work_id: &str) -> Result<Option<Bead>> {
+    let set = BeadSet::load(ws)?;
+    set.beads
+        .values()
+        .find(|b| b.issue_type == IssueType::TestSpec && b.parent.as_deref() == Some(work_id))
+        .map(|b| load_one(ws, &b.id))
+        .transpose()
+}
+
+/// `inspect create-spec ID`: a test spec for existing work, in one commit.
+pub fn create_for(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)> {
+    let mut txn = Txn::begin(ws)?;
+    let mut work = load_one(ws, id)?;
+    if work.issue_type == IssueType::TestSpec {
+        return Err(Error::Invalid(format!("{} is itself a test spec", work.id)));
+    }
+    if let Some(s) = of_work(ws, &work.id)? {
+        return Err(Error::Invalid(format!(
+            "{} already has test spec {}",
+            work.id, s.id
+        )));
+    }
+    let now = Timestamp::now();
+    let spec = attach(&mut txn, ws, &mut work, actor, now)?;
+    work.updated_at = Some(now);
+    txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
+    let recorded = txn.commit(&CommitMessage {
+        verb: "inspect create-spec".into(),
+        ids: vec![spec.id.clone(), work.id.clone()],
+        title: work.title.clone(),
+        actor: actor.to_string(),
+    })?;
+    Ok((spec, recorded))
+}
+
+/// How a new criterion is checked.
+#[derive(Debug, Clone)]
+pub enum Check {
+    /// A shell command whose exit code decides.
+    Command(String),
+    /// A `path#function` test.
+    Verify(String),
+    /// A `path#function` judge rubric.
+    Judge(String),
+}
+
+/// The open test spec `id` (a work id stands for its spec).
+fn open_spec(ws: &Workspace, id: &str) -> Result<Bead> {
+    let b = load_one(ws, id)?;
+    let spec = if b.issue_type == IssueType::TestSpec {
+        b
+    } else {
+        of_work(ws, &b.id)?.ok_or_else(|| {
+            Error::invalid_with_help(
+                format!("{} has no test spec", b.id),
+                format!("create one: vermas inspect create-spec {}", b.id),
+            )
+        })?
+    };
+    Ok(spec)
+}
+
+/// `inspect add-criteria SPEC -d TEXT (--cmd|--verify|--judge)`: the next `ac-N`.
+pub fn add_criterion(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    description: &str,
+    check: Check,
+) -> Result<(Bead, String, Recorded)> {
+    let description = description.trim();
+    if description.is_empty() || description.contains('\n') {
+        return Err(Error::Invalid(
+            "the description must be one non-empty line".into(),
+        ));
+    }
+    let mut c = AcceptanceCriterion {
+        id: String::new(),
+        description: description.to_string(),
+        verify_command: None,
+        verify: None,
+        judge: None,
+    };
+    match check {
+        Check::Command(cmd) => {
+            let parses = std::process::Command::new("sh")
+                .args(["-n", "-c", &cmd])
+                .output()
+                .map_err(|e| Error::Invalid(format!("cannot run sh to check the command: {e}")))?;
+            if !parses.status.success() {
+                return Err(Error::Invalid(format!(
+                    "--cmd does not parse as shell: {}",
+                    String::from_utf8_lossy(&parses.stderr).trim()
+                )));
+            }
+            c.verify_command = Some(cmd);
+        }
+        Check::Verify(t) | Check::Judge(t) if crate::spec::target::resolve(&t, "").is_err() => {
+            let why = crate::spec::target::resolve(&t, "")
+                .err()
+                .unwrap_or_default();
+            return Err(Error::Invalid(format!("target '{t}': {why}")));
+        }
+        Check::Verify(t) => c.verify = Some(t),
+        Check::Judge(t) => c.judge = Some(t),
+    }
+    let mut txn = Txn::begin(ws)?;
+    let mut spec = open_spec(ws, id)?;
+    let n = spec
+        .acceptance_criteria
+        .iter()
+        .filter_map(|c| c.id.strip_prefix("ac-")?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0)
+        + 1;
+    c.id = format!("ac-{n}");
+    let new_id = c.id.clone();
+    spec.acceptance_criteria.push(c);
+    spec.updated_at = Some(Timestamp::now());
+    txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
+    let recorded = txn.commit(&CommitMessage {
+        verb: "inspect add-criteria".into(),
+        ids: vec![spec.id.clone()],
+        title: format!("{new_id} {description}"),
+        actor: actor.to_string(),
+    })?;
+    Ok((spec, new_id, recorded))
+}
+
+/// `inspect approve SPEC`: closes it (approved) and mails `mayor/`, in one commit.
+pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)> {
+    let mut txn = Txn::begin(ws)?;
+    let mut spec = open_spec(ws, id)?;
+    if spec.acceptance_criteria.is_empty() {
+        return Err(Error::invalid_with_help(
+            format!("{} has no criteria to approve", spec.id),
+            format!(
+                "add one: vermas inspect add-criteria {} -d \"...\" --cmd \"...\"",
+                spec.id
+            ),
+        ));
+    }
+    if spec.status == Status::Closed {
+        return Err(Error::Invalid(format!("{} is approved already", spec.id)));
+    }
+    let now = Timestamp::now();
+    spec.status = Status::Closed;
+    spec.closed_at = Some(now);
+    spec.close_reason = Some("approved".into());
+    spec.updated_at = Some(now);
+    txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
+    crate::mail::ops::send_in(
+        &mut txn,
+        ws,
+        notice(
+            ws,
+            actor,
+            "mayor/",
+            format!("SPEC APPROVED: {}", spec.title),
+            format!(
+                "{} ({} criteria) is approved.",
+                spec.id,
+                spec.acceptance_criteria.len()
+            ),
+        ),
+    )?;
+    let recorded = txn.commit(&CommitMessage {
+        verb: "inspect approve".into(),
+        ids: vec![spec.id.clone()],
+        title: spec.title.clone(),
+        actor: actor.to_string(),
+    })?;
+    Ok((spec, recorded))
+}
+
+/// Open test specs, oldest first.
+pub fn pending(ws: &Workspace) -> Result<Vec<Bead>> {
+    let set = BeadSet::load(ws)?;
+    let mut specs: Vec<Bead> = set
+        .beads
+        .into_values()
+        .filter(|b| b.issue_type == IssueType::TestSpec && b.status != Status::Closed)
+        .collect();
+    specs.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+    Ok(specs)
+}
