@@ -175,10 +175,11 @@ fn low_confidence_needs_a_person_and_the_answer_settles_it() {
             .any(|s| s == "NEEDS_CLARIFICATION: vm-fizz")
     );
     repo.ok(&["answer", "vm-fizz", "Yes: 15 must print FizzBuzz"]);
+    // The judge passes only once the answer is in its evidence.
     let r = run_env(
         &repo,
-        &["inspect", "run", "vm-fizz", "--no-cache"],
-        &[("FAKE_VERDICT", "PASS")],
+        &["inspect", "run", "vm-fizz"],
+        &[("FAKE_NEEDS_ANSWER", "1")],
     );
     r.expect_code(0);
     let work = bead(&repo, "vm-fizz");
@@ -349,4 +350,55 @@ fn hooks_list_shows_git_and_lifecycle_hooks() {
     let j = repo.json(&["hooks", "list"]);
     assert_eq!(j["git"][0]["installed"], true);
     assert_eq!(j["lifecycle"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_question_answered_by_mail_reply_settles_the_next_run() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz"],
+        &[
+            ("FAKE_NEEDS_ANSWER", "1"),
+            ("FAKE_QUESTION", "Which n should print FizzBuzz?"),
+        ],
+    );
+    r.expect_code(4);
+    assert!(
+        r.stdout
+            .contains("question: Which n should print FizzBuzz?"),
+        "{}",
+        r.stdout
+    );
+    let inbox = repo.json(&["mail", "inbox", "mayor/"]);
+    let asked = inbox
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|m| m["subject"] == "NEEDS_CLARIFICATION: vm-fizz")
+        .expect("the question was mailed");
+    let id = asked["id"].as_str().expect("id").to_string();
+    repo.ok(&[
+        "mail",
+        "reply",
+        &id,
+        "-m",
+        "Multiples of 15",
+        "--from",
+        "mayor/",
+    ]);
+    // The judge passes only once the answer is in its evidence.
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz"],
+        &[("FAKE_NEEDS_ANSWER", "1")],
+    );
+    r.expect_code(0);
+    let work = bead(&repo, "vm-fizz");
+    assert!(
+        work["notes"]
+            .to_string()
+            .contains("Which n should print FizzBuzz?"),
+        "{work:#}"
+    );
 }

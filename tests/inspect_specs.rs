@@ -244,3 +244,31 @@ fn add_criteria_refuses_bad_input() {
     assert!(err.contains("vm-nope"), "{err}");
     assert_eq!(repo.commit_count(), before, "nothing recorded");
 }
+
+#[test]
+fn audit_plan_hooks_run_around_test_spec_creation_and_a_pre_hook_stops_it() {
+    let repo = Repo::initialised_with_test_specs();
+    let log = repo.join("plan.log");
+    let record = format!(
+        "#!/bin/sh\n{{ printf '%s ' \"$VERMAS_HOOK\"; cat; echo; }} >> '{}'\n",
+        log.display()
+    );
+    write_exec(&repo, ".beads/hooks/PreAuditPlan", &record);
+    write_exec(&repo, ".beads/hooks/PostAuditPlan", &record);
+    let work = repo.ok(&["q", "Planned"]).trim().to_string();
+    let text = std::fs::read_to_string(&log).expect("hooks ran");
+    assert!(text.starts_with("PreAuditPlan {"), "{text}");
+    assert!(
+        text.contains(&format!("PostAuditPlan {{\"bead_id\":\"{work}\"")),
+        "{text}"
+    );
+    write_exec(
+        &repo,
+        ".beads/hooks/PreAuditPlan",
+        "#!/bin/sh\necho 'planning is closed' >&2\nexit 1\n",
+    );
+    let before = repo.commit_count();
+    let err = repo.fails(&["q", "Refused"], 2);
+    assert!(err.contains("planning is closed"), "{err}");
+    assert_eq!(repo.commit_count(), before, "nothing was created");
+}

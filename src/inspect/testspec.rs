@@ -36,6 +36,15 @@ pub fn attach(
     actor: &str,
     now: Timestamp,
 ) -> Result<Bead> {
+    use super::hooks::{self, HookPoint};
+    let payload =
+        serde_json::json!({"bead_id": work.id, "title": work.title, "type": work.issue_type});
+    if let Some(stop) = hooks::run(ws, HookPoint::PreAuditPlan, &payload).stopped {
+        return Err(Error::Invalid(format!(
+            "no test spec for {}: {stop}",
+            work.id
+        )));
+    }
     let mut spec = Bead::new(spec_id(&work.id), format!("Test spec: {}", work.title));
     spec.issue_type = IssueType::TestSpec;
     spec.parent = Some(work.id.clone());
@@ -62,6 +71,8 @@ pub fn attach(
             ),
         ),
     )?;
+    let planned = serde_json::json!({"bead_id": work.id, "spec_id": spec.id});
+    hooks::run(ws, HookPoint::PostAuditPlan, &planned);
     Ok(spec)
 }
 
