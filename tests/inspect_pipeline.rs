@@ -402,3 +402,40 @@ fn a_question_answered_by_mail_reply_settles_the_next_run() {
         "{work:#}"
     );
 }
+
+#[test]
+fn run_wait_takes_the_answer_given_meanwhile_and_judges_again() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    let mut child = command(&repo, &["inspect", "run", "vm-fizz", "--wait", "30s"])
+        .env("FAKE_NEEDS_ANSWER", "1")
+        .env("FAKE_QUESTION", "Ship it?")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Once the question is on the bead, a person answers it.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !bead(&repo, "vm-fizz")["notes"]
+        .to_string()
+        .contains("Ship it?")
+    {
+        assert!(
+            std::time::Instant::now() < until,
+            "the question was never asked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    repo.ok(&["answer", "vm-fizz", "Yes"]);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        bead(&repo, "vm-fizz")["labels"]
+            .to_string()
+            .contains("verified")
+    );
+}

@@ -121,6 +121,46 @@ fn the_fizzbuzz_walk_through_from_create_to_sling() {
         assigned.contains(&"WORK ASSIGNED: Implement FizzBuzz".to_string()),
         "{assigned:?}"
     );
+
+    // The agent delivers a buggy fizzbuzz.sh (15 prints Fizz): the Inspector rejects it.
+    let llm = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles");
+    repo.write_llm_command(&llm.display().to_string());
+    repo.write(
+        "tests/judges/fizz.sh",
+        "test_idiomatic() {\n  judge_files fizzbuzz.sh\n  judge_criterion \"Idiomatic shell\"\n}\n",
+    );
+    write_exec(
+        &repo,
+        "fizzbuzz.sh",
+        "#!/bin/sh\nn=$1\nif [ $((n % 3)) -eq 0 ]; then echo Fizz\nelif [ $((n % 5)) -eq 0 ]; then echo Buzz\nelse echo $n; fi\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "fizzbuzz"]);
+    let r = run(&repo, &["inspect", "run", &work]);
+    r.expect_code(1);
+    assert_eq!(repo.json(&["show", &work])[0]["status"], "rejected");
+    assert!(mail_subjects(&repo, "mayor/").contains(&"REJECTED: Implement FizzBuzz".to_string()));
+    let feedback = repo.ok(&["inspect", "feedback", &work]);
+    assert!(
+        feedback.contains("ac-1") && feedback.contains("15 prints FizzBuzz"),
+        "{feedback}"
+    );
+
+    // Fixed: verified.
+    write_exec(
+        &repo,
+        "fizzbuzz.sh",
+        "#!/bin/sh\nn=$1\nif [ $((n % 15)) -eq 0 ]; then echo FizzBuzz\nelif [ $((n % 3)) -eq 0 ]; then echo Fizz\nelif [ $((n % 5)) -eq 0 ]; then echo Buzz\nelse echo $n; fi\n",
+    );
+    repo.git(&["commit", "-qam", "fix 15"]);
+    let r = run(&repo, &["inspect", "run", &work]);
+    r.expect_code(0);
+    assert!(
+        repo.json(&["show", &work])[0]["labels"]
+            .to_string()
+            .contains("verified")
+    );
+    assert!(mail_subjects(&repo, "mayor/").contains(&"VERIFIED: Implement FizzBuzz".to_string()));
     repo.assert_fsck();
 }
 
