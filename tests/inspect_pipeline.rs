@@ -406,7 +406,7 @@ fn a_question_answered_by_mail_reply_settles_the_next_run() {
 #[test]
 fn run_wait_takes_the_answer_given_meanwhile_and_judges_again() {
     let repo = fizz_repo(FIXED, CRITERIA, true);
-    let mut child = command(&repo, &["inspect", "run", "vm-fizz", "--wait", "30s"])
+    let child = command(&repo, &["inspect", "run", "vm-fizz", "--wait", "30s"])
         .env("FAKE_NEEDS_ANSWER", "1")
         .env("FAKE_QUESTION", "Ship it?")
         .stdout(std::process::Stdio::piped())
