@@ -93,12 +93,7 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 log "generating $BEADS beads + $FILES other files in $REPO"
 t0=$(date +%s.%N)
 cd "$REPO"
-git init -q -b main
-git config user.name "Bench User"
-git config user.email bench@example.com
-git config commit.gpgsign false
-export VERMAS_ACTOR=bench
-"$VM" init --prefix vm >/dev/null
+init_bench_repo
 
 python3 - "$BEADS" "$FILES" <<'PY'
 import os, random, sys, datetime as dt

@@ -15,12 +15,7 @@ need_hyperfine
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-bench-inspect.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
-git init -q -b main
-git config user.name "Bench User"
-git config user.email bench@example.com
-git config commit.gpgsign false
-export VERMAS_ACTOR=bench
-"$VM" init --prefix vm >/dev/null
+init_bench_repo
 sed -i "s|^  command: .*|  command: $ROOT/fixtures/llm-roles|" .beads/config.yaml
 {
     printf -- '---\nid: vm-work\ntitle: Benchmark work\nstatus: in_progress\nissue_type: task\n---\n'

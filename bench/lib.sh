@@ -22,3 +22,14 @@ need_hyperfine() {
     fi
     command -v hyperfine >/dev/null 2>&1 || { echo "hyperfine is needed" >&2; exit 1; }
 }
+
+# init_bench_repo: makes the current folder a git repository with a fixed identity and a
+# vermas workspace (prefix vm), acting as `bench`.
+init_bench_repo() {
+    git init -q -b main
+    git config user.name "Bench User"
+    git config user.email bench@example.com
+    git config commit.gpgsign false
+    export VERMAS_ACTOR=bench
+    "$VM" init --prefix vm >/dev/null
+}

@@ -29,12 +29,7 @@ trap cleanup EXIT
 
 log "generating $MESSAGES messages in $REPO/.beads/mail/mayor/"
 cd "$REPO"
-git init -q -b main
-git config user.name "Bench User"
-git config user.email bench@example.com
-git config commit.gpgsign false
-export VERMAS_ACTOR=bench
-"$VM" init --prefix vm >/dev/null
+init_bench_repo
 
 python3 - "$MESSAGES" <<'PY'
 import os, random, sys, datetime as dt
