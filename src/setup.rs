@@ -281,7 +281,13 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
         }
     }
     let set = BeadSet::load(ws)?;
-    add("ok", format!("{} beads readable", set.beads.len()));
+    add(
+        "ok",
+        format!(
+            "{} readable",
+            crate::report::plural(set.beads.len(), "bead")
+        ),
+    );
     for e in &set.broken {
         add("error", e.to_string());
     }

@@ -209,7 +209,7 @@ fn inbox_without_an_address_is_your_own_mailbox() {
     assert_eq!(ids(&repo.json(&["mail", "inbox"])), [mine]);
     let human = repo.ok(&["mail", "inbox"]);
     assert!(
-        human.starts_with("tester/: 1 messages, 1 unread\n"),
+        human.starts_with("tester/: 1 message, 1 unread\n"),
         "{human}"
     );
     assert_eq!(

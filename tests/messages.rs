@@ -72,3 +72,24 @@ fn no_command_panics_on_a_closed_pipe() {
         );
     }
 }
+
+#[test]
+fn counts_of_one_are_singular() {
+    let repo = Repo::initialised();
+    repo.write(
+        "specs/one.md",
+        "# One\n\n## Success Criteria\n\n- [ ] broken link\n  [verify](tests/missing.sh#test_x)\n",
+    );
+    let out = repo.run(&["spec", "check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("1 spec checked: 1 error, 0 warnings"),
+        "{text}"
+    );
+    let out = repo.ok(&["doctor"]);
+    assert!(out.contains("ok      0 beads readable"), "{out}");
+    repo.create("Only one", &[]);
+    let out = repo.ok(&["doctor"]);
+    assert!(out.contains("ok      1 bead readable"), "{out}");
+}

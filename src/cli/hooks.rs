@@ -229,8 +229,8 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
         && hooks::stamp_matches(dir, &key)
     {
         say!(
-            "this tree already passed these {} specs (stamp {}); nothing run",
-            plan.specs.len(),
+            "this tree already passed these {} (stamp {}); nothing run",
+            crate::report::plural(plan.specs.len(), "spec"),
             stamp_display(&p.root, dir)
         );
         return Ok(0);

@@ -257,7 +257,11 @@ fn inbox_view(addr: &str, entries: &[&Entry<'_>], unread_only: bool) -> String {
     }
     let text = |c: &Cow<'_, str>| json_unesc(c).map_or_else(|| c.to_string(), Cow::into_owned);
     let unread = entries.iter().filter(|m| !m.read).count();
-    let _ = writeln!(s, "{addr}: {} messages, {unread} unread", entries.len());
+    let _ = writeln!(
+        s,
+        "{addr}: {}, {unread} unread",
+        crate::report::plural(entries.len(), "message")
+    );
     let id_w = entries.iter().map(|m| m.id.len()).max().unwrap_or(0);
     let from_w = entries
         .iter()
@@ -348,7 +352,12 @@ fn entry_json(out: &mut Vec<u8>, e: &Entry<'_>) {
 fn thread_view(msgs: &[Message]) -> String {
     let mut s = String::new();
     if let Some(first) = msgs.first() {
-        let _ = writeln!(s, "Thread {} ({} messages)", first.thread, msgs.len());
+        let _ = writeln!(
+            s,
+            "Thread {} ({})",
+            first.thread,
+            crate::report::plural(msgs.len(), "message")
+        );
     }
     for m in msgs {
         let _ = writeln!(

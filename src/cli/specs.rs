@@ -343,9 +343,12 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
             diagnostic(kind, &Error::from(pe));
         }
         let warnings = findings.len() - errors;
+        use crate::report::plural;
         outln!(
-            "{} specs checked: {errors} errors, {warnings} warnings",
-            specs.len()
+            "{} checked: {}, {}",
+            plural(specs.len(), "spec"),
+            plural(errors, "error"),
+            plural(warnings, "warning")
         );
     }
     Ok(if errors > 0 { 1 } else { 0 })

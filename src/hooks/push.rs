@@ -260,8 +260,8 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
     if !r.is_new() && repo.has_commit(&r.remote_sha) {
         let paths = repo.changed_paths(&r.remote_sha, &r.local_sha)?;
         let note = format!(
-            "{name}: {} files changed since the remote's {}",
-            paths.len(),
+            "{name}: {} changed since the remote's {}",
+            crate::report::plural(paths.len(), "file"),
             short(&r.remote_sha)
         );
         return Ok((paths, note));
@@ -279,8 +279,8 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
             }
             let shown: Vec<String> = bases.iter().map(|b| short(b)).collect();
             let note = format!(
-                "{name} ({why}): {} files changed since {}, where it leaves {against}",
-                paths.len(),
+                "{name} ({why}): {} changed since {}, where it leaves {against}",
+                crate::report::plural(paths.len(), "file"),
                 shown.join(", ")
             );
             (paths.into_iter().collect(), note)

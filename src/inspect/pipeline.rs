@@ -643,7 +643,10 @@ fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
         (
             Verdict::Pass,
             1.0,
-            vec![format!("{} checks passed", ins.checks.len())],
+            vec![format!(
+                "{} passed",
+                crate::report::plural(ins.checks.len(), "check")
+            )],
         )
     };
     let mut verdict = verdict;

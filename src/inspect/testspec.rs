@@ -255,9 +255,9 @@ pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)
             "mayor/",
             format!("SPEC APPROVED: {}", spec.title),
             format!(
-                "{} ({} criteria) is approved.",
+                "{} ({}) is approved.",
                 spec.id,
-                spec.acceptance_criteria.len()
+                crate::report::counted(spec.acceptance_criteria.len(), "criterion", "criteria")
             ),
         ),
     )?;

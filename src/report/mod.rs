@@ -145,9 +145,14 @@ fn tag(o: Outcome, colour: bool) -> String {
 
 /// `1 spec`, `2 specs`: a count with its noun in the right number (`-s` added).
 pub fn plural(n: usize, noun: &str) -> String {
+    counted(n, noun, &format!("{noun}s"))
+}
+
+/// `1 criterion`, `2 criteria`: a count with the noun's own singular or plural.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
-        format!("1 {noun}")
+        format!("1 {one}")
     } else {
-        format!("{n} {noun}s")
+        format!("{n} {many}")
     }
 }
