@@ -155,6 +155,10 @@ fn show_builtin_mol_inspect_steps_through_the_inspector_commands() {
     );
 
     let planning = repo.json(&["formula", "show", "mol-spec-planning"]);
+    for step in planning["steps"].as_array().expect("steps") {
+        let d = step["description"].as_str().unwrap_or_default();
+        assert!(!d.contains("gt "), "{d}");
+    }
     assert_eq!(
         ids(&planning),
         [

@@ -439,3 +439,61 @@ fn run_wait_takes_the_answer_given_meanwhile_and_judges_again() {
             .contains("verified")
     );
 }
+
+#[test]
+fn every_pipeline_hook_point_fires_and_a_failing_role_is_an_error() {
+    let repo = fizz_repo(FIXED, CRITERIA, true);
+    let log = repo.join("hooks.log");
+    let record = format!(
+        "#!/bin/sh\necho \"$VERMAS_HOOK\" >> '{}'\ncat >/dev/null\n",
+        log.display()
+    );
+    let points = [
+        "PreInspect",
+        "PostVerify",
+        "PostAudit",
+        "PreAdvocate",
+        "PostAdvocate",
+        "PreCritic",
+        "PostCritic",
+        "PreJudgment",
+        "PostJudgment",
+        "OnVerifyPass",
+        "OnVerifyFail",
+        "OnVerifyEscalate",
+    ];
+    for p in points {
+        write_exec(&repo, &format!(".beads/hooks/{p}"), &record);
+    }
+    run(&repo, &["inspect", "run", "vm-fizz"]).expect_code(0);
+    let run_points = |repo: &Repo| -> Vec<String> {
+        let text = std::fs::read_to_string(repo.join("hooks.log")).unwrap_or_default();
+        let _ = std::fs::remove_file(repo.join("hooks.log"));
+        let mut v: Vec<String> = text.lines().map(str::to_string).collect();
+        v.sort();
+        v
+    };
+    let mut want: Vec<&str> = points
+        .iter()
+        .copied()
+        .filter(|p| !matches!(*p, "OnVerifyFail" | "OnVerifyEscalate"))
+        .collect();
+    want.sort();
+    assert_eq!(run_points(&repo), want);
+    run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz", "--no-cache"],
+        &[("FAKE_VERDICT", "NEEDS_HUMAN")],
+    )
+    .expect_code(4);
+    assert!(run_points(&repo).contains(&"OnVerifyEscalate".to_string()));
+
+    // A role whose command fails makes the inspection an ERROR, never a verdict.
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz", "--no-cache"],
+        &[("FAKE_FAIL_ROLE", "critic")],
+    );
+    r.expect_code(3);
+    assert!(r.stdout.contains("critic: the LLM command"), "{}", r.stdout);
+}
