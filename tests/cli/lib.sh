@@ -21,6 +21,8 @@ fresh_repo() {
   git config user.name "Spec Check"
   git config user.email check@example.com
   "$VM" init --prefix vm >/dev/null 2>&1 || { echo "vermas init failed"; return 1; }
+  # These checks are about beads alone: no test spec with each new task.
+  "$VM" config set specs.auto_create false >/dev/null 2>&1 || { echo "config set failed"; return 1; }
 }
 
 # expect DESCRIPTION COMMAND...: runs the command, fails loudly when it fails.
