@@ -347,13 +347,13 @@ fn relative_targets_resolve_against_the_spec_folder() {
     let repo = Repo::initialised();
     repo.write(
         "specs/sub/feature.md",
-        "# Feature\n\n## Success Criteria\n\n- [ ] Next to the spec [verify](./helpers/check.sh#test_here)\n- [ ] One folder up [verify](../shared/up.sh#test_up)\n- [ ] From the root [verify](tests/root.sh#test_root)\n",
+        "# Feature\n\n## Success Criteria\n\n- [ ] Next to the spec [verify](./helpers/check.sh#test_here)\n- [ ] One folder up [verify](../common/up.sh#test_up)\n- [ ] From the root [verify](tests/root.sh#test_root)\n",
     );
     repo.write(
         "specs/sub/helpers/check.sh",
         "test_here() { touch here-ran; }\n",
     );
-    repo.write("specs/shared/up.sh", "test_up() { touch up-ran; }\n");
+    repo.write("specs/common/up.sh", "test_up() { touch up-ran; }\n");
     repo.write("tests/root.sh", "test_root() { touch root-ran; }\n");
     let list = repo.json(&["spec", "list"]);
     let anns = &list[0]["criteria"];
@@ -361,7 +361,7 @@ fn relative_targets_resolve_against_the_spec_folder() {
         anns[0]["annotations"][0]["file"],
         "specs/sub/helpers/check.sh"
     );
-    assert_eq!(anns[1]["annotations"][0]["file"], "specs/shared/up.sh");
+    assert_eq!(anns[1]["annotations"][0]["file"], "specs/common/up.sh");
     assert_eq!(anns[2]["annotations"][0]["file"], "tests/root.sh");
     let r = run(&repo, &["status", "--verify"]);
     r.expect_code(0);
@@ -381,7 +381,7 @@ fn relative_targets_resolve_against_the_spec_folder() {
         show.contains("specs/sub/helpers/check.sh#test_here"),
         "{show}"
     );
-    assert!(show.contains("specs/shared/up.sh#test_up"), "{show}");
+    assert!(show.contains("specs/common/up.sh#test_up"), "{show}");
 }
 
 #[test]

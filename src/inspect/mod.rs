@@ -8,3 +8,4 @@ pub mod pipeline;
 pub mod roles;
 pub mod route;
 pub mod testspec;
+pub mod verifier;

@@ -5,10 +5,9 @@
 
 use super::hooks::{self, HookPoint};
 use super::roles::{self, Decision, Finding, Judgment, Role};
-use crate::bead::model::{AcceptanceCriterion, Bead, IssueType, Status};
-use crate::check::{self, CheckResult, Outcome};
+use crate::bead::model::{Bead, IssueType, Status};
+use crate::check::{CheckResult, Outcome};
 use crate::error::{Error, Result};
-use crate::live::{Kinds, RunSettings};
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -181,7 +180,7 @@ pub fn inspect(ws: &Workspace, id: &str, opts: &Options) -> Result<Inspection> {
     if let Some(stop) = hook(ws, HookPoint::PreInspect, &payload, &mut ins) {
         return Ok(ins.error(stop));
     }
-    ins.checks = verify(ws, &work, spec.as_ref(), opts.use_cache);
+    ins.checks = super::verifier::verify(ws, &work, spec.as_ref(), opts.use_cache);
     if ins.checks.is_empty() {
         return Ok(ins.error(
             "nothing to verify: no criteria in the test spec or the linked live spec".into(),
@@ -233,139 +232,6 @@ fn hook(
     let report = hooks::run(ws, point, payload);
     ins.warnings.extend(report.warnings);
     report.stopped
-}
-
-/// The verifier: every criterion of the approved test spec and of the live spec the work
-/// links, run in parallel through the check runner.
-fn verify(
-    ws: &Workspace,
-    work: &Bead,
-    spec: Option<&Bead>,
-    use_cache: bool,
-) -> Vec<CriterionCheck> {
-    let project = crate::verification::Project {
-        root: ws.root.clone(),
-        ws: Some(ws.clone()),
-        config: ws.config.clone(),
-    };
-    let kinds = Kinds {
-        verify: true,
-        judge: true,
-    };
-    let settings = project.settings(kinds, None, use_cache);
-    let criteria: Vec<&AcceptanceCriterion> = spec
-        .map(|s| s.acceptance_criteria.iter().collect())
-        .unwrap_or_default();
-    let mut out: Vec<CriterionCheck> = check::run_parallel(
-        &criteria,
-        settings.jobs,
-        |c| run_criterion(ws, c, &settings),
-        |_| {},
-    );
-    if let Some(path) = &work.spec
-        && let Ok(s) = crate::spec::load(&ws.root, &ws.root.join(path))
-    {
-        for run in project.run(&[s], &settings, |_, _| {}) {
-            for c in run.criteria {
-                for a in c.checks {
-                    out.push(CriterionCheck {
-                        id: format!("{}:{}", run.path, c.line),
-                        description: c.text.clone(),
-                        kind: a.kind,
-                        target: a.target,
-                        result: a.result,
-                    });
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Runs one acceptance criterion: a shell command, a verify target or a judge rubric.
-fn run_criterion(ws: &Workspace, c: &AcceptanceCriterion, s: &RunSettings) -> CriterionCheck {
-    let (kind, target, result) = if let Some(cmd) = &c.verify_command {
-        let job = check::process::Job {
-            program: "sh".into(),
-            args: vec!["-c".into(), cmd.clone()],
-            dir: ws.root.clone(),
-            stdin: None,
-            env: Vec::new(),
-            timeout: s.verify.timeout,
-            output_cap: s.verify.output_cap,
-        };
-        (
-            "cmd",
-            cmd.clone(),
-            command_result(cmd, &check::process::run(&job)),
-        )
-    } else if let Some(t) = &c.verify {
-        let result = match crate::spec::target::resolve(t, "") {
-            Ok(t) => check::run_verify(&ws.root, &t.file, t.function.as_deref(), None, &s.verify),
-            Err(e) => CheckResult::without_run(Outcome::Error, e),
-        };
-        ("verify", t.clone(), result)
-    } else if let Some(t) = &c.judge {
-        let result = match crate::spec::target::resolve(t, "") {
-            Ok(t) => crate::judge::run_judge(
-                &ws.root,
-                &t.file,
-                t.function.as_deref(),
-                &c.description,
-                &s.judge,
-            ),
-            Err(e) => CheckResult::without_run(Outcome::Error, e),
-        };
-        ("judge", t.clone(), result)
-    } else {
-        let r = CheckResult::without_run(
-            Outcome::Error,
-            "the criterion names no check (cmd, verify or judge)",
-        );
-        ("none", String::new(), r)
-    };
-    CriterionCheck {
-        id: c.id.clone(),
-        description: c.description.clone(),
-        kind: kind.to_string(),
-        target,
-        result,
-    }
-}
-
-/// The outcome of a criterion's shell command: exit 0 PASS, any other exit FAIL; a
-/// command that could not run (not found, timed out, killed) ERROR.
-fn command_result(cmd: &str, done: &check::process::Finished) -> CheckResult {
-    let (outcome, reason) = if let Some(e) = &done.spawn_error {
-        (Outcome::Error, Some(e.clone()))
-    } else if done.timed_out {
-        (
-            Outcome::Error,
-            Some(format!(
-                "timed out after {:.1}s",
-                done.duration.as_secs_f64()
-            )),
-        )
-    } else {
-        match done.exit_code {
-            Some(0) => (Outcome::Pass, None),
-            Some(c @ (126 | 127)) => (Outcome::Error, Some(format!("could not run (exit {c})"))),
-            Some(c) => (Outcome::Fail, Some(format!("exit {c}"))),
-            None => (
-                Outcome::Error,
-                Some(format!("killed by signal {}", done.signal.unwrap_or(0))),
-            ),
-        }
-    };
-    CheckResult {
-        outcome,
-        reason,
-        command: cmd.to_string(),
-        exit_code: done.exit_code,
-        duration_ms: done.duration.as_millis() as u64,
-        output: done.text(),
-        truncated: done.truncated(),
-    }
 }
 
 /// The evidence every role reads: the work, each criterion with what the verifier saw,
