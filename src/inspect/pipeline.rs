@@ -4,7 +4,7 @@
 //! here writes: [`super::route`] records and routes what comes back.
 
 use super::hooks::{self, HookPoint};
-use super::roles::{self, Decision, Finding, Judgment, Role};
+use super::roles::{self, Finding, Judgment, Role};
 use crate::bead::model::{Bead, IssueType, Status};
 use crate::check::{CheckResult, Outcome};
 use crate::error::{Error, Result};
@@ -39,34 +39,7 @@ pub struct Options {
     pub answer: Option<String>,
 }
 
-/// The final verdict of an inspection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Verdict {
-    /// Accepted.
-    #[serde(rename = "PASS")]
-    Pass,
-    /// Rejected.
-    #[serde(rename = "FAIL")]
-    Fail,
-    /// A person must answer first.
-    #[serde(rename = "NEEDS_HUMAN")]
-    NeedsHuman,
-    /// Could not be decided (a check or an LLM could not run, nothing to verify).
-    #[serde(rename = "ERROR")]
-    Error,
-}
-
-impl Verdict {
-    /// The spelling used in records, mail and exit codes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
-            Verdict::NeedsHuman => "NEEDS_HUMAN",
-            Verdict::Error => "ERROR",
-        }
-    }
-}
+pub use super::roles::Verdict;
 
 /// One criterion as the verifier ran it.
 #[derive(Debug, Clone, Serialize)]
@@ -440,7 +413,7 @@ fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
     let (verdict, confidence, mut reasons) = if !failed.is_empty() {
         let ids: Vec<&str> = failed.iter().map(|c| c.id.as_str()).collect();
         let mut why = vec![format!("{} failing", ids.join(", "))];
-        if said == Some(Decision::Pass) {
+        if said == Some(Verdict::Pass) {
             why.push(format!(
                 "judge said PASS; overruled by {} failing",
                 ids.join(", ")
@@ -464,12 +437,7 @@ fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
             vec![format!("could not run: {}", ids.join(", "))],
         )
     } else if let Some(j) = &ins.judgment {
-        let v = match j.decision {
-            Decision::Pass => Verdict::Pass,
-            Decision::Fail => Verdict::Fail,
-            Decision::NeedsHuman => Verdict::NeedsHuman,
-        };
-        (v, j.confidence, j.reasons.clone())
+        (j.decision, j.confidence, j.reasons.clone())
     } else if upto >= Upto::Audit && !ins.audit.is_empty() {
         let not_met: Vec<&str> = ins
             .audit

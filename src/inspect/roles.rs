@@ -85,36 +85,41 @@ pub fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
     }
 }
 
-/// What the judge decided.
+/// A verdict: the judge's decision, and (ERROR) an inspection that could not decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Decision {
-    /// The work is accepted.
+pub enum Verdict {
+    /// Accepted.
     #[serde(rename = "PASS")]
     Pass,
-    /// It is not.
+    /// Rejected.
     #[serde(rename = "FAIL")]
     Fail,
-    /// A person must answer a question first.
+    /// A person must answer first.
     #[serde(rename = "NEEDS_HUMAN")]
     NeedsHuman,
+    /// Could not be decided (a check or an LLM could not run, nothing to verify); never
+    /// a judge's answer.
+    #[serde(rename = "ERROR")]
+    Error,
 }
 
-impl Decision {
-    /// The spelling used in records and mail.
+impl Verdict {
+    /// The spelling used in records, mail and replies.
     pub fn as_str(self) -> &'static str {
         match self {
-            Decision::Pass => "PASS",
-            Decision::Fail => "FAIL",
-            Decision::NeedsHuman => "NEEDS_HUMAN",
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NeedsHuman => "NEEDS_HUMAN",
+            Verdict::Error => "ERROR",
         }
     }
 
-    /// Reads `PASS`, `FAIL` or `NEEDS_HUMAN` (any case, `-` or `_`).
-    fn parse(word: &str) -> Option<Decision> {
+    /// Reads a judge's `PASS`, `FAIL` or `NEEDS_HUMAN` (any case, `-` or `_`).
+    fn parse(word: &str) -> Option<Verdict> {
         match word.trim().to_ascii_uppercase().replace('-', "_").as_str() {
-            "PASS" | "PASSED" => Some(Decision::Pass),
-            "FAIL" | "FAILED" => Some(Decision::Fail),
-            "NEEDS_HUMAN" => Some(Decision::NeedsHuman),
+            "PASS" | "PASSED" => Some(Verdict::Pass),
+            "FAIL" | "FAILED" => Some(Verdict::Fail),
+            "NEEDS_HUMAN" => Some(Verdict::NeedsHuman),
             _ => None,
         }
     }
@@ -124,7 +129,7 @@ impl Decision {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Judgment {
     /// Its decision.
-    pub decision: Decision,
+    pub decision: Verdict,
     /// How sure it is, 0 to 1 (1 when it did not say).
     pub confidence: f64,
     /// Why.
@@ -140,7 +145,7 @@ pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
             && let Some(word) = v.get("verdict").and_then(|w| w.as_str())
         {
-            let decision = Decision::parse(word).ok_or_else(|| {
+            let decision = Verdict::parse(word).ok_or_else(|| {
                 format!("the judge's verdict '{word}' is not PASS, FAIL or NEEDS_HUMAN")
             })?;
             let confidence = match v.get("confidence") {
@@ -176,7 +181,7 @@ pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
         }
         let word = line.trim_matches(|c: char| matches!(c, '*' | '_' | '#' | '`' | '.' | ' '));
         let word = word.strip_prefix("Verdict:").map_or(word, str::trim);
-        if let Some(decision) = Decision::parse(word) {
+        if let Some(decision) = Verdict::parse(word) {
             return Ok(Judgment {
                 decision,
                 confidence: 1.0,
@@ -257,11 +262,11 @@ mod tests {
             "Both briefs agree.\n{\"verdict\": \"NEEDS_HUMAN\", \"confidence\": 0.4, \"reasons\": [\"unclear\"], \"question\": \"Which CI?\"}",
         )
         .unwrap();
-        assert_eq!(j.decision, Decision::NeedsHuman);
+        assert_eq!(j.decision, Verdict::NeedsHuman);
         assert_eq!(j.question.as_deref(), Some("Which CI?"));
         assert_eq!(
             parse_judgment("ok\n**PASS**\n").unwrap().decision,
-            Decision::Pass
+            Verdict::Pass
         );
         assert!(parse_judgment("I think it is fine").is_err());
         assert!(parse_judgment("{\"verdict\": \"MAYBE\"}").is_err());
