@@ -2,6 +2,7 @@
 //! and keeping every read and write inside the repository.
 
 pub mod contain;
+mod escape;
 pub mod frontmatter;
 pub mod id;
 pub mod index;

@@ -1,0 +1,81 @@
+//! Escaping for the line-per-record index files: one record per line, fields separated by
+//! tabs, so tabs, newlines and backslashes inside values are escaped.
+
+use super::index::{ITEM, PART};
+
+/// Escapes the characters the format uses as separators.
+pub fn esc(s: &str) -> String {
+    if !s.contains(['\\', '\t', '\n', '\r', ITEM, PART]) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            ITEM => out.push_str("\\i"),
+            PART => out.push_str("\\p"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Undoes [`esc`].
+pub fn unesc(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('i') => out.push(ITEM),
+            Some('p') => out.push(PART),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// An optional string field: empty for none, `+` and the escaped text for some.
+pub fn esc_opt(v: Option<&str>) -> String {
+    v.map_or(String::new(), |s| format!("+{}", esc(s)))
+}
+
+/// Undoes [`esc_opt`].
+pub fn unesc_opt(s: &str) -> Option<String> {
+    s.strip_prefix('+').map(unesc)
+}
+
+/// A list field: escaped items joined by [`ITEM`].
+pub fn esc_list<S: AsRef<str>>(items: &[S]) -> String {
+    let parts: Vec<String> = items.iter().map(|s| esc(s.as_ref())).collect();
+    parts.join(&ITEM.to_string())
+}
+
+/// Undoes [`esc_list`].
+pub fn unesc_list(s: &str) -> Vec<String> {
+    if s.is_empty() {
+        Vec::new()
+    } else {
+        s.split(ITEM).map(unesc).collect()
+    }
+}
+
+/// An enum from its serde spelling (`None` when it is not one).
+pub fn choice<T: for<'de> serde::Deserialize<'de>>(s: &str) -> Option<T> {
+    use serde::de::IntoDeserializer;
+    let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
+    T::deserialize(de).ok()
+}
