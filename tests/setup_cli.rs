@@ -394,9 +394,8 @@ fn completions_bash_prints_a_script_for_vermas() {
         script.contains("complete "),
         "bash script should register with `complete`"
     );
-    for sub in ["init", "create", "ready", "dep"] {
-        assert!(script.contains(sub), "completion lacks subcommand {sub}");
-    }
+    // Dynamic: the script asks vermas itself for the candidates as you type.
+    assert!(script.contains("COMPLETE=\"bash\""), "{script}");
     repo.fails(&["completions", "tcsh"], 2);
 }
 

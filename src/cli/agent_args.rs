@@ -89,6 +89,7 @@ pub enum FormulaCmd {
     /// One formula: its variables and steps.
     Show {
         /// Formula name.
+        #[arg(add = super::complete::formula())]
         name: String,
     },
 }
@@ -99,6 +100,7 @@ pub enum MolCmd {
     /// Validate a formula and print the proto (steps in order); writes nothing.
     Cook {
         /// Formula name.
+        #[arg(add = super::complete::formula())]
         name: String,
         /// A variable as key=value (repeatable).
         #[arg(long = "var", value_name = "KEY=VALUE")]
@@ -107,6 +109,7 @@ pub enum MolCmd {
     /// Cook and store a molecule for a bead (.beads/mols/, committed).
     Pour {
         /// Formula name.
+        #[arg(add = super::complete::formula())]
         name: String,
         /// The bead the molecule works on.
         #[arg(long)]
@@ -118,6 +121,7 @@ pub enum MolCmd {
     /// Cook an ephemeral molecule (.beads/wisps/, never committed, expires).
     Wisp {
         /// Formula name.
+        #[arg(add = super::complete::formula())]
         name: String,
         /// Lifetime, e.g. 30m or 1h.
         #[arg(long, default_value = "1h")]

@@ -59,7 +59,7 @@ pub enum Command {
     /// Show beads in full.
     Show {
         /// Ids or unique prefixes.
-        #[arg(required = true)]
+        #[arg(required = true, add = super::complete::bead_id())]
         ids: Vec<String>,
     },
     /// Change fields of beads.
@@ -67,7 +67,7 @@ pub enum Command {
     /// Close beads.
     Close {
         /// Ids or unique prefixes.
-        #[arg(required = true)]
+        #[arg(required = true, add = super::complete::bead_id())]
         ids: Vec<String>,
         /// Why it is closed.
         #[arg(short, long)]
@@ -76,7 +76,7 @@ pub enum Command {
     /// Reopen closed beads.
     Reopen {
         /// Ids or unique prefixes.
-        #[arg(required = true)]
+        #[arg(required = true, add = super::complete::bead_id())]
         ids: Vec<String>,
     },
     /// Manage dependencies between beads.
@@ -96,11 +96,13 @@ pub enum Command {
     /// Commits that changed a bead, newest first, with the fields changed.
     History {
         /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
         id: String,
     },
     /// Ask a question about a bead: labels it awaiting:input.
     Clarify {
         /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The question.
         question: String,
@@ -136,6 +138,7 @@ pub enum Command {
     /// Assign work to an agent; refused until its test spec is approved.
     Sling {
         /// The work.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The agent (default: you).
         agent: Option<String>,
@@ -152,6 +155,7 @@ pub enum Command {
     /// Answer a bead's question: removes awaiting:input.
     Answer {
         /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The answer.
         text: String,
@@ -168,7 +172,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub judge: bool,
     /// Only this spec (name or path; repeatable).
-    #[arg(long = "spec", value_name = "NAME")]
+    #[arg(long = "spec", value_name = "NAME", add = super::complete::spec())]
     pub specs: Vec<String>,
     /// Checks run at once (default: verify.jobs, else the number of cores).
     #[arg(short, long)]
@@ -211,6 +215,7 @@ pub enum SpecCmd {
     /// One spec's criteria and annotations, each as path:line.
     Show {
         /// Spec name or path.
+        #[arg(add = super::complete::spec())]
         name: String,
     },
     /// Check every link: file exists, function defined; warn on unreferenced tests and `::`.
@@ -227,6 +232,7 @@ pub struct GateArgs {
     /// red, green, refactor or implement.
     pub phase: String,
     /// The bead (or its test spec) the gate is for.
+    #[arg(add = super::complete::bead_id())]
     pub id: String,
     /// Acceptance criterion number (1-based) of the test spec.
     #[arg(long, value_name = "N")]
@@ -308,7 +314,7 @@ pub struct CreateArgs {
     /// One-line summary.
     pub title: String,
     /// Type: task, feature, bug, epic, chore, test-spec, ...
-    #[arg(short = 't', long = "type", default_value = "task")]
+    #[arg(short = 't', long = "type", default_value = "task", add = super::complete::issue_type())]
     pub issue_type: String,
     /// Priority 0 (critical) to 4, or P0 to P4.
     #[arg(short, long, default_value = "2")]
@@ -343,10 +349,10 @@ pub struct CreateArgs {
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Only this status.
-    #[arg(short, long)]
+    #[arg(short, long, add = super::complete::status())]
     pub status: Option<String>,
     /// Only this type.
-    #[arg(short = 't', long = "type")]
+    #[arg(short = 't', long = "type", add = super::complete::issue_type())]
     pub issue_type: Option<String>,
     /// Only beads with this label (repeatable: all must match).
     #[arg(short, long = "label")]
@@ -366,10 +372,10 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct UpdateArgs {
     /// Ids or unique prefixes.
-    #[arg(required = true)]
+    #[arg(required = true, add = super::complete::bead_id())]
     pub ids: Vec<String>,
     /// New status.
-    #[arg(short, long)]
+    #[arg(short, long, add = super::complete::status())]
     pub status: Option<String>,
     /// New title.
     #[arg(long)]
@@ -381,7 +387,7 @@ pub struct UpdateArgs {
     #[arg(short, long)]
     pub assignee: Option<String>,
     /// New type.
-    #[arg(short = 't', long = "type")]
+    #[arg(short = 't', long = "type", add = super::complete::issue_type())]
     pub issue_type: Option<String>,
     /// New description.
     #[arg(short, long)]
@@ -409,6 +415,7 @@ pub enum DepCmd {
     /// ID depends on DEPENDS_ON (a cycle is refused).
     Add {
         /// The dependent bead.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The bead it depends on.
         depends_on: String,
@@ -419,6 +426,7 @@ pub enum DepCmd {
     /// Remove a dependency.
     Rm {
         /// The dependent bead.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The bead it depends on.
         depends_on: String,
@@ -429,6 +437,7 @@ pub enum DepCmd {
     /// What a bead depends on, transitively.
     Tree {
         /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
         id: String,
     },
     /// Every dependency cycle.
@@ -441,6 +450,7 @@ pub enum LabelCmd {
     /// Add a label.
     Add {
         /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The label.
         label: String,
@@ -448,6 +458,7 @@ pub enum LabelCmd {
     /// Remove a label.
     Rm {
         /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
         id: String,
         /// The label.
         label: String,

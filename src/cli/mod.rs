@@ -3,6 +3,7 @@
 mod agent_args;
 pub mod args;
 mod beads;
+mod complete;
 mod discover;
 mod formula;
 mod gates;
@@ -30,6 +31,8 @@ type Outcome = Result<i32, Error>;
 
 /// Runs vermas with the process arguments and returns the exit code.
 pub fn main() -> i32 {
+    // A shell asking for completions (COMPLETE=bash vermas -- ...) is answered and exits.
+    clap_complete::CompleteEnv::with_factory(complete::command).complete();
     crate::git::install_interrupt_cleanup();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -1,13 +1,12 @@
 //! Handlers of the setup commands: init, config, completions, doctor.
 
-use super::args::{Cli, ConfigCmd};
+use super::args::ConfigCmd;
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{Ctx, Outcome};
 use crate::config::Config;
 use crate::error::Error;
 use crate::setup;
 use crate::store::Recorded;
-use clap::CommandFactory;
 use serde_json::{Value, json};
 
 /// `init`.
@@ -117,11 +116,18 @@ fn plain(value: &Value) -> String {
     }
 }
 
-/// `completions SHELL`.
+/// `completions SHELL`: the shell's registration of vermas's dynamic completion (bead
+/// ids, statuses, types, specs and formulas are asked of vermas as you type).
 pub fn completions(shell: clap_complete::Shell) -> Outcome {
-    // Generated into memory first: the generator panics on a closed pipe.
+    let name = shell.to_string();
+    let shells = clap_complete::env::Shells::builtins();
+    let completer = shells
+        .completer(&name)
+        .ok_or_else(|| Error::Invalid(format!("no dynamic completion for {name}")))?;
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "vermas", &mut script);
+    completer
+        .write_registration("COMPLETE", "vermas", "vermas", "vermas", &mut script)
+        .map_err(|e| Error::io("<completion script>", e))?;
     super::output::out!("{}", String::from_utf8_lossy(&script));
     Ok(0)
 }
