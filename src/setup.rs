@@ -347,25 +347,54 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
                 },
             );
         }
-        // A warning, not an error: a hand edit of a record is the user's to commit.
-        for (path, state) in crate::git::leftovers::unrecorded(root, &ws.beads_dir) {
-            add(
-                "warning",
-                format!(
-                    "{path} is not recorded in HEAD (git status {state}); `vermas doctor --fix` commits it as it is"
-                ),
-            );
+        // A warning, not an error: a hand edit of a record is the user's to commit. With
+        // git.commit off nothing is recorded, which the finding above says already.
+        if ws.config.git.commit {
+            for (path, state) in crate::git::leftovers::unrecorded(root, &ws.beads_dir) {
+                add("warning", unrecorded_message(&path, &state));
+            }
         }
     }
     Ok(out)
 }
 
+/// What `doctor` says of a record file whose git status is `state` (`??`, `M`, `D`...).
+fn unrecorded_message(path: &str, state: &str) -> String {
+    if state.contains('D') {
+        format!(
+            "{path} is deleted but still in HEAD (git status {state}); `vermas doctor --fix` commits the removal"
+        )
+    } else if state == "??" || state == "A" {
+        format!(
+            "{path} is not in HEAD (git status {state}): a change whose commit was lost, or a file \
+             you added; `vermas doctor --fix` commits it as it is"
+        )
+    } else {
+        format!(
+            "{path} differs from HEAD (git status {state}): an uncommitted edit, yours or a change \
+             whose commit was lost; `vermas doctor --fix` commits the edit as it is"
+        )
+    }
+}
+
 /// Commits the record files under `.beads/` that differ from HEAD (what `doctor` reports
-/// as not recorded), exactly those, in one commit. Returns them and what git recorded.
+/// as not recorded), exactly those, in one commit. Returns them and what git recorded;
+/// refused while a git lock file is present.
 pub fn commit_unrecorded(ws: &Workspace, actor: &str) -> Result<(Vec<String>, Recorded)> {
     let Some(repo) = GitRepo::open(&ws.beads_dir) else {
         return Ok((Vec::new(), Recorded::NotARepository));
     };
+    if !ws.config.git.commit {
+        return Ok((Vec::new(), Recorded::Disabled));
+    }
+    // A lock left in the git folder would make the commit wait and fail: named at once.
+    if let Some(lock) = crate::git::leftovers::git_locks(repo.workdir()).first() {
+        return Err(Error::Git(format!(
+            "{} is present, so nothing can be committed; `vermas doctor` says whether a \
+             process holds it (if no git command is running, remove it)",
+            lock.path.display()
+        )));
+    }
     let mut txn = Txn::begin(ws)?;
     let found = crate::git::leftovers::unrecorded(repo.workdir(), &ws.beads_dir);
     let paths: Vec<String> = found.into_iter().map(|(p, _)| p).collect();

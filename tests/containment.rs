@@ -157,7 +157,7 @@ fn list_and_ready_skip_a_symlinked_bead_with_a_warning() {
     let o = repo.run(&["status"]);
     assert_no_secret(&o, "status");
     assert!(
-        stdout(&o).contains("1 bead files cannot be read"),
+        stdout(&o).contains("1 bead file cannot be read"),
         "{}",
         stdout(&o)
     );

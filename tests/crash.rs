@@ -125,7 +125,7 @@ fn doctor_names_left_locks_and_unrecorded_records_and_fix_commits_them() {
     let text = stdout(&out);
     assert!(text.contains("index.lock is left over"), "{text}");
     assert!(
-        text.contains(".beads/issues/vm-lost.md is not recorded in HEAD"),
+        text.contains(".beads/issues/vm-lost.md is not in HEAD"),
         "{text}"
     );
     std::fs::remove_file(&lock).expect("unlock");

@@ -93,3 +93,30 @@ fn counts_of_one_are_singular() {
     let out = repo.ok(&["doctor"]);
     assert!(out.contains("ok      1 bead readable"), "{out}");
 }
+
+#[test]
+fn a_count_of_one_step_or_criterion_is_singular() {
+    let repo = repo_with_formulas(&[(
+        "one",
+        "formula = \"one\"\n\n[[steps]]\nid = \"only\"\ntitle = \"Only\"\n",
+    )]);
+    let out = repo.ok(&["mol", "wisp", "one"]);
+    assert!(out.contains(": one (1 step), expires"), "{out}");
+    let list = repo.ok(&["mol", "list"]);
+    assert!(list.contains("  0/1 step  "), "{list}");
+
+    // A task with its test spec, which gets exactly one criterion.
+    let repo = Repo::initialised_with_test_specs();
+    let work = repo.create("Work", &[]);
+    repo.ok(&[
+        "inspect",
+        "add-criteria",
+        &work,
+        "-d",
+        "it works",
+        "--cmd",
+        "true",
+    ]);
+    let err = repo.fails(&["gate", "green", &work, "--ac", "5"], 2);
+    assert!(err.contains("has 1 acceptance criterion"), "{err}");
+}

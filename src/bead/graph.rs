@@ -26,9 +26,17 @@ pub fn open_blockers<'a>(set: &'a BeadSet, bead: &'a Bead) -> Vec<&'a str> {
 /// Work that can start now: open, nothing open blocking it, not awaiting input, and not a
 /// test spec or message; by priority, then oldest first.
 pub fn ready(set: &BeadSet) -> Vec<&Bead> {
+    ready_of(set, None)
+}
+
+/// [`ready`] of one type when `want` names it (test specs and messages only when asked).
+pub fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
     BeadSet::sorted(set.beads.values().filter(|b| {
         b.status == super::model::Status::Open
-            && !matches!(b.issue_type, IssueType::TestSpec | IssueType::Message)
+            && want.map_or(
+                !matches!(b.issue_type, IssueType::TestSpec | IssueType::Message),
+                |t| b.issue_type == t,
+            )
             && !b.has_label(AWAITING_INPUT)
             && open_blockers(set, b).is_empty()
     }))

@@ -112,7 +112,7 @@ pub enum MolCmd {
         #[arg(add = super::complete::formula())]
         name: String,
         /// The bead the molecule works on.
-        #[arg(long)]
+        #[arg(long, add = super::complete::bead_id())]
         bead: String,
         /// A variable as key=value (repeatable).
         #[arg(long = "var", value_name = "KEY=VALUE")]

@@ -87,6 +87,9 @@ pub enum Command {
         /// Show at most N (default 10; 0: all).
         #[arg(short = 'n', long)]
         limit: Option<usize>,
+        /// Only this type (test specs and messages are shown only when asked).
+        #[arg(short = 't', long = "type", add = super::complete::issue_type())]
+        issue_type: Option<String>,
     },
     /// Beads waiting on others, with what blocks each.
     Blocked,
@@ -145,8 +148,8 @@ pub enum Command {
         /// Bypass the test-spec gate (recorded; needs --reason).
         #[arg(long, requires = "reason")]
         force: bool,
-        /// Why the gate is bypassed.
-        #[arg(long)]
+        /// Why the gate is bypassed (only with --force).
+        #[arg(long, requires = "force")]
         reason: Option<String>,
     },
     /// The Inspector: verify, audit, review and judge a bead's work; record and route it.
@@ -329,13 +332,13 @@ pub struct CreateArgs {
     #[arg(short, long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
     /// Parent bead: the new one becomes PARENT.N.
-    #[arg(long)]
+    #[arg(long, add = super::complete::bead_id())]
     pub parent: Option<String>,
     /// Dependencies as TYPE:ID or ID (blocks), comma-separated.
     #[arg(long, value_name = "TYPE:ID,...")]
     pub deps: Vec<String>,
     /// The live spec this work is judged by.
-    #[arg(long)]
+    #[arg(long, add = super::complete::spec())]
     pub spec: Option<String>,
     /// Assignee.
     #[arg(short, long)]
@@ -393,7 +396,7 @@ pub struct UpdateArgs {
     #[arg(short, long)]
     pub description: Option<String>,
     /// Link a live spec (empty string clears it).
-    #[arg(long)]
+    #[arg(long, add = super::complete::spec())]
     pub spec: Option<String>,
     /// Add a label (repeatable).
     #[arg(long = "add-label", value_name = "LABEL")]
@@ -418,9 +421,10 @@ pub enum DepCmd {
         #[arg(add = super::complete::bead_id())]
         id: String,
         /// The bead it depends on.
+        #[arg(add = super::complete::bead_id())]
         depends_on: String,
         /// blocks, parent-child, related or discovered-from.
-        #[arg(short = 't', long = "type", default_value = "blocks")]
+        #[arg(short = 't', long = "type", default_value = "blocks", add = super::complete::dep_type())]
         dep_type: String,
     },
     /// Remove a dependency.
@@ -429,9 +433,10 @@ pub enum DepCmd {
         #[arg(add = super::complete::bead_id())]
         id: String,
         /// The bead it depends on.
+        #[arg(add = super::complete::bead_id())]
         depends_on: String,
         /// Only this type (default: any).
-        #[arg(short = 't', long = "type")]
+        #[arg(short = 't', long = "type", add = super::complete::dep_type())]
         dep_type: Option<String>,
     },
     /// What a bead depends on, transitively.

@@ -341,10 +341,11 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
 }
 
 /// `ready`.
-pub fn ready(ctx: &Ctx, limit: Option<usize>) -> Outcome {
+pub fn ready(ctx: &Ctx, limit: Option<usize>, want: Option<&str>) -> Outcome {
     let ws = ctx.workspace()?;
+    let want = want.map(issue_type).transpose()?;
     let mut set = load_set(ctx, &ws)?;
-    let ids: Vec<String> = graph::ready(&set)
+    let ids: Vec<String> = graph::ready_of(&set, want)
         .into_iter()
         .map(|b| b.id.clone())
         .collect();

@@ -1,19 +1,21 @@
 //! Dynamic shell completion: bead ids, statuses, types, spec names and formula names,
-//! read from the repository each time the shell asks (clap_complete's engine).
+//! read from the repository each time the shell asks (clap_complete's engine, which keeps
+//! the candidates that start with the word typed).
 
-use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
-use std::ffi::OsStr;
+use crate::bead::model::{DEP_TYPES, STATUSES, TYPES};
+use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 
-/// The candidates among `words` that start with what was typed.
-fn matching(current: &OsStr, words: impl IntoIterator<Item = String>) -> Vec<CompletionCandidate> {
-    let typed = current.to_string_lossy();
-    let mut out: Vec<String> = words
-        .into_iter()
-        .filter(|w| w.starts_with(&*typed))
-        .collect();
-    out.sort();
-    out.dedup();
-    out.into_iter().map(CompletionCandidate::new).collect()
+/// `words` as candidates, sorted, each once.
+fn candidates(words: impl IntoIterator<Item = String>) -> Vec<CompletionCandidate> {
+    let mut words: Vec<String> = words.into_iter().collect();
+    words.sort();
+    words.dedup();
+    words.into_iter().map(CompletionCandidate::new).collect()
+}
+
+/// The fixed spellings in `list`, as a completer.
+fn fixed(list: &'static [&'static str]) -> ArgValueCandidates {
+    ArgValueCandidates::new(move || candidates(list.iter().map(|s| s.to_string())))
 }
 
 /// The workspace around the current folder, if there is one.
@@ -22,67 +24,38 @@ fn workspace() -> Option<crate::workspace::Workspace> {
     crate::workspace::Workspace::discover(&cwd).ok()
 }
 
-/// Ids of the beads in this workspace.
-fn bead_ids(current: &OsStr) -> Vec<CompletionCandidate> {
+/// Ids of the beads in this workspace: the file names under `.beads/issues/`, none read.
+fn bead_ids() -> Vec<CompletionCandidate> {
     let ids = workspace()
         .and_then(|ws| crate::bead::store::list_ids(&ws).ok())
         .unwrap_or_default();
-    matching(current, ids)
-}
-
-/// Every bead status.
-fn statuses(current: &OsStr) -> Vec<CompletionCandidate> {
-    let all = [
-        "open",
-        "in_progress",
-        "blocked",
-        "deferred",
-        "hooked",
-        "closed",
-        "rejected",
-    ];
-    matching(current, all.map(String::from))
-}
-
-/// Every bead type.
-fn types(current: &OsStr) -> Vec<CompletionCandidate> {
-    let all = [
-        "task",
-        "feature",
-        "bug",
-        "epic",
-        "chore",
-        "test-spec",
-        "verification-result",
-        "message",
-        "molecule",
-        "gate",
-    ];
-    matching(current, all.map(String::from))
+    candidates(ids)
 }
 
 /// Names of the specs in this repository.
-fn spec_names(current: &OsStr) -> Vec<CompletionCandidate> {
+fn spec_names() -> Vec<CompletionCandidate> {
     let names = std::env::current_dir()
         .ok()
         .and_then(|cwd| crate::verification::Project::locate(&cwd).ok())
         .and_then(|p| p.specs().ok())
         .map(|specs| specs.into_iter().map(|s| s.name).collect::<Vec<_>>())
         .unwrap_or_default();
-    matching(current, names)
+    candidates(names)
 }
 
 /// Names of the formulas (the workspace's and the built-ins).
-fn formula_names(current: &OsStr) -> Vec<CompletionCandidate> {
+fn formula_names() -> Vec<CompletionCandidate> {
     let ws = workspace();
     let names = crate::mol::cook::list_formulas(ws.as_ref().map(|w| w.beads_dir.as_path()))
         .map(|list| list.into_iter().map(|f| f.name).collect::<Vec<_>>())
         .unwrap_or_default();
-    matching(current, names)
+    candidates(names)
 }
 
-/// The command line the shell completes: vermas's, without the internal flags the watch
-/// passes to its own pane (`status --feed/--owner`), which are never offered.
+/// The command line the shell completes: vermas's, without the long names of the internal
+/// flags the watch passes to its own pane (`status --feed/--owner`). They are `hide = true`
+/// already, but clap_complete still offers a hidden flag when no visible one matches the
+/// word typed (`--f`); without a long name they can never be offered.
 pub fn command() -> clap::Command {
     <super::args::Cli as clap::CommandFactory>::command().mut_subcommand("status", |s| {
         s.mut_arg("feed", |a| a.long(None))
@@ -91,26 +64,31 @@ pub fn command() -> clap::Command {
 }
 
 /// Completes bead ids.
-pub fn bead_id() -> ArgValueCompleter {
-    ArgValueCompleter::new(bead_ids)
+pub fn bead_id() -> ArgValueCandidates {
+    ArgValueCandidates::new(bead_ids)
 }
 
 /// Completes statuses.
-pub fn status() -> ArgValueCompleter {
-    ArgValueCompleter::new(statuses)
+pub fn status() -> ArgValueCandidates {
+    fixed(STATUSES)
 }
 
 /// Completes bead types.
-pub fn issue_type() -> ArgValueCompleter {
-    ArgValueCompleter::new(types)
+pub fn issue_type() -> ArgValueCandidates {
+    fixed(TYPES)
+}
+
+/// Completes dependency types.
+pub fn dep_type() -> ArgValueCandidates {
+    fixed(DEP_TYPES)
 }
 
 /// Completes spec names.
-pub fn spec() -> ArgValueCompleter {
-    ArgValueCompleter::new(spec_names)
+pub fn spec() -> ArgValueCandidates {
+    ArgValueCandidates::new(spec_names)
 }
 
 /// Completes formula names.
-pub fn formula() -> ArgValueCompleter {
-    ArgValueCompleter::new(formula_names)
+pub fn formula() -> ArgValueCandidates {
+    ArgValueCandidates::new(formula_names)
 }

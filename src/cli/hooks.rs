@@ -1,4 +1,5 @@
-//! Handler of `hooks install|uninstall|run`: the pre-push gate.
+//! Handler of `hooks install|uninstall|run|list`: the pre-push gate, and the list of git
+//! and lifecycle hooks.
 
 use super::args::HooksCmd;
 use super::output::{out, outln, print_json, versioned};
@@ -61,31 +62,25 @@ pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
     }
 }
 
-/// The git repository around the current directory, or a clear error.
 /// `hooks list`: git hooks vermas provides, then every lifecycle hook file present.
 fn list(ctx: &Ctx) -> Outcome {
     let git = hooks::git_hooks(&git_repo()?)?;
-    let ws = ctx.workspace().ok();
-    let mut lifecycle = Vec::new();
-    if let Some(ws) = &ws {
-        use crate::inspect::hooks::{HookPoint, files};
-        use std::os::unix::fs::PermissionsExt;
-        for point in HookPoint::ALL {
-            for f in files(ws, point) {
-                let executable =
-                    std::fs::metadata(&f).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
-                lifecycle.push((point.name(), ws.display(&f), executable));
-            }
-        }
-    }
+    // (point, path as shown, executable)
+    let lifecycle: Vec<(&str, String, bool)> = match ctx.workspace() {
+        Ok(ws) => crate::inspect::hooks::present(&ws)
+            .into_iter()
+            .map(|h| (h.point.name(), ws.display(&h.path), h.executable))
+            .collect(),
+        // Outside a vermas repository there are only git hooks to show.
+        Err(Error::NoWorkspace(_)) => Vec::new(),
+        Err(e) => return Err(e),
+    };
     if ctx.json {
-        let lifecycle: Vec<serde_json::Value> = lifecycle
+        let lifecycle: Vec<Value> = lifecycle
             .iter()
-            .map(|(p, f, x)| serde_json::json!({"point": p, "path": f, "executable": x}))
+            .map(|(point, path, x)| json!({"point": point, "path": path, "executable": x}))
             .collect();
-        print_json(&versioned(
-            serde_json::json!({"git": git, "lifecycle": lifecycle}),
-        ));
+        print_json(&versioned(json!({"git": git, "lifecycle": lifecycle})));
         return Ok(0);
     }
     for h in &git {
@@ -96,13 +91,13 @@ fn list(ctx: &Ctx) -> Outcome {
         };
         outln!("git       {:<18} {state}  {}", h.name, h.path.display());
     }
-    for (point, file, executable) in &lifecycle {
+    for (point, path, executable) in &lifecycle {
         let note = if *executable {
             ""
         } else {
             "  (not executable: passed over)"
         };
-        outln!("lifecycle {point:<18} {file}{note}");
+        outln!("lifecycle {point:<18} {path}{note}");
     }
     if lifecycle.is_empty() {
         outln!("no lifecycle hooks (.beads/hooks/<Point> or <Point>.d/*)");
@@ -110,6 +105,7 @@ fn list(ctx: &Ctx) -> Outcome {
     Ok(0)
 }
 
+/// The git repository around the current directory, or a clear error.
 pub(super) fn git_repo() -> Result<GitRepo, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     GitRepo::open(&cwd).ok_or_else(|| {
@@ -252,8 +248,8 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     let total = runs.iter().fold(Counts::default(), |t, r| t.plus(r.counts));
     if total.nothing_verified() {
         say!(
-            "push refused: nothing was verified (no criterion of the {} specs run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
-            plan.specs.len()
+            "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
+            crate::report::plural(plan.specs.len(), "spec")
         );
         return Ok(3);
     }

@@ -10,17 +10,20 @@ pub enum InspectCmd {
     /// A bead's test spec: criteria, approval, latest verdict.
     Show {
         /// The work or its test spec.
+        #[arg(add = super::complete::bead_id())]
         id: String,
     },
     /// Create the test spec of existing work.
     CreateSpec {
         /// The work.
+        #[arg(add = super::complete::bead_id())]
         id: String,
     },
     /// Add a criterion (ac-N) to a test spec.
     #[command(group = clap::ArgGroup::new("check").required(true).multiple(false))]
     AddCriteria {
         /// The test spec (or its work).
+        #[arg(add = super::complete::bead_id())]
         spec: String,
         /// What must hold.
         #[arg(short, long)]
@@ -38,6 +41,7 @@ pub enum InspectCmd {
     /// Approve a test spec (closes it): its work may be slung.
     Approve {
         /// The test spec (or its work).
+        #[arg(add = super::complete::bead_id())]
         spec: String,
     },
     /// The verifier alone: run every criterion (no LLM, writes nothing).
@@ -58,11 +62,13 @@ pub enum InspectCmd {
     /// The latest failure report of a bead.
     Feedback {
         /// Id or unique prefix (the work or its test spec).
+        #[arg(add = super::complete::bead_id())]
         id: String,
     },
     /// Beads with their latest inspection verdict and its age.
     Status {
         /// Only this bead.
+        #[arg(add = super::complete::bead_id())]
         id: Option<String>,
     },
 }
@@ -71,6 +77,7 @@ pub enum InspectCmd {
 #[derive(Debug, clap::Args)]
 pub struct StepArgs {
     /// Id or unique prefix (the work or its test spec).
+    #[arg(add = super::complete::bead_id())]
     pub id: String,
     /// Diff against this revision (default: the merge-base with the default branch).
     #[arg(long)]

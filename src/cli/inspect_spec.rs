@@ -24,10 +24,10 @@ pub fn pending(ctx: &Ctx) -> Outcome {
     }
     for s in &specs {
         outln!(
-            "{:<16} {:<14} {} criteria  {}",
+            "{:<16} {:<14} {}  {}",
             s.id,
             s.parent.as_deref().unwrap_or("-"),
-            s.acceptance_criteria.len(),
+            crate::report::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
             s.title
         );
     }
@@ -45,7 +45,13 @@ pub fn show(ctx: &Ctx, id: &str) -> Outcome {
             "spec": spec.as_ref().map(|s| json!({
                 "id": s.id,
                 "approved": s.status == Status::Closed,
-                "criteria": s.acceptance_criteria,
+                "criteria": s.acceptance_criteria.iter().map(|c| {
+                    let (kind, target) = testspec::kind_of(c);
+                    let mut v = serde_json::to_value(c).unwrap_or_default();
+                    v["kind"] = json!(kind);
+                    v["target"] = json!(target);
+                    v
+                }).collect::<Vec<_>>(),
             })),
             "latest": latest.as_ref().map(|r| json!({"verdict": r.verdict, "at": r.at})),
         })));
@@ -62,13 +68,7 @@ pub fn show(ctx: &Ctx, id: &str) -> Outcome {
             };
             outln!("  test spec {}: {state}", s.id);
             for c in &s.acceptance_criteria {
-                let (kind, target) = if let Some(cmd) = &c.verify_command {
-                    ("cmd", cmd.as_str())
-                } else if let Some(t) = &c.verify {
-                    ("verify", t.as_str())
-                } else {
-                    ("judge", c.judge.as_deref().unwrap_or(""))
-                };
+                let (kind, target) = testspec::kind_of(c);
                 outln!("  {} {}\n      {kind}: {target}", c.id, c.description);
             }
         }

@@ -108,7 +108,7 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Close { ids, reason } => beads::close(&ctx, &ids, reason.as_deref()),
         Command::Reopen { ids } => beads::reopen(&ctx, &ids),
         Command::Dep(cmd) => beads::dep(&ctx, cmd),
-        Command::Ready { limit } => beads::ready(&ctx, limit),
+        Command::Ready { limit, issue_type } => beads::ready(&ctx, limit, issue_type.as_deref()),
         Command::Blocked => beads::blocked(&ctx),
         Command::Label(cmd) => beads::label(&ctx, cmd),
         Command::History { id } => beads::history(&ctx, &id),

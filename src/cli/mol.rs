@@ -70,10 +70,10 @@ pub fn mol(ctx: &Ctx, cmd: MolCmd) -> Outcome {
             } else {
                 let path = molecule::archive_dir(&ws).join(format!("{}.yaml", digest.id));
                 outln!(
-                    "Squashed {} ({}, {} steps) into {}",
+                    "Squashed {} ({}, {}) into {}",
                     digest.id,
                     digest.formula,
-                    digest.progress,
+                    progress(&digest.progress),
                     ws.display(&path)
                 );
             }
@@ -112,7 +112,12 @@ fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> Outcome 
         print_json(&versioned(m));
         return Ok(0);
     }
-    let mut line = format!("{verb} {}: {} ({} steps)", m.id, m.formula, m.steps.len());
+    let mut line = format!(
+        "{verb} {}: {} ({})",
+        m.id,
+        m.formula,
+        crate::report::plural(m.steps.len(), "step")
+    );
     if let Some(bead) = &m.bead_id {
         line.push_str(&format!(" for {bead}"));
     }
@@ -143,10 +148,11 @@ fn list(ctx: &Ctx, ws: &Workspace) -> Outcome {
     for m in &mols {
         let (done, total) = m.progress();
         let mut line = format!(
-            "{}  {:<6}  {:<width$}  {done}/{total} steps",
+            "{}  {:<6}  {:<width$}  {}",
             m.id,
             m.state.name(),
-            m.formula
+            m.formula,
+            steps(done, total)
         );
         if let Some(bead) = &m.bead_id {
             line.push_str(&format!("  {bead}"));
@@ -197,7 +203,7 @@ fn show(ctx: &Ctx, ws: &Workspace, id: &str) -> Outcome {
         head.push_str(&format!(" for {bead}"));
     }
     outln!("{head}");
-    outln!("{done}/{total} steps complete  {}", ws.display(&path));
+    outln!("{} complete  {}", steps(done, total), ws.display(&path));
     if let Some(at) = m.expires_at {
         outln!("expires {at}");
     }
@@ -241,6 +247,22 @@ fn step_line(m: &Molecule, s: &Step) -> String {
     line
 }
 
+/// `2/5 steps`, `0/1 step`: progress with the noun in the number of the total.
+fn steps(done: usize, total: usize) -> String {
+    format!("{done}/{}", crate::report::plural(total, "step"))
+}
+
+/// A digest's `done/total` progress with its noun (`1/1 step`).
+fn progress(done_total: &str) -> String {
+    match done_total
+        .split_once('/')
+        .map(|(d, t)| (d.parse(), t.parse()))
+    {
+        Some((Ok(done), Ok(total))) => steps(done, total),
+        _ => format!("{done_total} steps"),
+    }
+}
+
 /// The first line of `text`, marking that there is more.
 fn first_line(text: &str) -> String {
     let mut lines = text.trim().lines();
@@ -264,7 +286,8 @@ fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> Outcome {
         let (done, total) = m.progress();
         if m.is_complete() {
             outln!(
-                "No steps ready: all {total} steps of {} are complete.",
+                "No steps ready: all {} of {} complete.",
+                crate::report::plural(total, "step"),
                 m.id
             );
         } else {
@@ -311,7 +334,7 @@ fn step_change(
         })));
         return Ok(0);
     }
-    let mut line = format!("{verb} step {} of {} ({done}/{total} steps)", s.id, m.id);
+    let mut line = format!("{verb} step {} of {} ({})", s.id, m.id, steps(done, total));
     if let (StepStatus::Blocked, Some(reason)) = (s.status, &s.reason) {
         line.push_str(&format!(": {}", first_line(reason)));
     }
@@ -378,7 +401,11 @@ fn run_mol(
     } else {
         let (done, total) = (report.steps_completed, report.steps_total);
         if report.complete {
-            outln!("{}: all {total} steps complete", report.molecule);
+            outln!(
+                "{}: all {} complete",
+                report.molecule,
+                crate::report::plural(total, "step")
+            );
         } else {
             let why: Vec<String> = report
                 .waiting
@@ -386,8 +413,9 @@ fn run_mol(
                 .map(|w| format!("{} ({})", w.step, first_line(&w.why)))
                 .collect();
             outln!(
-                "{}: {done}/{total} steps complete; cannot proceed: {}",
+                "{}: {} complete; cannot proceed: {}",
                 report.molecule,
+                steps(done, total),
                 why.join(", ")
             );
         }

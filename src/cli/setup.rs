@@ -132,16 +132,21 @@ pub fn completions(shell: clap_complete::Shell) -> Outcome {
     Ok(0)
 }
 
-/// `doctor`.
+/// `doctor [--fix]`: with --fix, first commits the unrecorded record files.
 pub fn doctor(ctx: &Ctx, fix: bool) -> Outcome {
     let ws = ctx.workspace()?;
     if fix {
         let actor = ctx.actor(&ws)?;
         let (paths, recorded) = setup::commit_unrecorded(&ws, &actor)?;
-        for p in &paths {
-            eprintln!("committed {p}");
+        match (short_commit(&recorded), &recorded) {
+            (Some(commit), _) => {
+                for p in &paths {
+                    eprintln!("committed {p} ({commit})");
+                }
+            }
+            (None, Recorded::Unchanged) => eprintln!("nothing unrecorded to commit"),
+            (None, _) => recorded_note(&recorded),
         }
-        recorded_note(&recorded);
     }
     let findings = setup::doctor(&ws)?;
     let errors = findings.iter().filter(|f| f.level == "error").count();

@@ -180,8 +180,8 @@ pub(super) fn render_summary(s: &Summary, has_workspace: bool) -> String {
         if s.unreadable > 0 {
             let _ = writeln!(
                 out,
-                "  {} bead files cannot be read (`vermas doctor`)",
-                s.unreadable
+                "  {} cannot be read (`vermas doctor`)",
+                crate::report::plural(s.unreadable, "bead file")
             );
         }
         if !s.in_progress.is_empty() {
@@ -223,7 +223,12 @@ pub(super) fn render_summary(s: &Summary, has_workspace: bool) -> String {
                 ),
                 None => "not recorded".to_string(),
             };
-            let _ = writeln!(out, "  {:<24} {:>3} criteria  {last}", sp.name, sp.criteria);
+            let noun = if sp.criteria == 1 {
+                "criterion"
+            } else {
+                "criteria"
+            };
+            let _ = writeln!(out, "  {:<24} {:>3} {noun:<9} {last}", sp.name, sp.criteria);
         }
     }
     out

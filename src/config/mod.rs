@@ -46,12 +46,15 @@ pub struct Config {
 pub struct InspectConfig {
     /// A judge's PASS with less confidence than this (0 to 1) needs a person.
     pub min_confidence: f64,
+    /// Longest one lifecycle hook (`.beads/hooks/<Point>`) may run.
+    pub hook_timeout: String,
 }
 
 impl Default for InspectConfig {
     fn default() -> Self {
         InspectConfig {
             min_confidence: 0.7,
+            hook_timeout: "30s".to_string(),
         }
     }
 }
@@ -284,6 +287,7 @@ impl Config {
             ("verify.timeout", &self.verify.timeout),
             ("llm.timeout", &self.llm.timeout),
             ("gates.timeout", &self.gates.timeout),
+            ("inspect.hook_timeout", &self.inspect.hook_timeout),
         ] {
             parse_duration(value).map_err(|m| (key.to_string(), format!("{key}: {m}")))?;
         }
@@ -440,7 +444,7 @@ fn unknown_key(key: &str) -> Error {
          gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
          hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
-         inspect.min_confidence",
+         inspect.min_confidence, inspect.hook_timeout",
     )
 }
 

@@ -107,7 +107,9 @@ impl Config {
              \n\
              inspect:\n\
              \x20 # A judge's PASS with less confidence than this (0 to 1) needs a person.\n\
-             \x20 min_confidence: {min_conf}\n",
+             \x20 min_confidence: {min_conf}\n\
+             \x20 # Longest one lifecycle hook (.beads/hooks/<Point>) may run.\n\
+             \x20 hook_timeout: {hook_timeout}\n",
             prefix = s(&self.prefix),
             commit = self.git.commit,
             author = o(&self.git.author),
@@ -136,6 +138,7 @@ impl Config {
             mail_from = o(&self.mail.from),
             groups = groups(&self.mail.groups),
             min_conf = self.inspect.min_confidence,
+            hook_timeout = s(&self.inspect.hook_timeout),
         )
     }
 }

@@ -171,8 +171,9 @@ fn pick_criterion(
         .and_then(|i| spec.acceptance_criteria.get(i))
         .ok_or_else(|| {
             Error::Invalid(format!(
-                "--ac {n}: {} has {count} acceptance criteria",
-                spec.id
+                "--ac {n}: {} has {}",
+                spec.id,
+                crate::report::counted(count, "acceptance criterion", "acceptance criteria")
             ))
         })?;
     if let Some(judge) = &c.judge

@@ -292,8 +292,8 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
         PushBase::Everything => {
             let paths = repo.tree_paths(&r.local_sha)?;
             let note = format!(
-                "{name} ({why}): no history in common with what is known of the remote; every commit is pushed, so all {} files count as changed",
-                paths.len()
+                "{name} ({why}): no history in common with what is known of the remote; every commit is pushed, so every file counts as changed ({})",
+                crate::report::plural(paths.len(), "file")
             );
             (paths, note)
         }

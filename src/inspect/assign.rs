@@ -43,6 +43,13 @@ pub fn sling(
     }
     let mut txn = Txn::begin(ws)?;
     let mut work = load_one(ws, id)?;
+    if work.issue_type == crate::bead::model::IssueType::TestSpec {
+        let of = work.parent.as_deref().unwrap_or("its work");
+        return Err(Error::Invalid(format!(
+            "{} is a test spec, not work: sling {of} instead",
+            work.id
+        )));
+    }
     let spec = testspec::of_work(ws, &work.id)?;
     let approved = spec.as_ref().is_some_and(|s| s.status == Status::Closed);
     if !approved && force.is_none() {
@@ -85,22 +92,15 @@ pub fn sling(
         }
     }
     txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
-    let mut body = format!(
-        "{}: {}\n\n{}\n",
-        work.id,
-        work.title,
-        work.description.trim()
-    );
+    let mut body = format!("{}: {}\n", work.id, work.title);
+    if !work.description.trim().is_empty() {
+        let _ = writeln!(body, "\n{}", work.description.trim());
+    }
     if let Some(s) = &spec {
         let _ = writeln!(body, "\nAcceptance criteria ({}):", s.id);
         for c in &s.acceptance_criteria {
-            let how = c
-                .verify_command
-                .as_deref()
-                .or(c.verify.as_deref())
-                .or(c.judge.as_deref())
-                .unwrap_or("");
-            let _ = writeln!(body, "- {}: {}  [{how}]", c.id, c.description);
+            let (kind, target) = testspec::kind_of(c);
+            let _ = writeln!(body, "- {}: {}  ({kind}: {target})", c.id, c.description);
         }
     }
     let _ = writeln!(body, "\nWhen done: vermas inspect run {}", work.id);

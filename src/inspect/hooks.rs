@@ -1,19 +1,25 @@
 //! Lifecycle hooks around the Inspector's steps: each point runs the executable
 //! `.beads/hooks/<Name>` and every executable in `.beads/hooks/<Name>.d/` (by name), with
-//! a JSON payload on stdin and `VERMAS_HOOK=<Name>`, through the check runner (its own
-//! process group, a timeout, nothing left running). A Pre hook that fails stops its step;
-//! a Post or On hook that fails is a warning.
+//! a JSON payload on stdin, `VERMAS_HOOK=<Name>` and `VERMAS_ROOT` set, in the repository
+//! root, through the check runner (its own process group, `inspect.hook_timeout`, output
+//! capped, nothing left running). A Pre hook that fails stops its step; a Post or On hook
+//! that fails is a warning. A hook behind a symlink leading outside the repository is
+//! refused; a file without an execute bit is passed over with a warning.
 
 use crate::check::process::{self, Job};
 use crate::workspace::Workspace;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Longest one hook may run.
-const HOOK_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a hook may run when `inspect.hook_timeout` cannot be read.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Bytes of a hook's output kept.
+const OUTPUT_CAP: usize = 64 * 1024;
 
 /// A lifecycle hook point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum HookPoint {
     /// Before a test spec is planned.
     PreAuditPlan,
@@ -88,10 +94,15 @@ impl HookPoint {
     pub fn is_pre(self) -> bool {
         self.name().starts_with("Pre")
     }
+
+    /// The point called `name` (as [`HookPoint::name`] spells it).
+    pub fn from_name(name: &str) -> Option<HookPoint> {
+        HookPoint::ALL.into_iter().find(|p| p.name() == name)
+    }
 }
 
 /// One hook as it ran.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct HookRun {
     /// The hook file, relative to the repository.
     pub path: String,
@@ -99,12 +110,14 @@ pub struct HookRun {
     pub exit_code: Option<i32>,
     /// Wall time.
     pub duration_ms: u64,
-    /// What it printed (stdout and stderr).
+    /// What it printed (stdout and stderr, interleaved, capped).
     pub output: String,
+    /// Killed at `inspect.hook_timeout`.
+    pub timed_out: bool,
 }
 
 /// What running a hook point did.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct HookReport {
     /// Every hook that ran, in order.
     pub ran: Vec<HookRun>,
@@ -114,19 +127,32 @@ pub struct HookReport {
     pub warnings: Vec<String>,
 }
 
-/// The hook files of `point`, in the order they run: `<Name>`, then `<Name>.d/*` by name.
+/// A lifecycle hook file present in the repository.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookFile {
+    /// Its point.
+    pub point: HookPoint,
+    /// The file (absolute).
+    pub path: PathBuf,
+    /// True when it would run (a file with an execute bit).
+    pub executable: bool,
+}
+
+/// The hook files of `point`, in the order they run: `<Name>`, then `<Name>.d/*` by name
+/// (names starting with `.` left out). Symlinks are listed too, for [`run`] to check.
 pub fn files(ws: &Workspace, point: HookPoint) -> Vec<PathBuf> {
     let dir = ws.beads_dir.join("hooks");
     let mut out = Vec::new();
     let single = dir.join(point.name());
-    if single.is_file() {
+    if std::fs::symlink_metadata(&single).is_ok_and(|m| !m.is_dir()) {
         out.push(single);
     }
     if let Ok(entries) = std::fs::read_dir(dir.join(format!("{}.d", point.name()))) {
         let mut more: Vec<PathBuf> = entries
             .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
             .map(|e| e.path())
-            .filter(|p| p.is_file())
             .collect();
         more.sort();
         out.extend(more);
@@ -134,16 +160,38 @@ pub fn files(ws: &Workspace, point: HookPoint) -> Vec<PathBuf> {
     out
 }
 
-/// Runs the hooks of `point` with `payload` on stdin.
+/// Every lifecycle hook file present, point by point in pipeline order.
+pub fn present(ws: &Workspace) -> Vec<HookFile> {
+    HookPoint::ALL
+        .into_iter()
+        .flat_map(|point| {
+            files(ws, point).into_iter().map(move |path| HookFile {
+                point,
+                executable: is_executable(&path),
+                path,
+            })
+        })
+        .collect()
+}
+
+/// How long one hook may run: `inspect.hook_timeout`.
+pub fn timeout(ws: &Workspace) -> Duration {
+    crate::duration::parse_duration(&ws.config.inspect.hook_timeout).unwrap_or(DEFAULT_TIMEOUT)
+}
+
+/// Runs the hooks of `point` with `payload` (one JSON line) on stdin. A Pre point stops
+/// at the first hook that fails, is refused or cannot start; other points go on and
+/// record each failure as a warning. Never prints.
 pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> HookReport {
     let mut report = HookReport::default();
     let input = format!("{payload}\n").into_bytes();
+    let limit = timeout(ws);
     for file in files(ws, point) {
         let shown = ws.display(&file);
         let real = match ws.contain(&file) {
             Ok(p) => p,
             Err(e) => {
-                note(&mut report, point, format!("{shown}: {e}"));
+                note(&mut report, point, format!("{} hook {e}", point.name()));
                 if report.stopped.is_some() {
                     break;
                 }
@@ -152,7 +200,8 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
         };
         if !is_executable(&real) {
             report.warnings.push(format!(
-                "{shown} is not executable: passed over (chmod +x it)"
+                "{} hook {shown} is not an executable file: passed over (chmod +x it)",
+                point.name()
             ));
             continue;
         }
@@ -165,33 +214,41 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
                 ("VERMAS_HOOK".into(), point.name().into()),
                 ("VERMAS_ROOT".into(), ws.root.to_string_lossy().into_owned()),
             ],
-            timeout: HOOK_TIMEOUT,
-            output_cap: 64 * 1024,
+            timeout: limit,
+            output_cap: OUTPUT_CAP,
         });
         let failure = if let Some(e) = &done.spawn_error {
             Some(e.clone())
         } else if done.timed_out {
-            Some(format!("timed out after {}s", HOOK_TIMEOUT.as_secs()))
+            Some(format!("timed out after {}", seconds(limit)))
         } else {
-            match done.exit_code {
-                Some(0) => None,
-                Some(code) => Some(format!("exited {code}")),
-                None => Some("was killed by a signal".to_string()),
+            match (done.exit_code, done.signal) {
+                (Some(0), _) => None,
+                (Some(code), _) => Some(format!("exited {code}")),
+                (None, Some(sig)) => Some(format!("was killed by signal {sig}")),
+                (None, None) => Some("was killed".to_string()),
             }
         };
         let output = done.text();
         report.ran.push(HookRun {
             path: shown.clone(),
             exit_code: done.exit_code,
-            duration_ms: done.duration.as_millis() as u64,
-            output: output.clone(),
+            duration_ms: u64::try_from(done.duration.as_millis()).unwrap_or(u64::MAX),
+            output,
+            timed_out: done.timed_out,
         });
         if let Some(how) = failure {
-            let first = output.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let first = done
+                .text()
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| format!(": {l}"))
+                .unwrap_or_default();
             note(
                 &mut report,
                 point,
-                format!("{} hook {shown} {how}: {first}", point.name()),
+                format!("{} hook {shown} {how}{first}", point.name()),
             );
             if report.stopped.is_some() {
                 break;
@@ -210,8 +267,52 @@ fn note(report: &mut HookReport, point: HookPoint, what: String) {
     }
 }
 
-/// True when the file has an execute bit.
-fn is_executable(path: &Path) -> bool {
+/// `d` as a person reads it: `30s`, `1.5s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// True when `path` (followed) is a regular file with an execute bit.
+pub fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_pre_points_are_the_pre_ones() {
+        for p in HookPoint::ALL {
+            assert_eq!(HookPoint::from_name(p.name()), Some(p));
+        }
+        let pre: Vec<&str> = HookPoint::ALL
+            .into_iter()
+            .filter(|p| p.is_pre())
+            .map(HookPoint::name)
+            .collect();
+        assert_eq!(
+            pre,
+            [
+                "PreAuditPlan",
+                "PreInspect",
+                "PreAdvocate",
+                "PreCritic",
+                "PreJudgment"
+            ]
+        );
+        assert_eq!(HookPoint::from_name("preinspect"), None);
+    }
+
+    #[test]
+    fn seconds_reads_plainly() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5s");
+    }
 }

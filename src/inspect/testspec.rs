@@ -141,6 +141,17 @@ pub enum Check {
     Judge(String),
 }
 
+/// How criterion `c` is checked and what it runs: `("cmd" | "verify" | "judge", target)`.
+pub fn kind_of(c: &AcceptanceCriterion) -> (&'static str, &str) {
+    if let Some(cmd) = &c.verify_command {
+        ("cmd", cmd)
+    } else if let Some(t) = &c.verify {
+        ("verify", t)
+    } else {
+        ("judge", c.judge.as_deref().unwrap_or(""))
+    }
+}
+
 /// The open test spec `id` (a work id stands for its spec).
 fn open_spec(ws: &Workspace, id: &str) -> Result<Bead> {
     let b = load_one(ws, id)?;
@@ -203,6 +214,18 @@ pub fn add_criterion(
     }
     let mut txn = Txn::begin(ws)?;
     let mut spec = open_spec(ws, id)?;
+    if spec.status == Status::Closed {
+        return Err(Error::invalid_with_help(
+            format!(
+                "{} is approved: its criteria cannot change under the approval",
+                spec.id
+            ),
+            format!(
+                "reopen it first (vermas reopen {}), add the criterion, then approve it again",
+                spec.id
+            ),
+        ));
+    }
     let n = spec
         .acceptance_criteria
         .iter()

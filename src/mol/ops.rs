@@ -283,7 +283,11 @@ pub fn squash(ws: &Workspace, actor: &str, id: &str, summary: Option<String>) ->
     txn.commit(&message(
         "mol squash",
         &mol,
-        &format!("{} ({done}/{total} steps)", mol.formula),
+        &format!(
+            "{} ({done}/{})",
+            mol.formula,
+            crate::report::plural(total, "step")
+        ),
         actor,
     ))?;
     Ok(digest)
