@@ -1424,6 +1424,10 @@ fn json_usage_errors_are_json_too() {
         assert_eq!(v["schema_version"], 1, "{v}");
         assert!(v.get("code").is_some() && v.get("error").is_some(), "{v}");
     }
+    // The missing argument is named, not cut off after "were not provided:".
+    let v = json_error(&repo.run(&["mol", "pour", "x", "--json"]));
+    let msg = v["error"].as_str().unwrap();
+    assert!(msg.ends_with("were not provided: --bead <BEAD>"), "{v}");
 }
 
 #[test]

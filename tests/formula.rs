@@ -237,6 +237,53 @@ fn gas_town_formula_cooks_with_vars_and_ignores_unknown_keys() {
     assert!(!repo.join(".beads/mols").exists(), "cook writes nothing");
 }
 
+/// A formula as Gas Town writes its patrol and convoy formulas: Handlebars blocks, `{{else}}`,
+/// `{{this}}`, paths and Go template's `{{end}}` in step text, for the agent to read.
+const HANDLEBARS: &str = r#"
+formula = 'convoy-report'
+[vars]
+rig = 'gastown'
+
+[[steps]]
+id = 'collect'
+title = 'Collect convoys of {{rig}}'
+description = """
+{{#each convoys}}
+- {{title}} ({{this}}, by {{dependent.id}}) #{{@index}}
+{{else}}
+No convoys on {{rig}}.
+{{/each}}
+{{#if urgent}}Escalate.{{end}}
+"""
+"#;
+
+#[test]
+fn gas_town_handlebars_is_left_for_the_agent_and_plain_names_still_checked() {
+    let repo = repo_with_formulas(&[
+        ("convoy-report", HANDLEBARS),
+        (
+            "typo",
+            "formula = 'typo'\n[vars]\nrig = 'x'\n[[steps]]\nid = 'a'\ntitle = '{{#if rig}}{{rgi}}{{/if}} {{rgi}}'\n",
+        ),
+    ]);
+    let proto = repo.json(&["mol", "cook", "convoy-report"]);
+    let step = step(&proto, "collect");
+    assert_eq!(step["title"], "Collect convoys of gastown");
+    let text = step["description"].as_str().unwrap();
+    assert!(text.starts_with("{{#each convoys}}\n- {{title}} ({{this}}, by {{dependent.id}}) #{{@index}}\n{{else}}\nNo convoys on gastown.\n{{/each}}"), "{text}");
+    assert!(text.contains("{{#if urgent}}Escalate.{{end}}"), "{text}");
+
+    let bead = repo.create("Report convoys", &[]);
+    let poured = repo.json(&["mol", "pour", "convoy-report", "--bead", &bead]);
+    let id = poured["id"].as_str().unwrap().to_string();
+    let file = std::fs::read_to_string(repo.join(&format!(".beads/mols/{id}.yaml"))).unwrap();
+    assert!(file.contains("{{#each convoys}}"), "{file}");
+
+    let err = cook_fails(&repo, &["typo"]);
+    assert!(err.contains("`{{rgi}}` is not a variable of this formula"), "{err}");
+    assert!(err.contains("typo.formula.toml:6:"), "{err}");
+}
+
 const CHILDREN: &str = r#"
 formula = 'feature'
 

@@ -42,13 +42,15 @@ pub fn main() -> i32 {
                 return 0;
             }
             if std::env::args().any(|a| a == "--json") {
-                let msg = e.kind().to_string();
+                // The message up to clap's usage block, on one line: a missing argument's
+                // name sits on the line after "were not provided:".
                 let detail = e.to_string();
                 let first = detail
                     .lines()
-                    .next()
-                    .unwrap_or(&msg)
-                    .trim_start_matches("error: ");
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(|l| l.trim().trim_start_matches("error: "))
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 eprintln!(
                     "{}",
                     serde_json::json!({"schema_version": 1, "error": first, "code": "usage"})

@@ -56,29 +56,46 @@ pub fn glob(pattern: &str, s: &str) -> bool {
     true
 }
 
-/// `text` with every `{{name}}` replaced by its value; an unknown name is an error at it.
+/// Handlebars words that are never formula variables: `{{else}}`, `{{this}}`, and Go
+/// template's `{{end}}`.
+const TEMPLATE_KEYWORDS: [&str; 3] = ["else", "this", "end"];
+
+/// `text` with every `{{name}}` replaced by its value. Everything else between double braces
+/// is the text's own template language and is left as written, as Gas Town does: block
+/// helpers (`{{#each items}}`, `{{/each}}`), `{{else}}`, `{{this}}`, paths (`{{dependent.id}}`),
+/// `{{@index}}`, comments and partials. Inside a block a bare name that is no variable is the
+/// block's own field (`{{#each steps}}{{title}}{{/each}}`) and stays; outside any block it is
+/// an error at the placeholder.
 pub fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
     let s = &text.value;
     let mut out = String::with_capacity(s.len());
     let mut rest = s.as_str();
+    let mut depth = 0usize;
     while let Some(pos) = rest.find("{{") {
         out.push_str(&rest[..pos]);
         let after = &rest[pos + 2..];
+        match after.as_bytes().first() {
+            Some(b'#') => depth += 1,
+            Some(b'/') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
         let len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
         let name = &after[..len];
-        let is_var = !name.is_empty()
+        let is_name = !name.is_empty()
             && !name.starts_with(|c: char| c.is_ascii_digit())
-            && after[len..].starts_with("}}");
-        if !is_var {
-            out.push_str("{{");
-            rest = after;
-            continue;
-        }
-        match values.get(name) {
+            && after[len..].starts_with("}}")
+            && !TEMPLATE_KEYWORDS.contains(&name);
+        let value = if is_name { values.get(name) } else { None };
+        match value {
             Some(v) => out.push_str(v),
-            None => return Err(undefined(text, name, values)),
+            None if is_name && depth == 0 => return Err(undefined(text, name, values)),
+            None => {
+                out.push_str("{{");
+                rest = after;
+                continue;
+            }
         }
         rest = &after[len + 2..];
     }
@@ -146,6 +163,29 @@ mod tests {
         };
         let e = fill(&text, &values).unwrap_err().to_string();
         assert!(e.starts_with("f:1:11: `{{b}}` is not a variable"), "{e}");
+    }
+
+    #[test]
+    fn fill_leaves_handlebars_alone_and_still_refuses_a_bare_unknown_name() {
+        let values = BTreeMap::from([("rig".to_string(), "gastown".to_string())]);
+        let plain = |s: &str| Text {
+            value: s.into(),
+            at: None,
+        };
+        let text = "{{#each items}}- {{title}} for {{rig}} ({{this}}, {{@index}}){{else}}none\
+                    {{/each}} {{dependent.id}} {{{raw}}} {{!note}} {{> part}} {{end}}";
+        assert_eq!(
+            fill(&plain(text), &values).unwrap(),
+            text.replace("{{rig}}", "gastown")
+        );
+        let e = fill(&plain("{{#if a}}x{{/if}} {{title}}"), &values)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`{{title}}` is not a variable"), "{e}");
+        let e = fill(&plain("{{/each}}{{/each}} {{who}}"), &values)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`{{who}}` is not a variable"), "{e}");
     }
 
     #[test]
