@@ -199,7 +199,7 @@ log "generated and committed in $(python3 -c "print(f'{$t1-$t0:.1f}')") s ($(git
 sleep 2.5
 
 # Sanity: everything parses, and the commands work.
-NLIST=$("$VM" list --json --all | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+NLIST=$("$VM" list --json --all -n 0 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 NREADY=$("$VM" ready --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 log "list --all: $NLIST beads, ready: $NREADY beads"
 [[ "$NLIST" == "$BEADS" ]] || log "WARNING: expected $BEADS beads from list --all, got $NLIST"

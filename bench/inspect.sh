@@ -16,7 +16,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-bench-inspect.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 init_bench_repo
-sed -i "s|^  command: .*|  command: $ROOT/fixtures/llm-roles|" .beads/config.yaml
+sed -i "s|^  command: .*|  command: $ROOT/fixtures/llm-roles|" .beads/vermas.yaml
 {
     printf -- '---\nid: vm-work\ntitle: Benchmark work\nstatus: in_progress\nissue_type: task\n---\n'
 } > .beads/issues/vm-work.md

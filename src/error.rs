@@ -181,6 +181,16 @@ pub enum Error {
     )]
     Cycle(Vec<String>),
 
+    /// An LLM role could not be asked, or never gave a usable reply.
+    #[error("{message}")]
+    #[diagnostic(code(vermas::llm), help("{help}"))]
+    Llm {
+        /// What went wrong.
+        message: String,
+        /// What to do about it.
+        help: String,
+    },
+
     /// Git refused or failed.
     #[error("git: {0}")]
     #[diagnostic(code(vermas::git))]
@@ -215,6 +225,7 @@ impl Error {
             Error::NotFound(_) | Error::NoMessage(_) | Error::Missing { .. } => "not_found",
             Error::Ambiguous { .. } => "ambiguous",
             Error::Cycle(_) => "cycle",
+            Error::Llm { .. } => "llm",
             Error::Git(_) => "git",
             Error::Io { .. } => "io",
         }
@@ -223,7 +234,7 @@ impl Error {
     /// Process exit code: 2 for bad input, 1 for failures of the system around it.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Git(_) | Error::Io { .. } => 1,
+            Error::Git(_) | Error::Io { .. } | Error::Llm { .. } => 1,
             _ => 2,
         }
     }

@@ -37,6 +37,10 @@ pub struct AnnotationRun {
     pub target: String,
     /// One-based line of the link.
     pub line: usize,
+    /// `file:line` of the function the link names (`tests/x.sh:7`), where vermas can read
+    /// the file's functions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check_location: Option<String>,
     /// What happened.
     #[serde(flatten)]
     pub result: CheckResult,
@@ -229,6 +233,7 @@ pub fn run(
                             kind: a.kind.clone(),
                             target: a.target(),
                             line: a.line,
+                            check_location: check_location(root, a),
                             result: match plan(a, s) {
                                 Plan::Run => results.next().expect("one result per task"),
                                 Plan::Settle(o, why) => CheckResult::without_run(o, why),
@@ -260,6 +265,12 @@ pub fn run(
             }
         })
         .collect()
+}
+
+/// Where the function an annotation names is defined, for a valid target.
+fn check_location(root: &Path, a: &Annotation) -> Option<String> {
+    let function = a.function.as_deref().filter(|_| a.error.is_none())?;
+    crate::spec::lint::function_location(root, &a.file, function)
 }
 
 /// Whether an annotation runs in this mode, or its settled outcome.

@@ -1,12 +1,15 @@
 //! `status` without flags: where the work stands, from files alone (no checks, no LLM).
 
+use crate::bead::catalog::{Catalog, IndexedBead};
+use crate::bead::fields::BeadFields;
 use crate::bead::model::{AWAITING_INPUT, Note};
-use crate::bead::{Bead, BeadSet, Status, graph};
+use crate::bead::{BeadSet, Status};
 use crate::error::Result;
 use crate::results::{self, ResultRecord};
 use crate::spec::Spec;
 use crate::workspace::Workspace;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The summary shown by a plain `vermas status`.
@@ -69,33 +72,20 @@ pub struct SpecStatus {
 
 /// Builds the summary from the beads (if there is a workspace) and the specs.
 pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
-    let mut set = match ws {
-        Some(ws) => BeadSet::load(ws)?,
-        None => BeadSet::default(),
-    };
-    if let Some(ws) = ws {
-        // Notes, for the questions of beads awaiting input.
-        let shown: Vec<String> = set
-            .beads
-            .values()
-            .filter(|b| b.has_label(AWAITING_INPUT) && !b.is_closed())
-            .map(|b| b.id.clone())
-            .collect();
-        set.complete(ws, shown.iter().map(String::as_str))?;
-    }
-    let work: Vec<&Bead> = set
-        .beads
-        .values()
+    let catalog = ws.map(Catalog::load).transpose()?;
+    let work: Vec<IndexedBead<'_>> = catalog
+        .iter()
+        .flat_map(Catalog::iter)
         .filter(|b| {
             !matches!(
-                b.issue_type,
+                b.issue_type(),
                 crate::bead::IssueType::Message | crate::bead::IssueType::TestSpec
             )
         })
         .collect();
     let mut by_status = BTreeMap::new();
     for b in &work {
-        *by_status.entry(b.status.to_string()).or_insert(0) += 1;
+        *by_status.entry(b.status().to_string()).or_insert(0) += 1;
     }
     let closed = work.iter().filter(|b| b.is_closed()).count();
     let percent_done = if work.is_empty() {
@@ -103,31 +93,38 @@ pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
     } else {
         (closed * 100 / work.len()) as u32
     };
-    let in_progress = BeadSet::sorted(
+    let in_progress = BeadSet::sorted(work.iter().filter(|b| b.status() == Status::InProgress))
+        .into_iter()
+        .map(|b| Brief {
+            id: b.key().to_string(),
+            title: b.title().into_owned(),
+            priority: b.priority(),
+            assignee: b.assignee().map(Cow::into_owned),
+        })
+        .collect();
+    let waiting: Vec<IndexedBead<'_>> = BeadSet::sorted(
         work.iter()
-            .copied()
-            .filter(|b| b.status == Status::InProgress),
-    )
-    .into_iter()
-    .map(|b| Brief {
-        id: b.id.clone(),
-        title: b.title.clone(),
-        priority: b.priority,
-        assignee: b.assignee.clone(),
-    })
-    .collect();
-    let awaiting = BeadSet::sorted(
-        work.iter()
-            .copied()
             .filter(|b| b.has_label(AWAITING_INPUT) && !b.is_closed()),
     )
     .into_iter()
-    .map(|b| Awaiting {
-        id: b.id.clone(),
-        title: b.title.clone(),
-        question: b.open_question().cloned(),
-    })
+    .copied()
     .collect();
+    let mut awaiting = Vec::with_capacity(waiting.len());
+    if let (Some(ws), Some(catalog)) = (ws, &catalog) {
+        // Their notes, for the questions: read from their files.
+        let mut set = catalog.bead_set(&waiting);
+        set.complete(ws, waiting.iter().map(|b| b.key()))?;
+        awaiting.extend(waiting.iter().map(|b| {
+            Awaiting {
+                id: b.key().to_string(),
+                title: b.title().into_owned(),
+                question: set
+                    .beads
+                    .get(b.key())
+                    .and_then(|full| full.open_question().cloned()),
+            }
+        }));
+    }
     let spec_status = specs
         .iter()
         .map(|s| SpecStatus {
@@ -142,9 +139,9 @@ pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
         total: work.len(),
         percent_done,
         in_progress,
-        ready: graph::ready(&set).len(),
+        ready: catalog.as_ref().map_or(0, |c| c.ready(None).len()),
         awaiting,
         specs: spec_status,
-        unreadable: set.broken.len(),
+        unreadable: catalog.as_ref().map_or(0, |c| c.broken.len()),
     })
 }

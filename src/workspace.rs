@@ -1,6 +1,7 @@
-//! Finding the `.beads` folder and loading its config.
+//! Finding the `.beads` folder and loading its config (from `vermas.yaml`, else from the
+//! `config.yaml` an older vermas wrote; bd's `config.yaml` is never vermas's).
 
-use crate::config::Config;
+use crate::config::{Config, SETTINGS_FILE, bd};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -12,7 +13,7 @@ pub const BEADS_DIR: &str = ".beads";
 /// repository makes every command refuse to work (the files in them are opened without
 /// following symlinks, see [`Workspace::read_record`]).
 const CHECKED: &[&str] = &[
-    "config.yaml",
+    SETTINGS_FILE,
     ".lock",
     ".cache",
     "issues",
@@ -33,10 +34,13 @@ pub struct Workspace {
     pub beads_dir: PathBuf,
     /// The folder holding `.beads` (the repository root for specs and tests).
     pub root: PathBuf,
-    /// Settings from `config.yaml`, defaults for absent keys.
+    /// Settings from `vermas.yaml`, defaults for absent keys.
     pub config: Config,
     /// Where `config.prefix` comes from.
     pub prefix_origin: PrefixOrigin,
+    /// The `.beads/config.yaml` of an older vermas the settings were read from, while no
+    /// `vermas.yaml` exists (see `setup::migrate_legacy_config`).
+    pub legacy_config: Option<PathBuf>,
     /// The git work tree holding `root` (else `root`), found when first needed.
     repo_root: OnceLock<PathBuf>,
 }
@@ -44,13 +48,16 @@ pub struct Workspace {
 /// Where the prefix of new bead ids comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PrefixOrigin {
-    /// `prefix:` in `config.yaml`.
+    /// `prefix:` in `vermas.yaml`.
     Config,
-    /// `config.yaml` sets none (empty or missing): the one prefix the existing beads use.
+    /// `vermas.yaml` sets none (empty or missing): the one prefix the existing beads use.
     Beads,
-    /// `config.yaml` sets none and there are no beads: the default.
+    /// `vermas.yaml` sets none and there are no beads: bd's `issue-prefix` (from its
+    /// `config.yaml`, else from the ids of its JSONL export).
+    Bd,
+    /// `vermas.yaml` sets none, there are no beads and bd names none: the default.
     Default,
-    /// `config.yaml` sets none and the beads use several prefixes (or one that is not a
+    /// `vermas.yaml` sets none and the beads use several prefixes (or one that is not a
     /// valid prefix): new ids cannot be made until one is set.
     Unclear(Vec<String>),
 }
@@ -79,20 +86,19 @@ impl Workspace {
             root,
             config: Config::default(),
             prefix_origin: PrefixOrigin::Config,
+            legacy_config: None,
             repo_root: OnceLock::new(),
         };
         ws.beads_dir = ws.contain(&ws.beads_dir)?;
         for rel in CHECKED {
             ws.contain(&ws.beads_dir.join(rel))?;
         }
-        let config_path = ws.config_path();
-        let stated = match std::fs::read_to_string(&config_path) {
-            Ok(text) => {
-                ws.config = Config::parse(&text, &ws.display(&config_path))?;
+        let stated = match ws.read_settings()? {
+            Some((text, path)) => {
+                ws.config = Config::parse(&text, &ws.display(&path))?;
                 crate::config::sets_prefix(&text)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => return Err(Error::io(&config_path, e)),
+            None => false,
         };
         if !stated {
             ws.infer_prefix()?;
@@ -103,8 +109,45 @@ impl Workspace {
         Ok(ws)
     }
 
+    /// The settings text and the file it is in: `vermas.yaml`, else the `config.yaml` of
+    /// an older vermas (noted in `legacy_config`). bd's `config.yaml`, or one that cannot
+    /// be read (a symlink leading outside the repository included), is passed over.
+    fn read_settings(&mut self) -> Result<Option<(String, PathBuf)>> {
+        let path = self.config_path();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => return Ok(Some((text, path))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+        let shared = self.shared_config_path();
+        match self.read_record(&shared) {
+            Ok(text) if bd::is_vermas_settings(&text) => {
+                self.legacy_config = Some(shared.clone());
+                Ok(Some((text, shared)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// bd's issue prefix, when bd's files beside vermas's name one vermas accepts.
+    pub fn bd_prefix(&self) -> Option<String> {
+        let read = |name: &str| self.read_record(&self.beads_dir.join(name)).ok();
+        if let Some(prefix) = read(bd::SHARED_CONFIG_FILE)
+            .filter(|t| !bd::is_vermas_settings(t))
+            .and_then(|t| bd::issue_prefix(&t))
+        {
+            return Some(prefix);
+        }
+        let jsonl = bd::jsonl_file(read(bd::BD_METADATA_FILE).as_deref());
+        let path = self.contain(&self.beads_dir.join(jsonl)).ok()?;
+        let mut first = String::new();
+        let file = std::fs::File::open(path).ok()?;
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut first).ok()?;
+        bd::prefix_of_jsonl_line(&first)
+    }
+
     /// With no `prefix` in the config, new ids keep the prefix the existing beads use
-    /// rather than silently switching to the default.
+    /// (else bd's) rather than silently switching to the default.
     fn infer_prefix(&mut self) -> Result<()> {
         let ids = crate::bead::store::list_ids(self)?;
         let found: std::collections::BTreeSet<&str> = ids
@@ -113,7 +156,13 @@ impl Workspace {
             .collect();
         let found: Vec<&str> = found.into_iter().collect();
         self.prefix_origin = match found.as_slice() {
-            [] => PrefixOrigin::Default,
+            [] => match self.bd_prefix() {
+                Some(prefix) => {
+                    self.config.prefix = prefix;
+                    PrefixOrigin::Bd
+                }
+                None => PrefixOrigin::Default,
+            },
             [one] if crate::config::validate_prefix(one).is_ok() => {
                 self.config.prefix = one.to_string();
                 PrefixOrigin::Beads
@@ -179,9 +228,14 @@ impl Workspace {
         crate::store::read_to_string(path, |p| self.contain(p))
     }
 
-    /// `.beads/config.yaml`.
+    /// `.beads/vermas.yaml`, where the settings are written.
     pub fn config_path(&self) -> PathBuf {
-        self.beads_dir.join("config.yaml")
+        self.beads_dir.join(SETTINGS_FILE)
+    }
+
+    /// `.beads/config.yaml`: bd's settings (or an older vermas's, see `legacy_config`).
+    pub fn shared_config_path(&self) -> PathBuf {
+        self.beads_dir.join(bd::SHARED_CONFIG_FILE)
     }
 
     /// `.beads/issues`, one file per bead.

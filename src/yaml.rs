@@ -84,20 +84,20 @@ pub fn flow_list<S: AsRef<str>>(items: &[S]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// True when `s` can be written unquoted and still reads back as this exact string.
-fn is_plain_safe(s: &str) -> bool {
+/// True when `s` can be written unquoted and still reads back as this exact string (so a
+/// plain scalar passing it reads as itself, in block and flow context alike).
+pub fn is_plain_safe(s: &str) -> bool {
     let Some(first) = s.chars().next() else {
         return false;
     };
     if s.trim() != s || s.len() > 200 {
         return false;
     }
-    let lower = s.to_ascii_lowercase();
     const RESERVED: &[&str] = &[
         "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", "-.inf", "+.inf",
         ".nan",
     ];
-    if RESERVED.contains(&lower.as_str()) || looks_numeric(s) {
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(s)) || looks_numeric(s) {
         return false;
     }
     if !(first.is_ascii_alphanumeric() || matches!(first, '_' | '.' | '/' | '(')) {

@@ -1602,19 +1602,19 @@ fn an_empty_or_missing_config_keeps_the_prefix_of_the_existing_beads() {
     let repo = Repo::initialised();
     let first = repo.create("first", &[]);
     assert!(first.starts_with("vm-"), "{first}");
-    repo.write(".beads/config.yaml", "");
+    repo.write(".beads/vermas.yaml", "");
     let second = repo.create("after emptying the config", &[]);
     assert!(second.starts_with("vm-"), "{second}");
-    repo.write(".beads/config.yaml", "git:\n  commit: true\n");
+    repo.write(".beads/vermas.yaml", "git:\n  commit: true\n");
     let third = repo.create("config without a prefix", &[]);
     assert!(third.starts_with("vm-"), "{third}");
-    std::fs::remove_file(repo.join(".beads/config.yaml")).expect("rm config");
+    std::fs::remove_file(repo.join(".beads/vermas.yaml")).expect("rm config");
     let fourth = repo.create("after deleting the config", &[]);
     assert!(fourth.starts_with("vm-"), "{fourth}");
     assert_eq!(repo.ok(&["config", "get", "prefix"]).trim(), "vm");
     // Writing the config fixes the prefix in use, not the default.
     repo.ok(&["config", "set", "judge.samples", "3"]);
-    assert!(repo.read(".beads/config.yaml").contains("\nprefix: vm\n"));
+    assert!(repo.read(".beads/vermas.yaml").contains("\nprefix: vm\n"));
 }
 
 #[test]
@@ -1627,7 +1627,7 @@ fn beads_with_several_prefixes_and_no_configured_prefix_refuse_to_create() {
             ("xx-bbbb", "---\nid: xx-bbbb\ntitle: b\nstatus: open\n---\n"),
         ],
     );
-    repo.write(".beads/config.yaml", "");
+    repo.write(".beads/vermas.yaml", "");
     repo.git(&["commit", "-qam", "empty config"]);
     let before = repo.commit_count();
     let err = repo.fails(&["q", "which prefix?"], 2);
@@ -1637,7 +1637,7 @@ fn beads_with_several_prefixes_and_no_configured_prefix_refuse_to_create() {
     assert_eq!(repo.listed().len(), 2, "nothing was created");
     let err = repo.fails(&["config", "set", "judge.samples", "3"], 2);
     assert!(err.contains("config set prefix"), "{err}");
-    assert_eq!(repo.read(".beads/config.yaml"), "");
+    assert_eq!(repo.read(".beads/vermas.yaml"), "");
     // Choosing one settles it.
     repo.ok(&["config", "set", "prefix", "xx"]);
     assert!(repo.create("settled", &[]).starts_with("xx-"));

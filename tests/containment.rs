@@ -209,13 +209,13 @@ fn a_beads_folder_symlinked_outside_is_refused() {
 fn a_config_symlinked_outside_is_refused_unread() {
     let repo = Repo::initialised();
     let out = outside();
-    let cfg = outside_file(&out, "config.yaml", &format!("prefix: {SECRET}\n"));
-    std::fs::remove_file(repo.join(".beads/config.yaml")).expect("rm");
-    link(&repo, ".beads/config.yaml", &cfg);
+    let cfg = outside_file(&out, "vermas.yaml", &format!("prefix: {SECRET}\n"));
+    std::fs::remove_file(repo.join(".beads/vermas.yaml")).expect("rm");
+    link(&repo, ".beads/vermas.yaml", &cfg);
     let o = repo.run(&["config", "list"]);
     assert_eq!(o.status.code(), Some(2));
     assert_no_secret(&o, "config list");
-    assert!(stderr(&o).contains(&format!(".beads/config.yaml {REFUSED}")));
+    assert!(stderr(&o).contains(&format!(".beads/vermas.yaml {REFUSED}")));
 }
 
 #[test]

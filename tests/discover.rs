@@ -388,7 +388,7 @@ fn write_stores_gates_in_exactly_one_commit() {
         "vermas discover: gates.red/green/refactor = pnpm run test, gates.implement = pnpm run build"
     );
     let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
-    assert_eq!(files.trim(), ".beads/config.yaml");
+    assert_eq!(files.trim(), ".beads/vermas.yaml");
     assert_eq!(repo.status(".beads"), "");
     // Nothing changed: no second commit.
     repo.ok(&["discover", "--write"]);

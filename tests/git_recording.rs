@@ -198,7 +198,7 @@ fn each_mutating_command_makes_one_commit_with_subject_and_trailers() {
     assert_eq!(
         repo.git(&["show", "--no-renames", "--name-only", "--format=", "HEAD"])
             .trim(),
-        ".beads/config.yaml"
+        ".beads/vermas.yaml"
     );
     assert_eq!(repo.status(".beads"), "");
     repo.assert_fsck();
@@ -408,7 +408,7 @@ fn repository_without_commits_gets_a_root_commit_and_keeps_staged_files_staged()
             .contains("vermas init")
     );
     let init_files = repo.git(&["show", "--no-renames", "--name-only", "--format=", "HEAD"]);
-    assert!(init_files.contains(".beads/config.yaml"), "{init_files}");
+    assert!(init_files.contains(".beads/vermas.yaml"), "{init_files}");
     assert!(!init_files.contains("staged.txt"), "{init_files}");
 
     let id = ok_as(&repo, &["q", "Second commit", "--no-spec"])

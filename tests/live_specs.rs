@@ -85,8 +85,8 @@ fn human_report_has_the_documented_shape() {
     assert_eq!(lines[2], "  [PASS] Notification appears within 2s");
     assert!(
         lines[3].starts_with("         tests/notify-test.sh#test_notification_timing (exit 0, ")
-            && lines[3].ends_with("s)  specs/notifications.md:10"),
-        "check line names the target, exit code, duration and path:line: {:?}",
+            && lines[3].ends_with("s)  specs/notifications.md:10  tests/notify-test.sh:1"),
+        "check line names the target, exit code, duration, the criterion's path:line and the function's: {:?}",
         lines[3]
     );
     assert_eq!(
@@ -1629,7 +1629,7 @@ fn spec_check_reports_missing_functions_and_files_at_their_links() {
     let repo = Repo::initialised();
     repo.write(
         "specs/x.md",
-        "# X\n\n## Success Criteria\n\n- [ ] Present [verify](tests/a.sh#test_present)\n- [ ] Missing function\n  [verify](tests/a.sh#test_missing)\n- [ ] Missing file [verify](tests/nope.sh#test_x)\n",
+        "# X\n\n## Success Criteria\n\n- [ ] Present [verify](../tests/a.sh#test_present)\n- [ ] Missing function\n  [verify](../tests/a.sh#test_missing)\n- [ ] Missing file [verify](../tests/nope.sh#test_x)\n",
     );
     repo.write(
         "tests/a.sh",
@@ -1681,7 +1681,7 @@ fn spec_check_reports_missing_functions_and_files_at_their_links() {
     // Fixed: only the warning is left, and that exits 0.
     repo.write(
         "specs/x.md",
-        "# X\n\n## Success Criteria\n\n- [ ] Present [verify](tests/a.sh#test_present)\n",
+        "# X\n\n## Success Criteria\n\n- [ ] Present [verify](../tests/a.sh#test_present)\n",
     );
     let r = run(&repo, &["spec", "check"]);
     r.expect_code(0);
@@ -1708,6 +1708,7 @@ fn spec_check_fix_rewrites_legacy_links_and_prints_a_diff() {
     assert!(all.contains("specs/legacy.md:7:17"), "{all}");
     assert!(all.contains("::"), "{all}");
 
+    // The fix writes `#`, and a path from the spec's folder (GitHub reads it from there).
     let r = run(&repo, &["spec", "check", "--fix"]);
     r.expect_code(0);
     assert!(
@@ -1718,20 +1719,24 @@ fn spec_check_fix_rewrites_legacy_links_and_prints_a_diff() {
     );
     assert!(
         r.stdout
-            .contains("+- [ ] Old one [verify](tests/a.sh#test_a)"),
+            .contains("+- [ ] Old one [verify](../tests/a.sh#test_a)"),
         "diff shows the new line:\n{}",
         r.stdout
     );
     assert!(
         r.stdout
-            .contains("+- [ ] Pytest id [verify](tests/t.py#TestX::test_y)"),
+            .contains("+- [ ] Pytest id [verify](../tests/t.py#TestX::test_y)"),
         "{}",
         r.stdout
     );
     assert!(r.stdout.contains("specs/legacy.md"), "{}", r.stdout);
     let after = before
-        .replace("(tests/a.sh::test_a)", "(tests/a.sh#test_a)")
-        .replace("(tests/t.py::TestX::test_y)", "(tests/t.py#TestX::test_y)");
+        .replace("(tests/a.sh::test_a)", "(../tests/a.sh#test_a)")
+        .replace("(tests/a.sh#test_b)", "(../tests/a.sh#test_b)")
+        .replace(
+            "(tests/t.py::TestX::test_y)",
+            "(../tests/t.py#TestX::test_y)",
+        );
     assert_eq!(
         repo.read("specs/legacy.md"),
         after,

@@ -78,7 +78,7 @@ fn counts_of_one_are_singular() {
     let repo = Repo::initialised();
     repo.write(
         "specs/one.md",
-        "# One\n\n## Success Criteria\n\n- [ ] broken link\n  [verify](tests/missing.sh#test_x)\n",
+        "# One\n\n## Success Criteria\n\n- [ ] broken link\n  [verify](../tests/missing.sh#test_x)\n",
     );
     let out = repo.run(&["spec", "check"]);
     assert_eq!(out.status.code(), Some(1));

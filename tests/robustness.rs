@@ -53,7 +53,7 @@ fn wisp_files(repo: &Repo) -> Vec<String> {
 #[test]
 fn config_set_refuses_a_duration_that_does_not_fit_and_stores_nothing() {
     let repo = Repo::initialised();
-    let before = repo.read(".beads/config.yaml");
+    let before = repo.read(".beads/vermas.yaml");
     let commits = repo.commit_count();
     for (key, value) in [
         ("verify.timeout", "1e23s"),
@@ -68,7 +68,7 @@ fn config_set_refuses_a_duration_that_does_not_fit_and_stores_nothing() {
             "{err}"
         );
     }
-    assert_eq!(repo.read(".beads/config.yaml"), before);
+    assert_eq!(repo.read(".beads/vermas.yaml"), before);
     assert_eq!(repo.commit_count(), commits);
     assert_eq!(repo.ok(&["config", "get", "verify.timeout"]).trim(), "120s");
     // The longest allowed value is taken.
@@ -79,7 +79,7 @@ fn config_set_refuses_a_duration_that_does_not_fit_and_stores_nothing() {
 #[test]
 fn a_hand_edited_huge_duration_is_a_config_error_with_its_place() {
     let repo = Repo::initialised();
-    let text = repo.read(".beads/config.yaml");
+    let text = repo.read(".beads/vermas.yaml");
     let (line, _) = text
         .lines()
         .enumerate()
@@ -97,7 +97,7 @@ fn a_hand_edited_huge_duration_is_a_config_error_with_its_place() {
             }
         })
         .collect();
-    repo.write(".beads/config.yaml", &(edited.join("\n") + "\n"));
+    repo.write(".beads/vermas.yaml", &(edited.join("\n") + "\n"));
     for args in [
         &["list"][..],
         &["status"],
@@ -106,7 +106,7 @@ fn a_hand_edited_huge_duration_is_a_config_error_with_its_place() {
         let err = refused(&repo, args, &[]);
         assert!(
             err.contains(&format!(
-                ".beads/config.yaml:{}:12: llm.timeout: duration 1e23s is too long (at most 365d)",
+                ".beads/vermas.yaml:{}:12: llm.timeout: duration 1e23s is too long (at most 365d)",
                 line + 1
             )),
             "{args:?}: {err}"
@@ -516,7 +516,7 @@ proptest! {
     fn the_config_parser_never_panics_and_points_inside(
         text in input(&["prefix: vm\nverify:\n  timeout: 30s\nllm:\n  timeout: 5m\n"]),
     ) {
-        if let Err(Error::Parse(e)) = Config::parse(&text, "config.yaml") {
+        if let Err(Error::Parse(e)) = Config::parse(&text, "vermas.yaml") {
             assert_inside(&text, &e);
         }
     }

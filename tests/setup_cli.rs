@@ -64,8 +64,8 @@ fn init_writes_commented_config_ignores_and_attributes_in_one_commit() {
     let out = repo.run(&["init", "--prefix", "vm"]);
     assert!(out.status.success(), "init failed: {}", stderr(&out));
 
-    // config.yaml: every default written out, with comments.
-    let cfg = repo.read(".beads/config.yaml");
+    // vermas.yaml: every default written out, with comments.
+    let cfg = repo.read(".beads/vermas.yaml");
     for line in [
         "prefix: vm",
         "  commit: true",
@@ -89,19 +89,19 @@ fn init_writes_commented_config_ignores_and_attributes_in_one_commit() {
     ] {
         assert!(
             cfg.lines().any(|l| l == line),
-            "config.yaml lacks the default line {line:?}:\n{cfg}"
+            "vermas.yaml lacks the default line {line:?}:\n{cfg}"
         );
     }
     for header in SECTIONS {
         let body = section(&cfg, header);
         assert!(
             body.iter().any(|l| l.trim_start().starts_with("# ")),
-            "section {header} of config.yaml has no comment:\n{cfg}"
+            "section {header} of vermas.yaml has no comment:\n{cfg}"
         );
     }
     assert!(
         cfg.lines().next().unwrap_or("").starts_with('#'),
-        "config.yaml should open with an explanatory comment:\n{cfg}"
+        "vermas.yaml should open with an explanatory comment:\n{cfg}"
     );
 
     // .gitignore and .gitattributes, checked with real git.
@@ -136,7 +136,7 @@ fn init_writes_commented_config_ignores_and_attributes_in_one_commit() {
         [
             ".beads/.gitattributes",
             ".beads/.gitignore",
-            ".beads/config.yaml"
+            ".beads/vermas.yaml"
         ]
     );
     assert_eq!(repo.status(".beads"), "");
@@ -147,13 +147,13 @@ fn init_writes_commented_config_ignores_and_attributes_in_one_commit() {
 #[test]
 fn init_twice_makes_no_new_commit_and_changes_nothing() {
     let repo = Repo::initialised();
-    let before = repo.read(".beads/config.yaml");
+    let before = repo.read(".beads/vermas.yaml");
     let head = repo.git(&["rev-parse", "HEAD"]);
     repo.ok(&["init", "--prefix", "vm"]);
     repo.ok(&["init"]);
     assert_eq!(repo.commit_count(), 1);
     assert_eq!(repo.git(&["rev-parse", "HEAD"]), head);
-    assert_eq!(repo.read(".beads/config.yaml"), before);
+    assert_eq!(repo.read(".beads/vermas.yaml"), before);
     assert_eq!(repo.status("."), "");
 }
 
@@ -187,7 +187,7 @@ fn init_from_subfolder_creates_beads_at_repository_root() {
         .output()
         .expect("run");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(repo.join(".beads/config.yaml").is_file());
+    assert!(repo.join(".beads/vermas.yaml").is_file());
     assert!(
         !sub.join(".beads").exists(),
         "must not create .beads in the subfolder"
@@ -222,7 +222,7 @@ fn init_outside_git_works_and_says_history_is_not_recorded() {
         err.contains("not inside a git repository") && err.contains("not being recorded"),
         "stderr should note that history is not recorded: {err}"
     );
-    assert!(dir.join(".beads/config.yaml").is_file());
+    assert!(dir.join(".beads/vermas.yaml").is_file());
     assert!(dir.join(".beads/.gitignore").is_file());
     assert!(dir.join(".beads/.gitattributes").is_file());
     assert!(
@@ -268,14 +268,14 @@ fn config_get_prefix() {
 fn config_set_git_commit_false_commits_config_then_writes_without_committing() {
     let repo = Repo::initialised();
     repo.ok(&["config", "set", "git.commit", "false"]);
-    assert_eq!(repo.commit_count(), 2, "config set commits config.yaml");
-    assert_eq!(head_files(&repo), [".beads/config.yaml"]);
+    assert_eq!(repo.commit_count(), 2, "config set commits vermas.yaml");
+    assert_eq!(head_files(&repo), [".beads/vermas.yaml"]);
     assert!(
         repo.git(&["log", "-1", "--format=%s"])
             .starts_with("vermas config: git.commit")
     );
     assert_eq!(repo.status(".beads"), "");
-    let cfg = repo.read(".beads/config.yaml");
+    let cfg = repo.read(".beads/vermas.yaml");
     assert!(cfg.lines().any(|l| l == "  commit: false"), "{cfg}");
     assert!(
         cfg.lines().any(|l| l.trim_start().starts_with("# ")),
@@ -314,10 +314,10 @@ fn config_set_llm_role_then_get() {
 #[test]
 fn config_set_unknown_key_is_refused() {
     let repo = Repo::initialised();
-    let before = repo.read(".beads/config.yaml");
+    let before = repo.read(".beads/vermas.yaml");
     let err = repo.fails(&["config", "set", "nope", "1"], 2);
     assert!(err.contains("nope"), "{err}");
-    assert_eq!(repo.read(".beads/config.yaml"), before);
+    assert_eq!(repo.read(".beads/vermas.yaml"), before);
     assert_eq!(repo.commit_count(), 1);
     repo.fails(&["config", "get", "nope"], 2);
 }
@@ -325,20 +325,20 @@ fn config_set_unknown_key_is_refused() {
 #[test]
 fn hand_written_unknown_key_is_an_error_with_file_and_line() {
     let repo = Repo::initialised();
-    let mut cfg = repo.read(".beads/config.yaml");
+    let mut cfg = repo.read(".beads/vermas.yaml");
     if !cfg.ends_with('\n') {
         cfg.push('\n');
     }
     let line = cfg.lines().count() + 1;
     cfg.push_str("bogus: 1\n");
-    repo.write(".beads/config.yaml", &cfg);
+    repo.write(".beads/vermas.yaml", &cfg);
 
     for args in [&["list"][..], &["config", "get", "prefix"][..]] {
         let err = repo.fails(args, 2);
         assert!(err.contains("bogus"), "{args:?}: {err}");
         assert!(
-            err.contains(&format!("config.yaml:{line}:1")),
-            "{args:?}: stderr should point at config.yaml:{line}:1:\n{err}"
+            err.contains(&format!("vermas.yaml:{line}:1")),
+            "{args:?}: stderr should point at vermas.yaml:{line}:1:\n{err}"
         );
     }
 
@@ -348,7 +348,7 @@ fn hand_written_unknown_key_is_an_error_with_file_and_line() {
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["line"], line);
     assert!(
-        v["file"].as_str().unwrap_or("").ends_with("config.yaml"),
+        v["file"].as_str().unwrap_or("").ends_with("vermas.yaml"),
         "{v}"
     );
     assert!(v["error"].as_str().unwrap_or("").contains("bogus"), "{v}");
@@ -358,21 +358,21 @@ fn hand_written_unknown_key_is_an_error_with_file_and_line() {
 fn hand_written_unknown_nested_key_points_at_its_line() {
     let repo = Repo::initialised();
     repo.write(
-        ".beads/config.yaml",
+        ".beads/vermas.yaml",
         "prefix: vm\ngit:\n  commit: true\n  bogus: 1\n",
     );
     let err = repo.fails(&["list"], 2);
     assert!(err.contains("bogus"), "{err}");
-    assert!(err.contains("config.yaml:4:3"), "{err}");
+    assert!(err.contains("vermas.yaml:4:3"), "{err}");
 }
 
 #[test]
 fn config_set_jobs_not_a_number_is_refused() {
     let repo = Repo::initialised();
-    let before = repo.read(".beads/config.yaml");
+    let before = repo.read(".beads/vermas.yaml");
     let err = repo.fails(&["config", "set", "verify.jobs", "notanumber"], 2);
     assert!(err.contains("verify.jobs"), "{err}");
-    assert_eq!(repo.read(".beads/config.yaml"), before);
+    assert_eq!(repo.read(".beads/vermas.yaml"), before);
     assert_eq!(repo.commit_count(), 1);
     assert_eq!(repo.ok(&["config", "get", "verify.jobs"]).trim(), "null");
     // A number is accepted.
@@ -460,7 +460,7 @@ fn doctor_reports_unreadable_bead() {
 #[test]
 fn hand_written_skip_codes_0_1_or_out_of_range_are_refused_with_file_line_and_column() {
     let repo = Repo::initialised();
-    let rendered = repo.read(".beads/config.yaml");
+    let rendered = repo.read(".beads/vermas.yaml");
     let line = rendered
         .lines()
         .position(|l| l == "  skip_codes: [77, 78]")
@@ -468,7 +468,7 @@ fn hand_written_skip_codes_0_1_or_out_of_range_are_refused_with_file_line_and_co
         + 1;
     for (codes, word) in [("[0, 1]", "0"), ("[77, 1]", "1"), ("[77, 256]", "256")] {
         repo.write(
-            ".beads/config.yaml",
+            ".beads/vermas.yaml",
             &rendered.replace("skip_codes: [77, 78]", &format!("skip_codes: {codes}")),
         );
         for args in [&["list"][..], &["status", "--verify"][..]] {
@@ -478,14 +478,14 @@ fn hand_written_skip_codes_0_1_or_out_of_range_are_refused_with_file_line_and_co
                 "{codes} {args:?}: {err}"
             );
             assert!(
-                err.contains(&format!("config.yaml:{line}:15")),
-                "{codes} {args:?}: should point at config.yaml:{line}:15:\n{err}"
+                err.contains(&format!("vermas.yaml:{line}:15")),
+                "{codes} {args:?}: should point at vermas.yaml:{line}:15:\n{err}"
             );
         }
     }
     // In range: accepted.
     repo.write(
-        ".beads/config.yaml",
+        ".beads/vermas.yaml",
         &rendered.replace("skip_codes: [77, 78]", "skip_codes: [2, 255]"),
     );
     assert_eq!(
@@ -497,12 +497,12 @@ fn hand_written_skip_codes_0_1_or_out_of_range_are_refused_with_file_line_and_co
 #[test]
 fn config_set_skip_codes_0_or_1_is_refused_and_nothing_changes() {
     let repo = Repo::initialised();
-    let before = repo.read(".beads/config.yaml");
+    let before = repo.read(".beads/vermas.yaml");
     for value in ["0,1", "[77, 1]", "77,0", "[300]", "[-1, 77]"] {
         let err = repo.fails(&["config", "set", "verify.skip_codes", value], 2);
         assert!(err.contains("verify.skip_codes"), "{value}: {err}");
         assert!(err.contains("2 to 255"), "{value}: {err}");
-        assert_eq!(repo.read(".beads/config.yaml"), before, "{value}");
+        assert_eq!(repo.read(".beads/vermas.yaml"), before, "{value}");
         assert_eq!(repo.commit_count(), 1, "{value}");
     }
     let err = repo.fails(&["config", "set", "verify.skip_codes", "0,1"], 2);
@@ -529,10 +529,10 @@ fn config_unset_restores_the_default_or_removes_the_entry_and_commits() {
         repo.git(&["log", "-1", "--format=%s"]).trim(),
         "vermas config: unset judge.samples"
     );
-    assert_eq!(head_files(&repo), [".beads/config.yaml"]);
+    assert_eq!(head_files(&repo), [".beads/vermas.yaml"]);
     assert_eq!(repo.status(".beads"), "");
     repo.ok(&["config", "unset", "llm.roles.critic"]);
-    assert!(!repo.read(".beads/config.yaml").contains("    critic: cat"));
+    assert!(!repo.read(".beads/vermas.yaml").contains("    critic: cat"));
     repo.fails(&["config", "get", "llm.roles.critic"], 2);
     repo.ok(&["config", "unset", "gates.green"]);
     assert_eq!(repo.ok(&["config", "get", "gates.green"]).trim(), "null");
@@ -543,7 +543,7 @@ fn config_unset_restores_the_default_or_removes_the_entry_and_commits() {
     assert!(stderr(&out).contains("nothing changed"), "{}", stderr(&out));
     assert_eq!(repo.commit_count(), before + 3);
     // Unknown keys, sections and the id prefix are refused.
-    let config = repo.read(".beads/config.yaml");
+    let config = repo.read(".beads/vermas.yaml");
     for (key, says) in [
         ("nope", "unknown config key"),
         ("judge.sample", "unknown config key"),
@@ -554,7 +554,7 @@ fn config_unset_restores_the_default_or_removes_the_entry_and_commits() {
         let err = repo.fails(&["config", "unset", key], 2);
         assert!(err.contains(says), "{key}: {err}");
     }
-    assert_eq!(repo.read(".beads/config.yaml"), config);
+    assert_eq!(repo.read(".beads/vermas.yaml"), config);
     assert_eq!(repo.commit_count(), before + 3);
 }
 
@@ -571,17 +571,17 @@ fn llm_roles_are_only_the_known_ones_at_set_and_at_load() {
     ] {
         repo.ok(&["config", "set", &format!("llm.roles.{role}"), "cat"]);
     }
-    let config = repo.read(".beads/config.yaml");
+    let config = repo.read(".beads/vermas.yaml");
     let before = repo.commit_count();
     let err = repo.fails(&["config", "set", "llm.roles.poet", "cat"], 2);
     assert!(err.contains("unknown LLM role 'poet'"), "{err}");
     assert!(err.contains("strategist"), "{err}");
-    assert_eq!(repo.read(".beads/config.yaml"), config);
+    assert_eq!(repo.read(".beads/vermas.yaml"), config);
     assert_eq!(repo.commit_count(), before);
     // Hand-written: refused when loading, at the role's line.
     let edited = config.replace("    judge: cat\n", "    judge: cat\n    poet: cat\n");
     assert_ne!(edited, config);
-    repo.write(".beads/config.yaml", &edited);
+    repo.write(".beads/vermas.yaml", &edited);
     let line = edited
         .lines()
         .position(|l| l == "    poet: cat")
@@ -589,14 +589,14 @@ fn llm_roles_are_only_the_known_ones_at_set_and_at_load() {
         + 1;
     let err = repo.fails(&["list"], 2);
     assert!(err.contains("unknown LLM role 'poet'"), "{err}");
-    assert!(err.contains(&format!("config.yaml:{line}")), "{err}");
+    assert!(err.contains(&format!("vermas.yaml:{line}")), "{err}");
 }
 
 #[test]
 fn llm_commands_whose_program_is_not_found_are_refused_at_set() {
     let repo = Repo::initialised();
     repo.write("bin/ask-llm", "#!/bin/sh\necho PASS\n");
-    let config = repo.read(".beads/config.yaml");
+    let config = repo.read(".beads/vermas.yaml");
     for (key, value, program) in [
         ("llm.command", "vermas-no-such-llm -p", "vermas-no-such-llm"),
         (
@@ -610,7 +610,7 @@ fn llm_commands_whose_program_is_not_found_are_refused_at_set() {
         let err = repo.fails(&["config", "set", key, value], 2);
         assert!(err.contains("not a runnable command"), "{value}: {err}");
         assert!(err.contains(&format!("'{program}'")), "{value}: {err}");
-        assert_eq!(repo.read(".beads/config.yaml"), config, "{value}");
+        assert_eq!(repo.read(".beads/vermas.yaml"), config, "{value}");
         assert_eq!(repo.commit_count(), 1, "{value}");
     }
     // Programs on PATH, existing files (relative to the repository) and "none" are fine.
@@ -633,11 +633,11 @@ fn doctor_reports_missing_llm_commands_and_spec_paths() {
     let good = repo.create("linked", &["--spec", "specs/there.md"]);
     let bad = repo.create("dangling", &["--spec", "specs/gone.md"]);
     // Hand-written commands that do not exist.
-    let config = repo.read(".beads/config.yaml").replace(
+    let config = repo.read(".beads/vermas.yaml").replace(
         "  roles: {}\n",
         "  roles:\n    critic: vermas-no-such-critic --x\n",
     );
-    repo.write(".beads/config.yaml", &config);
+    repo.write(".beads/vermas.yaml", &config);
     repo.write_llm_command("/nonexistent/llm -p");
     // Committed, so the hand edit is not itself a finding here.
     repo.git(&["commit", "-qam", "hand-edited config"]);
@@ -676,9 +676,9 @@ fn doctor_says_where_the_prefix_comes_from_without_one_in_the_config() {
     repo.ok(&["config", "set", "llm.command", "cat"]);
     repo.create("one", &[]);
     let config = repo
-        .read(".beads/config.yaml")
+        .read(".beads/vermas.yaml")
         .replace("\nprefix: vm\n", "\n");
-    repo.write(".beads/config.yaml", &config);
+    repo.write(".beads/vermas.yaml", &config);
     let text = repo.ok(&["doctor"]);
     assert!(text.contains("sets no prefix: new ids take 'vm'"), "{text}");
 }

@@ -1,5 +1,6 @@
 //! The dependency graph between beads: readiness, blockers, cycles and trees.
 
+use super::fields::BeadFields;
 use super::model::{AWAITING_INPUT, Bead, DepType, IssueType};
 use super::store::BeadSet;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -31,15 +32,26 @@ pub fn ready(set: &BeadSet) -> Vec<&Bead> {
 
 /// [`ready`] of one type when `want` names it (test specs and messages only when asked).
 pub fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
-    BeadSet::sorted(set.beads.values().filter(|b| {
-        b.status == super::model::Status::Open
-            && want.map_or(
-                !matches!(b.issue_type, IssueType::TestSpec | IssueType::Message),
-                |t| b.issue_type == t,
-            )
-            && !b.has_label(AWAITING_INPUT)
-            && open_blockers(set, b).is_empty()
-    }))
+    let closed = |id: &str| set.beads.get(id).is_some_and(Bead::is_closed);
+    BeadSet::sorted(set.beads.values().filter(|b| is_ready(*b, want, closed)))
+}
+
+/// The rule of [`ready_of`] for one bead, full or read from the index: open, of the type
+/// `want` names (else neither a test spec nor a message), not awaiting input, and every
+/// `blocks` target closed by `closed` (a missing target is not).
+pub fn is_ready(
+    bead: &impl BeadFields,
+    want: Option<IssueType>,
+    closed: impl Fn(&str) -> bool,
+) -> bool {
+    let kind = bead.issue_type();
+    bead.status() == super::model::Status::Open
+        && want.map_or(
+            !matches!(kind, IssueType::TestSpec | IssueType::Message),
+            |t| kind == t,
+        )
+        && !bead.has_label(AWAITING_INPUT)
+        && bead.depends_on(DepType::Blocks).all(|id| closed(&id))
 }
 
 /// Beads that are not closed but wait on something, with what they wait on.

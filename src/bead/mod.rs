@@ -1,10 +1,17 @@
 //! Beads: work items stored one per file under `.beads/issues/`.
 
 mod cache;
+mod canonical;
+pub mod catalog;
+pub mod comments;
+pub mod delete;
+pub mod fields;
+mod file;
 pub mod graph;
 pub mod history;
 pub mod model;
 pub mod ops;
+pub mod query;
 pub mod store;
 
 pub use model::{Bead, DepType, IssueType, Status};

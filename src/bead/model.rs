@@ -72,6 +72,38 @@ pub enum DepType {
     Related,
     /// Found while working on the target.
     DiscoveredFrom,
+    // The other types bd knows (kept for `import bd`/`export bd`; in vermas they order
+    // nothing and do not hold back `ready`).
+    /// bd: runs only if the target fails.
+    ConditionalBlocks,
+    /// bd: a fan-out gate waiting for the target's children.
+    WaitsFor,
+    /// bd: a reply in the target's conversation.
+    RepliesTo,
+    /// bd: a loose knowledge-graph link.
+    RelatesTo,
+    /// bd: a duplicate of the target.
+    Duplicates,
+    /// bd: replaces the target.
+    Supersedes,
+    /// bd: the target wrote it.
+    AuthoredBy,
+    /// bd: assigned to the target.
+    AssignedTo,
+    /// bd: approved by the target.
+    ApprovedBy,
+    /// bd: vouches for the target.
+    Attests,
+    /// bd: follows the target without waiting for it.
+    Tracks,
+    /// bd: in force until the target closes.
+    Until,
+    /// bd: triggered by the target.
+    CausedBy,
+    /// bd: validates the target.
+    Validates,
+    /// bd: work delegated from the target.
+    DelegatedFrom,
 }
 
 /// One dependency edge.
@@ -406,7 +438,27 @@ pub const TYPES: &[&str] = &[
     "gate",
 ];
 /// Every dependency type spelling.
-pub const DEP_TYPES: &[&str] = &["blocks", "parent-child", "related", "discovered-from"];
+pub const DEP_TYPES: &[&str] = &[
+    "blocks",
+    "parent-child",
+    "related",
+    "discovered-from",
+    "conditional-blocks",
+    "waits-for",
+    "replies-to",
+    "relates-to",
+    "duplicates",
+    "supersedes",
+    "authored-by",
+    "assigned-to",
+    "approved-by",
+    "attests",
+    "tracks",
+    "until",
+    "caused-by",
+    "validates",
+    "delegated-from",
+];
 
 /// Parses a priority given as `0`-`4` or `P0`-`P4`.
 pub fn parse_priority(text: &str) -> Result<u8> {

@@ -57,21 +57,27 @@ impl Changed {
 
 /// Creates a bead and commits it.
 pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
-    check_actor(actor)?;
-    check_title(&new.title)?;
-    if let Some(spec) = new.spec.as_deref() {
-        check_spec_path(spec)?;
-    }
-    if new.priority > 4 {
-        return Err(Error::Invalid(format!(
-            "priority {} is out of range 0-4",
-            new.priority
-        )));
-    }
-    for l in &new.labels {
-        check_label(l)?;
-    }
+    check_new(actor, &new)?;
     let mut txn = Txn::begin(ws)?;
+    let (written, msg) = create_in(&mut txn, ws, actor, new)?;
+    let recorded = txn.commit(&msg)?;
+    Ok(Changed {
+        beads: written,
+        unchanged: Vec::new(),
+        recorded,
+    })
+}
+
+/// Writes a new bead (and its test spec, as `create` does) into the open change `txn`,
+/// for a command that records more in the same commit; returns the beads written, the new
+/// one first, and the commit message `create` would use.
+pub fn create_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    actor: &str,
+    new: NewBead,
+) -> Result<(Vec<Bead>, CommitMessage)> {
+    check_new(actor, &new)?;
     // Only names are needed here: resolving goes file by file, so create stays fast in a
     // workspace of many beads.
     let ids = list_ids(ws)?;
@@ -113,18 +119,32 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
     let mut written = vec![];
     let mut msg = message("create", &bead, actor);
     if !new.no_spec && ws.config.specs.auto_create && crate::inspect::testspec::wants_spec(&bead) {
-        let spec = crate::inspect::testspec::attach(&mut txn, ws, &mut bead, actor, now)?;
+        let spec = crate::inspect::testspec::attach(txn, ws, &mut bead, actor, now)?;
         msg.ids.push(spec.id.clone());
         written.push(spec);
     }
     txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
-    let recorded = txn.commit(&msg)?;
     written.insert(0, bead);
-    Ok(Changed {
-        beads: written,
-        unchanged: Vec::new(),
-        recorded,
-    })
+    Ok((written, msg))
+}
+
+/// Refuses what `create` cannot write: the actor, title, spec path, priority and labels.
+fn check_new(actor: &str, new: &NewBead) -> Result<()> {
+    check_actor(actor)?;
+    check_title(&new.title)?;
+    if let Some(spec) = new.spec.as_deref() {
+        check_spec_path(spec)?;
+    }
+    if new.priority > 4 {
+        return Err(Error::Invalid(format!(
+            "priority {} is out of range 0-4",
+            new.priority
+        )));
+    }
+    for l in &new.labels {
+        check_label(l)?;
+    }
+    Ok(())
 }
 
 /// A free id for a new top-level bead.

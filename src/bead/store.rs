@@ -1,10 +1,12 @@
 //! Reading beads from `.beads/issues/` and resolving ids or their prefixes.
 
+use super::fields::{BeadFields, display_order};
 use super::model::Bead;
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+
+pub use super::file::{bead_path, read_bead};
 
 /// Every bead of a workspace, plus the files that did not parse.
 #[derive(Debug, Default)]
@@ -18,7 +20,15 @@ pub struct BeadSet {
 impl BeadSet {
     /// Loads every `*.md` under `.beads/issues/` (through the index cache).
     pub fn load(ws: &Workspace) -> Result<BeadSet> {
-        super::cache::load_all(ws)
+        let loaded = super::cache::load_all(ws)?;
+        Ok(BeadSet {
+            beads: loaded
+                .records
+                .into_iter()
+                .map(|b| (b.id.clone(), b))
+                .collect(),
+            broken: loaded.broken,
+        })
     }
 
     /// Loads the full description and notes of the beads `ids` that came from the cache
@@ -44,24 +54,11 @@ impl BeadSet {
     }
 
     /// Beads in the order `ready` and `list` show them: priority, then oldest first, then id.
-    pub fn sorted<'a>(beads: impl IntoIterator<Item = &'a Bead>) -> Vec<&'a Bead> {
-        let mut v: Vec<&Bead> = beads.into_iter().collect();
-        v.sort_by(|a, b| (a.priority, a.created_at, &a.id).cmp(&(b.priority, b.created_at, &b.id)));
+    pub fn sorted<'a, B: BeadFields + 'a>(beads: impl IntoIterator<Item = &'a B>) -> Vec<&'a B> {
+        let mut v: Vec<&B> = beads.into_iter().collect();
+        v.sort_by(display_order);
         v
     }
-}
-
-/// The file of bead `id`.
-pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
-    ws.issues_dir().join(format!("{id}.md"))
-}
-
-/// Reads and parses one bead file (a symlink only when it stays inside the repository).
-pub fn read_bead(ws: &Workspace, path: &std::path::Path) -> Result<Bead> {
-    let text = ws.read_record(path)?;
-    let bead = Bead::parse(&text, &ws.display(path))?;
-    crate::store::frontmatter::check_file_name(&ws.display(path), &text, path, &bead.id)?;
-    Ok(bead)
 }
 
 /// The ids of every bead file, from the folder listing alone (nothing is parsed).

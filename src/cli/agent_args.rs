@@ -44,6 +44,9 @@ pub enum MailCmd {
         /// Only unread ones.
         #[arg(long)]
         unread: bool,
+        /// Redraw whenever the mailbox changes, until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
     },
     /// Show a message and mark it read.
     Read {

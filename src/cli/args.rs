@@ -35,8 +35,14 @@ pub enum Command {
         /// Also install the pre-push gate (`vermas hooks install pre-push`).
         #[arg(long)]
         hooks: bool,
+        /// Also write each role's context to .beads/roles/<role>.md (existing files kept).
+        #[arg(long)]
+        roles: bool,
+        /// With --roles: write the role files over existing ones.
+        #[arg(long, requires = "roles")]
+        force: bool,
     },
-    /// Read or change settings in .beads/config.yaml.
+    /// Read or change settings in .beads/vermas.yaml.
     #[command(subcommand)]
     Config(ConfigCmd),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -83,19 +89,27 @@ pub enum Command {
     #[command(subcommand)]
     Dep(DepCmd),
     /// Beads ready to work on: open, unblocked, not awaiting input; by priority then age.
-    Ready {
-        /// Show at most N (default 10; 0: all).
-        #[arg(short = 'n', long)]
-        limit: Option<usize>,
-        /// Only this type (test specs and messages are shown only when asked).
-        #[arg(short = 't', long = "type", add = super::complete::issue_type())]
-        issue_type: Option<String>,
-    },
+    Ready(ReadyArgs),
     /// Beads waiting on others, with what blocks each.
     Blocked,
-    /// Add or remove labels.
+    /// Add, remove or list labels.
     #[command(subcommand)]
     Label(LabelCmd),
+    /// Find beads whose id, title, description or notes hold TEXT (any case).
+    Search(SearchArgs),
+    /// Counts of beads by status and type; how many are ready and blocked.
+    Stats,
+    /// Delete beads and every dependency on them (only with --force; else show what would go).
+    Delete {
+        /// Ids or unique prefixes.
+        #[arg(required = true, add = super::complete::bead_id())]
+        ids: Vec<String>,
+        /// Really delete (without it: show what would be removed and exit 2).
+        #[arg(short, long)]
+        force: bool,
+    },
+    /// A bead's comments (its notes); `comments add ID TEXT` adds one.
+    Comments(CommentsArgs),
     /// Commits that changed a bead, newest first, with the fields changed.
     History {
         /// Id or unique prefix.
@@ -155,6 +169,40 @@ pub enum Command {
     /// The Inspector: verify, audit, review and judge a bead's work; record and route it.
     #[command(subcommand)]
     Inspect(super::inspect_args::InspectCmd),
+    /// The designer turns a request into requirements; approved, they become the work's
+    /// description (a new feature unless --bead).
+    Design(super::design_args::DesignArgs),
+    /// The strategist proposes acceptance criteria; approved, they go on the work's test spec.
+    Strategize(super::design_args::StrategizeArgs),
+    /// design -> create -> strategize as the mol-spec-planning molecule; the same request
+    /// again (or --resume MOL) continues an unfinished plan where it stopped.
+    Plan(super::design_args::PlanArgs),
+    /// The Refinery: merge a branch only once the Inspector passed the merge result.
+    #[command(subcommand)]
+    Refinery(super::refinery_args::RefineryCmd),
+    /// The Inspector's own loop: act on `inspector/` mail (`inspector run`).
+    #[command(subcommand)]
+    Inspector(super::inspector::InspectorCmd),
+    /// wrapix's ralph front end: `ralph spec`, `ralph status` (also as a symlink named ralph).
+    #[command(subcommand)]
+    Ralph(super::ralph::RalphCmd),
+    /// A language server on stdin/stdout for spec markdown (links, diagnostics, hover,
+    /// "Run this criterion"); an editor starts it.
+    Lsp,
+    /// Import another tracker's export into beads (`import bd [FILE]`), in one commit.
+    #[command(subcommand)]
+    Import(ImportCmd),
+    /// Write every bead in another tracker's format (`export bd [FILE]`).
+    #[command(subcommand)]
+    Export(ExportCmd),
+    /// Open the two-pane tmux session: the mayor's pane left, the inspector's right
+    /// (config `layout`); a second `start` finds the running one.
+    Start(StartArgs),
+    /// Close the session `start` opened (inside tmux: its window).
+    Stop,
+    /// Internal: the session's status line, run by tmux every few seconds.
+    #[command(hide = true)]
+    StatusLine,
     /// Answer a bead's question: removes awaiting:input.
     Answer {
         /// Id or unique prefix.
@@ -163,6 +211,17 @@ pub enum Command {
         /// The answer.
         text: String,
     },
+}
+
+/// Options of `start`.
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// Attach to the session (refused without a terminal).
+    #[arg(long, conflicts_with = "detach")]
+    pub attach: bool,
+    /// Leave the session in the background, even on a terminal.
+    #[arg(long)]
+    pub detach: bool,
 }
 
 /// Options of `status`.
@@ -221,9 +280,10 @@ pub enum SpecCmd {
         #[arg(add = super::complete::spec())]
         name: String,
     },
-    /// Check every link: file exists, function defined; warn on unreferenced tests and `::`.
+    /// Check every link: file exists, function defined; warn on unreferenced tests and on
+    /// links GitHub would not open (`::`, a path read from the wrong folder).
     Check {
-        /// Rewrite legacy `::` links to `#` (prints the diff).
+        /// Rewrite those links to `../tests/x.sh#fn` from the spec's folder (prints the diff).
         #[arg(long)]
         fix: bool,
     },
@@ -295,7 +355,7 @@ pub enum ConfigCmd {
         /// Dotted key.
         key: String,
     },
-    /// Change one setting and commit config.yaml.
+    /// Change one setting and commit vermas.yaml.
     Set {
         /// Dotted key.
         key: String,
@@ -348,6 +408,77 @@ pub struct CreateArgs {
     pub no_spec: bool,
 }
 
+/// Options of `ready`.
+#[derive(Debug, Args)]
+pub struct ReadyArgs {
+    /// Show at most N (default 10; 0: all).
+    #[arg(short = 'n', long)]
+    pub limit: Option<usize>,
+    /// Only this type (test specs and messages are shown only when asked).
+    #[arg(short = 't', long = "type", add = super::complete::issue_type())]
+    pub issue_type: Option<String>,
+    /// Only beads assigned to this name.
+    #[arg(short, long, conflicts_with = "unassigned")]
+    pub assignee: Option<String>,
+    /// Only beads assigned to no one.
+    #[arg(short, long)]
+    pub unassigned: bool,
+    /// Only beads with this label (repeatable or comma-separated: all must match).
+    #[arg(short, long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Only this priority (0-4 or P0-P4).
+    #[arg(short, long)]
+    pub priority: Option<String>,
+}
+
+/// Options of `search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The text to find (several words are searched as one phrase).
+    #[arg(required = true)]
+    pub text: Vec<String>,
+    /// Only this status (closed beads are searched too).
+    #[arg(short, long, add = super::complete::status())]
+    pub status: Option<String>,
+    /// Only this type.
+    #[arg(short = 't', long = "type", add = super::complete::issue_type())]
+    pub issue_type: Option<String>,
+    /// Only beads with this label (repeatable: all must match).
+    #[arg(short, long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Only beads assigned to this name.
+    #[arg(short, long)]
+    pub assignee: Option<String>,
+    /// Show at most N (default 50; 0: all).
+    #[arg(short = 'n', long)]
+    pub limit: Option<usize>,
+}
+
+/// `comments`: list a bead's comments, or add one.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct CommentsArgs {
+    /// `add ID TEXT`.
+    #[command(subcommand)]
+    pub command: Option<CommentsCmd>,
+    /// The bead whose comments to list.
+    #[arg(required = true, add = super::complete::bead_id())]
+    pub id: Option<String>,
+}
+
+/// `comments` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CommentsCmd {
+    /// Add a comment (a note, as `update --notes` adds).
+    Add {
+        /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
+        id: String,
+        /// The comment.
+        text: String,
+    },
+}
+
 /// Options of `list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -369,6 +500,12 @@ pub struct ListArgs {
     /// Show at most N (default 50; 0: all).
     #[arg(short = 'n', long)]
     pub limit: Option<usize>,
+    /// Only this priority (0-4 or P0-P4).
+    #[arg(short, long)]
+    pub priority: Option<String>,
+    /// Only beads whose title holds this text (any case).
+    #[arg(long)]
+    pub title: Option<String>,
 }
 
 /// Options of `update`.
@@ -423,11 +560,12 @@ pub enum DepCmd {
         /// The bead it depends on.
         #[arg(add = super::complete::bead_id())]
         depends_on: String,
-        /// blocks, parent-child, related or discovered-from.
+        /// blocks, parent-child, related, discovered-from, or another of bd's types.
         #[arg(short = 't', long = "type", default_value = "blocks", add = super::complete::dep_type())]
         dep_type: String,
     },
     /// Remove a dependency.
+    #[command(visible_alias = "remove")]
     Rm {
         /// The dependent bead.
         #[arg(add = super::complete::bead_id())]
@@ -461,11 +599,43 @@ pub enum LabelCmd {
         label: String,
     },
     /// Remove a label.
+    #[command(visible_alias = "remove")]
     Rm {
         /// Id or unique prefix.
         #[arg(add = super::complete::bead_id())]
         id: String,
         /// The label.
         label: String,
+    },
+    /// The labels of a bead; without ID, every label in use with how many beads carry it.
+    #[command(visible_alias = "list-all")]
+    List {
+        /// Id or unique prefix.
+        #[arg(add = super::complete::bead_id())]
+        id: Option<String>,
+    },
+}
+
+/// `import` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ImportCmd {
+    /// bd's JSONL (one issue per line): each issue becomes or updates the bead of its id.
+    Bd {
+        /// The file (default: .beads/issues.jsonl, where bd keeps it).
+        file: Option<std::path::PathBuf>,
+    },
+}
+
+/// `export` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ExportCmd {
+    /// bd's JSONL: one issue per line, sorted by id, that `bd import` reads.
+    Bd {
+        /// Write to FILE instead of standard output (`-`: standard output).
+        #[arg(conflicts_with = "output")]
+        file: Option<std::path::PathBuf>,
+        /// Write to FILE (bd's spelling of the same).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
 }

@@ -1,21 +1,24 @@
 //! Handlers of the bead commands: turn arguments into library calls and render answers.
 
-use super::args::{CreateArgs, DepCmd, LabelCmd, ListArgs, UpdateArgs};
+use super::args::{CreateArgs, DepCmd, LabelCmd, ListArgs, ReadyArgs, UpdateArgs};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{Ctx, Outcome, render};
+use crate::bead::catalog::{Catalog, IndexedBead};
+use crate::bead::fields::{BeadFields, first_in_order};
 use crate::bead::model::{DEP_TYPES, STATUSES, TYPES, parse_choice, parse_priority};
 use crate::bead::ops::{self, Changed, Changes, NewBead};
+use crate::bead::query::Filter;
 use crate::bead::store::load_one;
 use crate::bead::{Bead, BeadSet, DepType, IssueType, Status, graph};
 use crate::error::{Error, Result};
 use serde_json::json;
 use std::io::Read;
 
-fn status(text: &str) -> Result<Status> {
+pub(super) fn status(text: &str) -> Result<Status> {
     parse_choice("status", text, STATUSES)
 }
 
-fn issue_type(text: &str) -> Result<IssueType> {
+pub(super) fn issue_type(text: &str) -> Result<IssueType> {
     parse_choice("type", text, TYPES)
 }
 
@@ -76,7 +79,7 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
     Ok(0)
 }
 
-fn split_labels(labels: &[String]) -> Vec<String> {
+pub(super) fn split_labels(labels: &[String]) -> Vec<String> {
     labels
         .iter()
         .flat_map(|l| l.split(','))
@@ -87,16 +90,28 @@ fn split_labels(labels: &[String]) -> Vec<String> {
 }
 
 /// Loads all beads and warns about files that did not parse.
-fn load_set(ctx: &Ctx, ws: &crate::workspace::Workspace) -> Result<BeadSet> {
+pub(super) fn load_set(ctx: &Ctx, ws: &crate::workspace::Workspace) -> Result<BeadSet> {
     let set = BeadSet::load(ws)?;
-    for e in &set.broken {
+    warn_broken(ctx, &set.broken);
+    Ok(set)
+}
+
+/// Loads every bead as the index holds it and warns about files that did not parse.
+fn load_catalog(ctx: &Ctx, ws: &crate::workspace::Workspace) -> Result<Catalog> {
+    let catalog = Catalog::load(ws)?;
+    warn_broken(ctx, &catalog.broken);
+    Ok(catalog)
+}
+
+/// Warns about bead files that did not parse.
+fn warn_broken(ctx: &Ctx, broken: &[Error]) {
+    for e in broken {
         if ctx.json {
             eprintln!("{}", json!({"warning": e.to_string(), "code": e.code()}));
         } else {
             diagnostic("warning", e);
         }
     }
-    Ok(set)
 }
 
 /// `list`.
@@ -104,20 +119,28 @@ pub fn list(ctx: &Ctx, a: ListArgs) -> Outcome {
     let ws = ctx.workspace()?;
     let want_status = a.status.as_deref().map(status).transpose()?;
     let want_type = a.issue_type.as_deref().map(issue_type).transpose()?;
-    let mut set = load_set(ctx, &ws)?;
-    let ids: Vec<String> = BeadSet::sorted(set.beads.values().filter(|b| {
-        want_status.map_or(a.all || !b.is_closed(), |s| b.status == s)
-            && want_type.map_or(b.issue_type != IssueType::TestSpec, |t| b.issue_type == t)
-            && a.labels.iter().all(|l| b.has_label(l))
-            && a.assignee
-                .as_deref()
-                .is_none_or(|x| b.assignee.as_deref() == Some(x))
-    }))
-    .into_iter()
-    .map(|b| b.id.clone())
-    .collect();
-    let shown = limited(&ids, a.limit.unwrap_or(LIST_LIMIT), ctx.json);
-    print_beads(ctx, &ws, &mut set, shown, "No beads found.", None)
+    let filter = Filter {
+        labels: a.labels,
+        assignee: a.assignee,
+        priority: a.priority.as_deref().map(parse_priority).transpose()?,
+        title: a.title,
+        ..Filter::default()
+    };
+    let catalog = load_catalog(ctx, &ws)?;
+    let mut beads: Vec<IndexedBead<'_>> = catalog
+        .iter()
+        .filter(|b| {
+            want_status.map_or(a.all || !b.is_closed(), |s| b.status() == s)
+                && want_type.map_or(b.issue_type() != IssueType::TestSpec, |t| {
+                    b.issue_type() == t
+                })
+                && filter.keeps(b)
+        })
+        .collect();
+    let limit = a.limit.unwrap_or(LIST_LIMIT);
+    first_in_order(&mut beads, limit);
+    let shown = limited(&beads, limit, ctx.json);
+    print_indexed(ctx, &ws, &catalog, shown, "No beads found.", None)
 }
 
 /// `list` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd list`.
@@ -126,7 +149,7 @@ const LIST_LIMIT: usize = 50;
 const READY_LIMIT: usize = 10;
 
 /// The first `limit` ids (0: all), telling a person on stderr what was left out.
-fn limited(ids: &[String], limit: usize, json: bool) -> &[String] {
+pub(super) fn limited<T>(ids: &[T], limit: usize, json: bool) -> &[T] {
     if limit == 0 || ids.len() <= limit {
         return ids;
     }
@@ -136,8 +159,22 @@ fn limited(ids: &[String], limit: usize, json: bool) -> &[String] {
     &ids[..limit]
 }
 
+/// Prints the beads `shown` of `catalog` as [`print_beads`] does (only those are built).
+fn print_indexed(
+    ctx: &Ctx,
+    ws: &crate::workspace::Workspace,
+    catalog: &Catalog,
+    shown: &[IndexedBead<'_>],
+    empty: &str,
+    heading: Option<String>,
+) -> Outcome {
+    let mut set = catalog.bead_set(shown);
+    let ids: Vec<String> = shown.iter().map(|b| b.key().to_string()).collect();
+    print_beads(ctx, ws, &mut set, &ids, empty, heading)
+}
+
 /// Prints beads as JSON (with their full bodies) or as one line each.
-fn print_beads(
+pub(super) fn print_beads(
     ctx: &Ctx,
     ws: &crate::workspace::Workspace,
     set: &mut BeadSet,
@@ -184,7 +221,7 @@ pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
 
 /// Renders the result of a change; beads it left as they were are named on stderr as
 /// "nothing changed".
-fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
+pub(super) fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
     nothing_changed(ctx, &c);
     if !c.nothing() {
         recorded_note(&c.recorded);
@@ -251,14 +288,16 @@ pub fn reopen(ctx: &Ctx, ids: &[String]) -> Outcome {
     changed(ctx, "Reopened", c)
 }
 
-/// `label add|rm`.
+/// `label add|rm|list`.
 pub fn label(ctx: &Ctx, cmd: LabelCmd) -> Outcome {
     let ws = ctx.workspace()?;
-    let actor = ctx.actor(&ws)?;
-    let (c, verb) = match cmd {
-        LabelCmd::Add { id, label } => (ops::label(&ws, &actor, &id, &label, true)?, "Labelled"),
-        LabelCmd::Rm { id, label } => (ops::label(&ws, &actor, &id, &label, false)?, "Unlabelled"),
+    let (id, label, add) = match cmd {
+        LabelCmd::List { id } => return super::beads_bd::label_list(ctx, &ws, id.as_deref()),
+        LabelCmd::Add { id, label } => (id, label, true),
+        LabelCmd::Rm { id, label } => (id, label, false),
     };
+    let c = ops::label(&ws, &ctx.actor(&ws)?, &id, &label, add)?;
+    let verb = if add { "Labelled" } else { "Unlabelled" };
     changed(ctx, verb, c)
 }
 
@@ -341,17 +380,27 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
 }
 
 /// `ready`.
-pub fn ready(ctx: &Ctx, limit: Option<usize>, want: Option<&str>) -> Outcome {
+pub fn ready(ctx: &Ctx, a: ReadyArgs) -> Outcome {
     let ws = ctx.workspace()?;
-    let want = want.map(issue_type).transpose()?;
-    let mut set = load_set(ctx, &ws)?;
-    let ids: Vec<String> = graph::ready_of(&set, want)
+    let want = a.issue_type.as_deref().map(issue_type).transpose()?;
+    let filter = Filter {
+        labels: split_labels(&a.labels),
+        assignee: a.assignee,
+        unassigned: a.unassigned,
+        priority: a.priority.as_deref().map(parse_priority).transpose()?,
+        ..Filter::default()
+    };
+    let catalog = load_catalog(ctx, &ws)?;
+    let mut ready: Vec<IndexedBead<'_>> = catalog
+        .ready(want)
         .into_iter()
-        .map(|b| b.id.clone())
+        .filter(|b| filter.keeps(b))
         .collect();
-    let shown = limited(&ids, limit.unwrap_or(READY_LIMIT), ctx.json);
-    let heading = format!("Ready work ({}):", ids.len());
-    print_beads(ctx, &ws, &mut set, shown, "No ready work.", Some(heading))
+    let limit = a.limit.unwrap_or(READY_LIMIT);
+    first_in_order(&mut ready, limit);
+    let shown = limited(&ready, limit, ctx.json);
+    let heading = format!("Ready work ({}):", ready.len());
+    print_indexed(ctx, &ws, &catalog, shown, "No ready work.", Some(heading))
 }
 
 /// `blocked`.

@@ -69,7 +69,7 @@ pub fn discover(ctx: &Ctx, write: bool) -> Outcome {
                 _ => short_commit(recorded).map_or(String::new(), |c| format!(" (commit {c})")),
             };
             outln!();
-            outln!("Stored in .beads/config.yaml{commit}:");
+            outln!("Stored in .beads/vermas.yaml{commit}:");
             for (key, cmd) in settings {
                 outln!("  {key} = {cmd}");
             }

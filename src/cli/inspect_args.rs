@@ -6,7 +6,11 @@ use clap::Subcommand;
 #[derive(Debug, Subcommand)]
 pub enum InspectCmd {
     /// Open test specs (waiting for criteria or approval), oldest first.
-    Pending,
+    Pending {
+        /// Redraw whenever a test spec changes, until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
+    },
     /// A bead's test spec: criteria, approval, latest verdict.
     Show {
         /// The work or its test spec.

@@ -25,7 +25,7 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> Outcome {
         InspectCmd::Review(s) => pipeline(ctx, &step(s, Upto::Review, None)),
         InspectCmd::Run { step: s, wait } => pipeline(ctx, &step(s, Upto::Run, wait)),
         InspectCmd::Feedback { id } => feedback(ctx, &id),
-        InspectCmd::Pending => super::inspect_spec::pending(ctx),
+        InspectCmd::Pending { watch } => super::inspect_spec::pending(ctx, watch),
         InspectCmd::Show { id } => super::inspect_spec::show(ctx, &id),
         InspectCmd::CreateSpec { id } => super::inspect_spec::create_spec(ctx, &id),
         InspectCmd::AddCriteria {

@@ -1,15 +1,22 @@
 //! Handlers of the test-spec side of the Inspector: `inspect pending|show|create-spec|
 //! add-criteria|approve` and `sling`. They call `crate::inspect` and render.
 
-use super::output::{outln, print_json, recorded_note, versioned};
+use super::output::{out, outln, print_json, recorded_note, versioned};
 use super::{Ctx, Outcome};
 use crate::bead::model::Status;
 use crate::inspect::testspec::{self, Check};
 use serde_json::json;
 
-/// `inspect pending`.
-pub fn pending(ctx: &Ctx) -> Outcome {
+/// `inspect pending [--watch]`.
+pub fn pending(ctx: &Ctx, watch: bool) -> Outcome {
     let ws = ctx.workspace()?;
+    if watch {
+        super::redraw::refuse_json(ctx, "vermas inspect pending")?;
+        let folders = crate::session::changes::pending_folders(&ws);
+        return super::redraw::on_change("vermas inspect pending", &folders, || {
+            Ok(pending_view(&testspec::pending(&ws)?))
+        });
+    }
     let specs = testspec::pending(&ws)?;
     if ctx.json {
         let rows: Vec<_> = specs
@@ -19,19 +26,26 @@ pub fn pending(ctx: &Ctx) -> Outcome {
         print_json(&rows);
         return Ok(0);
     }
+    out!("{}", pending_view(&specs));
+    Ok(0)
+}
+
+/// The open test specs, one line each: id, work, criteria, title.
+fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
     if specs.is_empty() {
-        outln!("No test specs waiting");
+        return "No test specs waiting\n".to_string();
     }
-    for s in &specs {
-        outln!(
-            "{:<16} {:<14} {}  {}",
+    let mut view = String::new();
+    for s in specs {
+        view.push_str(&format!(
+            "{:<16} {:<14} {}  {}\n",
             s.id,
             s.parent.as_deref().unwrap_or("-"),
             crate::report::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
             s.title
-        );
+        ));
     }
-    Ok(0)
+    view
 }
 
 /// `inspect show ID`.

@@ -75,8 +75,15 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
             let sent = ops::reply(&ws, &msg, &message, &from)?;
             changed(ctx, "Replied", sent)
         }
-        MailCmd::Inbox { addr, unread } => {
+        MailCmd::Inbox {
+            addr,
+            unread,
+            watch,
+        } => {
             let addr = ops::inbox_address(&ws, addr.as_deref(), ctx.actor.as_deref())?;
+            if watch {
+                return watch_inbox(ctx, &ws, &addr, unread);
+            }
             let inbox = query::inbox(&ws, &addr)?;
             let (entries, errors) = inbox.entries(&ws, unread);
             for e in inbox.broken.iter().chain(&errors) {
@@ -122,6 +129,22 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
         }
         MailCmd::Wait { msg, timeout } => wait(ctx, &ws, &msg, &timeout),
     }
+}
+
+/// `mail inbox ADDR --watch`: the inbox again whenever its mailboxes change.
+fn watch_inbox(ctx: &Ctx, ws: &Workspace, addr: &str, unread: bool) -> Outcome {
+    super::redraw::refuse_json(ctx, "vermas mail inbox")?;
+    let folders = crate::session::changes::inbox_folders(ws, addr)?;
+    let title = format!("vermas mail inbox {addr}");
+    super::redraw::on_change(&title, &folders, || {
+        let inbox = query::inbox(ws, addr)?;
+        let (entries, errors) = inbox.entries(ws, unread);
+        let mut screen = inbox_view(addr, &query::sorted(&entries), unread);
+        for e in inbox.broken.iter().chain(&errors) {
+            let _ = writeln!(screen, "warning: {e}");
+        }
+        Ok(screen)
+    })
 }
 
 /// `mail wait`: the reply, or exit 1 when none came in time.

@@ -1,9 +1,13 @@
 //! The command line: parse arguments, call the library, render results and errors.
 
 mod agent_args;
+mod approve;
 pub mod args;
 mod beads;
+mod beads_bd;
 mod complete;
+mod design;
+mod design_args;
 mod discover;
 mod formula;
 mod gates;
@@ -11,11 +15,18 @@ mod hooks;
 mod inspect_args;
 mod inspect_run;
 mod inspect_spec;
+mod inspector;
+mod interop;
 mod mail;
 mod mol;
 mod output;
 mod progress;
+mod ralph;
+mod redraw;
+mod refinery;
+mod refinery_args;
 mod render;
+mod session;
 mod setup;
 mod specs;
 mod tasks;
@@ -34,7 +45,8 @@ pub fn main() -> i32 {
     // A shell asking for completions (COMPLETE=bash vermas -- ...) is answered and exits.
     clap_complete::CompleteEnv::with_factory(complete::command).complete();
     crate::git::install_interrupt_cleanup();
-    let cli = match Cli::try_parse() {
+    // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
+    let cli = match Cli::try_parse_from(ralph::command_line()) {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
@@ -98,7 +110,19 @@ fn dispatch(cli: Cli) -> Outcome {
         actor: cli.actor,
     };
     match cli.command {
-        Command::Init { prefix, hooks } => setup::init(&ctx, prefix.as_deref(), hooks),
+        Command::Init {
+            prefix,
+            hooks,
+            roles,
+            force,
+        } => {
+            let roles = roles.then_some(if force {
+                crate::roles::Existing::Overwrite
+            } else {
+                crate::roles::Existing::Keep
+            });
+            setup::init(&ctx, prefix.as_deref(), hooks, roles)
+        }
         Command::Config(cmd) => setup::config(&ctx, cmd),
         Command::Completions { shell } => setup::completions(shell),
         Command::Doctor { fix } => setup::doctor(&ctx, fix),
@@ -110,9 +134,13 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Close { ids, reason } => beads::close(&ctx, &ids, reason.as_deref()),
         Command::Reopen { ids } => beads::reopen(&ctx, &ids),
         Command::Dep(cmd) => beads::dep(&ctx, cmd),
-        Command::Ready { limit, issue_type } => beads::ready(&ctx, limit, issue_type.as_deref()),
+        Command::Ready(a) => beads::ready(&ctx, a),
         Command::Blocked => beads::blocked(&ctx),
         Command::Label(cmd) => beads::label(&ctx, cmd),
+        Command::Search(a) => beads_bd::search(&ctx, a),
+        Command::Stats => beads_bd::stats(&ctx),
+        Command::Delete { ids, force } => beads_bd::delete(&ctx, &ids, force),
+        Command::Comments(a) => beads_bd::comments(&ctx, a),
         Command::History { id } => beads::history(&ctx, &id),
         Command::Clarify { id, question } => beads::clarify(&ctx, &id, &question),
         Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
@@ -126,6 +154,21 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Mol(cmd) => mol::mol(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
         Command::Inspect(cmd) => inspect_run::inspect(&ctx, cmd),
+        Command::Design(a) => design::design(&ctx, a),
+        Command::Strategize(a) => design::strategize(&ctx, a),
+        Command::Plan(a) => design::plan(&ctx, a),
+        Command::Refinery(cmd) => refinery::refinery(&ctx, cmd),
+        Command::Inspector(cmd) => inspector::inspector(&ctx, cmd),
+        Command::Lsp => {
+            let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+            crate::lsp::serve_stdio(&cwd)
+        }
+        Command::Ralph(cmd) => ralph::ralph(&ctx, cmd),
+        Command::Import(cmd) => interop::import(&ctx, cmd),
+        Command::Export(cmd) => interop::export(&ctx, cmd),
+        Command::Start(a) => session::start(&ctx, &a),
+        Command::Stop => session::stop(&ctx),
+        Command::StatusLine => session::status_line(&ctx),
         Command::Sling {
             id,
             agent,
@@ -147,7 +190,8 @@ impl Ctx {
     /// The workspace around the current directory.
     pub fn workspace(&self) -> Result<Workspace, Error> {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-        Workspace::discover(&cwd)
+        // An older vermas's settings move out of bd's config.yaml on first use.
+        Ok(setup::settle_settings(self, Workspace::discover(&cwd)?))
     }
 
     /// Who is acting in a change to `ws` about to be recorded. Refused (exit 2) when the

@@ -7,14 +7,73 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::setup;
 use crate::store::Recorded;
+use crate::workspace::Workspace;
 use serde_json::{Value, json};
 
+/// Moves an older vermas's settings from `.beads/config.yaml` to `.beads/vermas.yaml`
+/// (once, one commit) and says so in one line on stderr; returns the workspace as it is
+/// then. A move that fails is a warning: the settings are still read where they are.
+pub(crate) fn settle_settings(ctx: &Ctx, ws: Workspace) -> Workspace {
+    if ws.legacy_config.is_none() {
+        return ws;
+    }
+    let moved = ctx
+        .actor_name(&ws)
+        .and_then(|actor| setup::migrate_legacy_config(&ws, &actor));
+    match moved {
+        Ok(Some(m)) => {
+            super::warn(ctx.json, "migrated", &migrated_line(&m));
+            Workspace::open(ws.beads_dir.clone()).unwrap_or(ws)
+        }
+        Ok(None) => ws,
+        Err(e) => {
+            let msg = format!(
+                "warning: could not move vermas's settings out of {}: {e}; they are read \
+                 from there until they move",
+                ws.display(&ws.shared_config_path())
+            );
+            super::warn(ctx.json, "migration_failed", &msg);
+            ws
+        }
+    }
+}
+
+/// The one line telling a person the settings moved.
+fn migrated_line(m: &setup::Migration) -> String {
+    let how = match &m.recorded {
+        Recorded::Commit(_) => format!(" [{}]", short_commit(&m.recorded).unwrap_or("")),
+        Recorded::Disabled => " (git.commit is false: not committed)".to_string(),
+        Recorded::NotARepository => " (not inside a git repository: not recorded)".to_string(),
+        Recorded::Unchanged => String::new(),
+    };
+    format!(
+        "moved vermas's settings from {} to {}: {} is bd's file{how}",
+        m.from, m.to, m.from
+    )
+}
+
 /// `init`.
-pub fn init(ctx: &Ctx, prefix: Option<&str>, hooks: bool) -> Outcome {
+pub fn init(
+    ctx: &Ctx,
+    prefix: Option<&str>,
+    hooks: bool,
+    roles: Option<crate::roles::Existing>,
+) -> Outcome {
     // With --hooks, a missing git repository is refused before anything is written.
     let repo = hooks.then(super::hooks::git_repo).transpose()?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    let report = setup::init(&cwd, prefix, ctx.actor.as_deref())?;
+    let report = setup::init(&cwd, prefix, ctx.actor.as_deref(), roles)?;
+    let base = report.beads_dir.parent().map(std::path::Path::to_path_buf);
+    let shown = |p: &std::path::Path| {
+        base.as_deref()
+            .and_then(|b| p.strip_prefix(b).ok())
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    if let Some(m) = &report.migrated {
+        super::warn(ctx.json, "migrated", &migrated_line(m));
+    }
     recorded_note(&report.recorded);
     let installed = repo
         .map(|r| super::hooks::install(&r, "pre-push"))
@@ -26,6 +85,13 @@ pub fn init(ctx: &Ctx, prefix: Option<&str>, hooks: bool) -> Outcome {
             "written": report.written,
             "commit": short_commit(&report.recorded),
         });
+        if roles.is_some() {
+            v["roles"] = report
+                .roles
+                .iter()
+                .map(|f| json!({"role": f.role, "path": shown(&f.path), "written": f.written}))
+                .collect();
+        }
         if let Some(i) = &installed {
             v["hook"] = super::hooks::installed_json(i);
         }
@@ -44,6 +110,14 @@ pub fn init(ctx: &Ctx, prefix: Option<&str>, hooks: bool) -> Outcome {
         );
         for w in &report.written {
             outln!("  wrote {w}");
+        }
+    }
+    if !ctx.json {
+        for f in report.roles.iter().filter(|f| !f.written) {
+            outln!(
+                "  kept {} (it exists; --force writes over it)",
+                shown(&f.path)
+            );
         }
     }
     if !ctx.json {

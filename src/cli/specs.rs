@@ -315,7 +315,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
         for s in specs.iter_mut().filter(|s| s.refused.is_none()) {
             let path = p.root.join(&s.path);
             let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-            let fixed = lint::fix_legacy(&text, s);
+            let fixed = lint::fix_links(&text, s);
             if fixed != text {
                 let diff = similar::TextDiff::from_lines(&text, &fixed);
                 out!("{}", diff.unified_diff().header(&s.path, &s.path));

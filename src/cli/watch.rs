@@ -97,7 +97,7 @@ fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
 
 /// Writes successive frames: on a terminal each one replaces the last; anywhere else
 /// (a pipe, a file) they follow each other plainly, separated by a `---` line.
-struct Frames {
+pub(super) struct Frames {
     /// Whether stdout is a terminal.
     terminal: bool,
     /// How many frames were written.
@@ -106,12 +106,12 @@ struct Frames {
 
 impl Frames {
     /// Frames for stdout, a terminal or not.
-    fn new(terminal: bool) -> Frames {
+    pub(super) fn new(terminal: bool) -> Frames {
         Frames { terminal, drawn: 0 }
     }
 
     /// Writes one frame; false once stdout is gone (the reader closed the pipe).
-    fn draw(&mut self, screen: &str) -> bool {
+    pub(super) fn draw(&mut self, screen: &str) -> bool {
         let mut text = String::new();
         if self.terminal {
             text.push_str("\x1b[2J\x1b[H");

@@ -10,7 +10,7 @@ pub fn sets_prefix(text: &str) -> bool {
     struct Top {
         prefix: Option<serde::de::IgnoredAny>,
     }
-    yaml::parse::<Top>(text, "config.yaml", text, 1).is_ok_and(|t| t.prefix.is_some())
+    yaml::parse::<Top>(text, super::SETTINGS_FILE, text, 1).is_ok_and(|t| t.prefix.is_some())
 }
 
 /// Checks that an id prefix is short, starts with a letter and holds only `a-z0-9_`.

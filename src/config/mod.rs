@@ -1,13 +1,22 @@
-//! `.beads/config.yaml`: the settings, their defaults, and dotted-key get/set.
+//! `.beads/vermas.yaml`: the settings, their defaults, and dotted-key get/set.
 
 use crate::error::{Error, Result};
 use crate::yaml;
 
+pub mod bd;
 mod checks;
 mod llm;
+mod refinery;
 mod render;
+mod session;
 mod unset;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
+pub use refinery::{RefineryConfig, Strategy};
+pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
+
+/// The file under `.beads/` vermas keeps its settings in (bd keeps its own in
+/// `config.yaml`, see [`bd`]).
+pub const SETTINGS_FILE: &str = "vermas.yaml";
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -38,6 +47,12 @@ pub struct Config {
     pub mail: MailConfig,
     /// The Inspector.
     pub inspect: InspectConfig,
+    /// The Refinery (merge requests).
+    pub refinery: RefineryConfig,
+    /// The panes of `vermas start`.
+    pub layout: LayoutConfig,
+    /// The agent command each role runs in its pane.
+    pub agents: BTreeMap<String, String>,
 }
 
 /// `inspect.*` settings.
@@ -113,6 +128,8 @@ pub struct LlmConfig {
     pub timeout: String,
     /// A different command per role (judge, auditor, advocate, critic, designer, strategist).
     pub roles: BTreeMap<String, String>,
+    /// New asks after a designer's or strategist's reply that does not parse.
+    pub retries: u32,
 }
 
 /// `judge.*` settings.
@@ -204,6 +221,9 @@ impl Default for Config {
             watch: WatchConfig::default(),
             mail: MailConfig::default(),
             inspect: InspectConfig::default(),
+            refinery: RefineryConfig::default(),
+            layout: LayoutConfig::default(),
+            agents: BTreeMap::new(),
         }
     }
 }
@@ -235,6 +255,7 @@ impl Default for LlmConfig {
             command: "claude -p".to_string(),
             timeout: "300s".to_string(),
             roles: BTreeMap::new(),
+            retries: 2,
         }
     }
 }
@@ -301,6 +322,7 @@ impl Config {
             ));
         }
         check_skip_codes(&self.verify.skip_codes).map_err(|m| ("skip_codes".to_string(), m))?;
+        session::validate(&self.layout, &self.agents)?;
         if !(0.0..=1.0).contains(&self.inspect.min_confidence) {
             return Err((
                 "min_confidence".to_string(),
@@ -337,7 +359,7 @@ impl Config {
     pub fn get(&self, key: &str) -> Result<Value> {
         let root = serde_json::to_value(self).map_err(|e| Error::Invalid(e.to_string()))?;
         let mut node = &root;
-        for part in key.split('.') {
+        for part in key_parts(key) {
             node = node.get(part).ok_or_else(|| unknown_key(key))?;
         }
         Ok(node.clone())
@@ -346,7 +368,7 @@ impl Config {
     /// A copy with the dotted `key` set from the command-line text `raw`, validated.
     pub fn with(&self, key: &str, raw: &str) -> Result<Config> {
         let root = serde_json::to_value(self).map_err(|e| Error::Invalid(e.to_string()))?;
-        let parts: Vec<&str> = key.split('.').collect();
+        let parts = key_parts(key);
         if parts.iter().any(|p| p.is_empty()) {
             return Err(unknown_key(key));
         }
@@ -439,19 +461,30 @@ fn unknown_key(key: &str) -> Error {
     Error::invalid_with_help(
         format!("unknown config key '{key}'"),
         "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
-         verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, \
+         verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, llm.retries, \
          judge.max_file_bytes, judge.samples, specs.dir, specs.auto_create, gates.red, gates.green, \
          gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
          hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
-         inspect.min_confidence, inspect.hook_timeout",
+         inspect.min_confidence, inspect.hook_timeout, refinery.target, refinery.strategy, \
+         refinery.max_retries, layout.ratio, layout.left.role, layout.left.command, \
+         layout.right.role, layout.right.command, agents.ROLE",
     )
+}
+
+/// The parts of a dotted key. A runner pattern is one part whatever dots it holds, so
+/// `verify.runners.*.nix` names the pattern `*.nix`.
+pub(crate) fn key_parts(key: &str) -> Vec<&str> {
+    match key.strip_prefix("verify.runners.") {
+        Some(pattern) => vec!["verify", "runners", pattern],
+        None => key.split('.').collect(),
+    }
 }
 
 /// One-based line and column of the value of the first line that sets `key`, for error
 /// positions; a dotted key such as `llm.timeout` is looked up inside its section.
 fn find_key_line(text: &str, key: &str) -> (usize, usize) {
-    let parts: Vec<&str> = key.split('.').collect();
+    let parts = key_parts(key);
     let (mut next, mut section_indent) = (0, None::<usize>);
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
@@ -491,11 +524,15 @@ mod tests {
             .roles
             .insert("judge".into(), "claude -p --model x".into());
         c.verify.runners.insert("*.rb".into(), "ruby".into());
+        assert_eq!(
+            key_parts("verify.runners.*.nix"),
+            ["verify", "runners", "*.nix"]
+        );
         c.mail.groups.insert(
             "reviewers".into(),
             vec!["inspector/critic".into(), "mayor/".into()],
         );
-        let back = Config::parse(&c.render(), "config.yaml").unwrap();
+        let back = Config::parse(&c.render(), "vermas.yaml").unwrap();
         assert_eq!(back, c);
     }
 
@@ -556,10 +593,10 @@ mod tests {
     #[test]
     fn a_duration_error_names_its_key_and_line() {
         let text = "verify:\n  timeout: 120s\nllm:\n  command: x\n  timeout: 1e23s\n";
-        let e = Config::parse(text, "config.yaml").unwrap_err().to_string();
+        let e = Config::parse(text, "vermas.yaml").unwrap_err().to_string();
         assert_eq!(
             e,
-            "config.yaml:5:12: llm.timeout: duration 1e23s is too long (at most 365d)"
+            "vermas.yaml:5:12: llm.timeout: duration 1e23s is too long (at most 365d)"
         );
         let e = Config::default().with("gates.timeout", "400d").unwrap_err();
         assert_eq!(

@@ -58,6 +58,8 @@ impl Config {
              \x20 timeout: {ltimeout}\n\
              \x20 # A different command per role: judge, auditor, advocate, critic, designer, strategist.\n\
              \x20 roles:{roles}\
+             \x20 # New asks when the designer's or strategist's reply does not parse.\n\
+             \x20 retries: {lretries}\n\
              \n\
              judge:\n\
              \x20 # Bytes of each judged file put in the prompt (the rest is marked truncated).\n\
@@ -109,7 +111,32 @@ impl Config {
              \x20 # A judge's PASS with less confidence than this (0 to 1) needs a person.\n\
              \x20 min_confidence: {min_conf}\n\
              \x20 # Longest one lifecycle hook (.beads/hooks/<Point>) may run.\n\
-             \x20 hook_timeout: {hook_timeout}\n",
+             \x20 hook_timeout: {hook_timeout}\n\
+             \n\
+             refinery:\n\
+             \x20 # Branch merge requests land on when `refinery submit` names none (null: the\n\
+             \x20 # branch checked out when submitting).\n\
+             \x20 target: {rtarget}\n\
+             \x20 # How a verified branch lands: merge (a merge commit), squash (one commit) or\n\
+             \x20 # ff-only (the branch itself, when the target is its ancestor).\n\
+             \x20 strategy: {rstrategy}\n\
+             \x20 # Verifications after the first when the target moved during the last one.\n\
+             \x20 max_retries: {rretries}\n\
+             \n\
+             layout:\n\
+             \x20 # `vermas start`: width of the left pane in percent of the window (10 to 90).\n\
+             \x20 ratio: {ratio}\n\
+             \x20 # Each pane's role (mayor, inspector, or an inspector role such as critic) and\n\
+             \x20 # start-up command (a shell line; null: the role's watch, then agents.<role>).\n\
+             \x20 left:\n\
+             \x20   role: {lrole}\n\
+             \x20   command: {lcommand}\n\
+             \x20 right:\n\
+             \x20   role: {rrole}\n\
+             \x20   command: {rcommand}\n\
+             \n\
+             # The agent each role runs in its pane after its watch, e.g. mayor: claude.\n\
+             agents:{agents}",
             prefix = s(&self.prefix),
             commit = self.git.commit,
             author = o(&self.git.author),
@@ -120,6 +147,7 @@ impl Config {
             llm = s(&self.llm.command),
             ltimeout = s(&self.llm.timeout),
             roles = map(&self.llm.roles, "    "),
+            lretries = self.llm.retries,
             maxb = self.judge.max_file_bytes,
             samples = self.judge.samples,
             dir = s(&self.specs.dir),
@@ -139,6 +167,15 @@ impl Config {
             groups = groups(&self.mail.groups),
             min_conf = self.inspect.min_confidence,
             hook_timeout = s(&self.inspect.hook_timeout),
+            rtarget = o(&self.refinery.target),
+            rstrategy = self.refinery.strategy.name(),
+            rretries = self.refinery.max_retries,
+            ratio = self.layout.ratio,
+            lrole = s(&self.layout.left.role),
+            lcommand = o(&self.layout.left.command),
+            rrole = s(&self.layout.right.role),
+            rcommand = o(&self.layout.right.command),
+            agents = map(&self.agents, "  "),
         )
     }
 }

@@ -16,7 +16,7 @@ impl Config {
         let defaults =
             serde_json::to_value(Config::default()).map_err(|e| Error::Invalid(e.to_string()))?;
         let mut tree = serde_json::to_value(self).map_err(|e| Error::Invalid(e.to_string()))?;
-        let parts: Vec<&str> = key.split('.').collect();
+        let parts = super::key_parts(key);
         let (last, parents) = parts.split_last().ok_or_else(|| unknown_key(key))?;
         let (mut node, mut default) = (&mut tree, Some(&defaults));
         for part in parents {

@@ -184,7 +184,7 @@ pub fn discover(root: &Path) -> Discovery {
     }
 }
 
-/// Stores `settings` (from [`Discovery::gate_settings`]) in `config.yaml` in one commit.
+/// Stores `settings` (from [`Discovery::gate_settings`]) in `vermas.yaml` in one commit.
 pub fn write_gates(
     ws: &Workspace,
     settings: &[(&'static str, String)],

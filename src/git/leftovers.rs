@@ -100,7 +100,8 @@ fn is_record(rel: &str) -> bool {
     if BD_FILES.iter().any(|f| name.starts_with(f)) {
         return false;
     }
-    rel == "config.yaml" || rel == "vermas.yaml" || RECORD_DIRS.iter().any(|d| rel.starts_with(d))
+    // `config.yaml` is bd's (an older vermas's moves to `vermas.yaml` on first use).
+    rel == crate::config::SETTINGS_FILE || RECORD_DIRS.iter().any(|d| rel.starts_with(d))
 }
 
 #[cfg(test)]
@@ -111,7 +112,11 @@ mod tests {
     fn records_are_vermas_files_not_caches_or_bd_files() {
         assert!(is_record("issues/vm-a.md"));
         assert!(is_record("mail/mayor/msg-1.md"));
-        assert!(is_record("config.yaml"));
+        assert!(is_record("vermas.yaml"));
+        assert!(!is_record("config.yaml"));
+        assert!(!is_record("metadata.json"));
+        assert!(!is_record("daemon.log"));
+        assert!(!is_record(".gitignore"));
         assert!(!is_record(".cache/index"));
         assert!(!is_record("wisps/mols/w.yaml"));
         assert!(!is_record("issues.jsonl"));

@@ -32,7 +32,7 @@ pub(crate) enum Signer {
 /// How to go on when vermas cannot sign as asked.
 const WAYS_OUT: &str = "fix the signing setup, or commit unsigned in this repository \
      (`git config commit.gpgsign false`), or stop vermas committing \
-     (`git: {commit: false}` in .beads/config.yaml) and commit .beads yourself";
+     (`git: {commit: false}` in .beads/vermas.yaml) and commit .beads yourself";
 
 impl GitRepo {
     /// The signer every commit needs: `None` unless `commit.gpgsign` is true. Refused

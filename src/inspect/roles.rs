@@ -1,6 +1,7 @@
-//! The Inspector's LLM roles (auditor, advocate, critic, judge): each role's prompt (a
-//! built-in, or `.beads/roles/<role>.md` in its place), its command (`llm.roles.<role>`,
-//! else `llm.command`), and reading the auditor's and the judge's answers.
+//! The Inspector's LLM roles (auditor, advocate, critic, judge, designer, strategist): each
+//! role's prompt (a built-in, or `.beads/roles/<role>.md` in its place), its command
+//! (`llm.roles.<role>`, else `llm.command`), asking again when a reply does not parse, and
+//! reading the auditor's and the judge's answers.
 
 use crate::judge::llm::Llm;
 use crate::workspace::Workspace;
@@ -19,6 +20,10 @@ pub enum Role {
     Critic,
     /// Decides, from both briefs and the evidence.
     Judge,
+    /// Turns a request into requirements.
+    Designer,
+    /// Proposes acceptance criteria for work.
+    Strategist,
 }
 
 impl Role {
@@ -29,6 +34,8 @@ impl Role {
             Role::Advocate => "advocate",
             Role::Critic => "critic",
             Role::Judge => "judge",
+            Role::Designer => "designer",
+            Role::Strategist => "strategist",
         }
     }
 
@@ -55,6 +62,19 @@ impl Role {
                  reply with one line of JSON: {\"verdict\": \"PASS|FAIL|NEEDS_HUMAN\", \
                  \"confidence\": 0.0-1.0, \"reasons\": [\"...\"], \"question\": \"...\"} \
                  (a question only with NEEDS_HUMAN)."
+            }
+            Role::Designer => {
+                "You are the designer. Turn a short, vague request into requirements a \
+                 developer could implement without asking questions: what it must do, how \
+                 well (speed, quality, style), what it must not do, and concrete examples \
+                 of input and output. Be specific; do not invent features nobody asked for."
+            }
+            Role::Strategist => {
+                "You are the strategist. Design the acceptance criteria that will decide \
+                 whether the work is done: one criterion per key behaviour, each checked by \
+                 a shell command that exits 0 when it holds, a test, or (only for what a \
+                 command cannot decide) an LLM rubric. Cover correctness and edge cases; do \
+                 not over-test."
             }
         }
     }
@@ -83,6 +103,55 @@ pub fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
         cache_dir: Some(ws.cache_dir()),
         use_cache,
     }
+}
+
+/// Why a reply was asked for again: the sentence the next prompt carries (the stand-in and
+/// people reading a prompt log look for it).
+pub const RETRY_HEADING: &str = "YOUR PREVIOUS REPLY COULD NOT BE USED";
+
+/// A reply of `role` to `task` that `parse` accepts: the first one, else up to
+/// `llm.retries` new asks, each prompt quoting why the reply before could not be used. A
+/// command that fails is not asked again. Replies are never cached: asking again is meant
+/// to give a new answer.
+pub fn ask_checked<T>(
+    ws: &Workspace,
+    role: Role,
+    task: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> crate::error::Result<T> {
+    let first = prompt(ws, role, task);
+    let mut llm = llm(ws, role, false);
+    llm.cache_dir = None;
+    let asks = ws.config.llm.retries.saturating_add(1);
+    let mut current = first.clone();
+    let mut why = String::new();
+    for _ in 0..asks {
+        let reply = llm
+            .call(&ws.root, &current)
+            .map_err(|e| crate::error::Error::Llm {
+                message: format!("the {} could not be asked: {e}", role.name()),
+                help: format!(
+                    "nothing was written; check llm.roles.{} (else llm.command) in .beads/vermas.yaml",
+                    role.name()
+                ),
+            })?;
+        match parse(&reply) {
+            Ok(v) => return Ok(v),
+            Err(e) => why = e,
+        }
+        current = format!(
+            "{first}\n\n{RETRY_HEADING}: {why}\nIt was: {}\n\nAnswer again, exactly in the format asked for above.",
+            crate::judge::verdict::tail(&reply, 1000)
+        );
+    }
+    Err(crate::error::Error::Llm {
+        message: format!(
+            "the {}'s reply could not be used ({}): {why}",
+            role.name(),
+            crate::report::counted(asks as usize, "ask", "asks")
+        ),
+        help: "nothing was written; run it again, or raise llm.retries for more asks".into(),
+    })
 }
 
 /// A verdict: the judge's decision, and (ERROR) an inspection that could not decide.

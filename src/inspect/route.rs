@@ -37,7 +37,25 @@ pub struct Routed {
 /// Records `ins` and routes the work by its verdict, as `actor`, in one commit.
 pub fn record_and_route(ws: &Workspace, actor: &str, ins: &Inspection) -> Result<Routed> {
     let mut txn = Txn::begin(ws)?;
-    let now = Timestamp::now();
+    let (mut routed, ids) = route_in(&mut txn, ws, actor, ins, Timestamp::now())?;
+    routed.recorded = Some(txn.commit(&CommitMessage {
+        verb: "inspect".into(),
+        ids,
+        title: format!("{} {}", ins.verdict.as_str(), ins.title),
+        actor: actor.to_string(),
+    })?);
+    Ok(routed)
+}
+
+/// Records `ins` and routes the work by its verdict inside the open change `txn` (which
+/// the caller commits), returning what was routed and the ids of the records written.
+pub fn route_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    actor: &str,
+    ins: &Inspection,
+    now: Timestamp,
+) -> Result<(Routed, Vec<String>)> {
     let record = record_of(ins, now);
     let text = crate::yaml::to_string(&record).map_err(Error::Invalid)?;
     txn.write(&crate::results::path(ws, &ins.work), text.as_bytes())?;
@@ -105,7 +123,7 @@ pub fn record_and_route(ws: &Workspace, actor: &str, ins: &Inspection) -> Result
                 Priority::High,
             );
             routed.mailed.push(asked.subject.clone());
-            let sent = crate::mail::ops::send_in(&mut txn, ws, asked)?;
+            let sent = crate::mail::ops::send_in(txn, ws, asked)?;
             let via = sent
                 .first()
                 .map(|m| format!(" (asked in {})", m.id))
@@ -120,15 +138,9 @@ pub fn record_and_route(ws: &Workspace, actor: &str, ins: &Inspection) -> Result
     }
     for out in outgoing {
         routed.mailed.push(out.subject.clone());
-        crate::mail::ops::send_in(&mut txn, ws, out)?;
+        crate::mail::ops::send_in(txn, ws, out)?;
     }
-    routed.recorded = Some(txn.commit(&CommitMessage {
-        verb: "inspect".into(),
-        ids,
-        title: format!("{} {}", ins.verdict.as_str(), work.title),
-        actor: actor.to_string(),
-    })?);
-    Ok(routed)
+    Ok((routed, ids))
 }
 
 /// The answer a person gave to the latest question on `work`: an `Answer:` note after

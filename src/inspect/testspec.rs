@@ -168,14 +168,10 @@ fn open_spec(ws: &Workspace, id: &str) -> Result<Bead> {
     Ok(spec)
 }
 
-/// `inspect add-criteria SPEC -d TEXT (--cmd|--verify|--judge)`: the next `ac-N`.
-pub fn add_criterion(
-    ws: &Workspace,
-    actor: &str,
-    id: &str,
-    description: &str,
-    check: Check,
-) -> Result<(Bead, String, Recorded)> {
+/// A criterion (its id left empty) of `description` checked by `check`, refused unless the
+/// description is one line and the command parses as shell or the target is a valid
+/// `path#function`.
+pub fn criterion(description: &str, check: Check) -> Result<AcceptanceCriterion> {
     let description = description.trim();
     if description.is_empty() || description.contains('\n') {
         return Err(Error::Invalid(
@@ -197,7 +193,7 @@ pub fn add_criterion(
                 .map_err(|e| Error::Invalid(format!("cannot run sh to check the command: {e}")))?;
             if !parses.status.success() {
                 return Err(Error::Invalid(format!(
-                    "--cmd does not parse as shell: {}",
+                    "the command `{cmd}` does not parse as shell: {}",
                     String::from_utf8_lossy(&parses.stderr).trim()
                 )));
             }
@@ -212,8 +208,21 @@ pub fn add_criterion(
         Check::Verify(t) => c.verify = Some(t),
         Check::Judge(t) => c.judge = Some(t),
     }
-    let mut txn = Txn::begin(ws)?;
-    let mut spec = open_spec(ws, id)?;
+    Ok(c)
+}
+
+/// The number of the next `ac-N` id of `spec`: one more than the highest there.
+pub fn next_number(spec: &Bead) -> u32 {
+    spec.acceptance_criteria
+        .iter()
+        .filter_map(|c| c.id.strip_prefix("ac-")?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0)
+        + 1
+}
+
+/// Refuses to change the criteria of an approved spec.
+pub fn check_open(spec: &Bead) -> Result<()> {
     if spec.status == Status::Closed {
         return Err(Error::invalid_with_help(
             format!(
@@ -226,22 +235,31 @@ pub fn add_criterion(
             ),
         ));
     }
-    let n = spec
-        .acceptance_criteria
-        .iter()
-        .filter_map(|c| c.id.strip_prefix("ac-")?.parse::<u32>().ok())
-        .max()
-        .unwrap_or(0)
-        + 1;
-    c.id = format!("ac-{n}");
+    Ok(())
+}
+
+/// `inspect add-criteria SPEC -d TEXT (--cmd|--verify|--judge)`: the next `ac-N`.
+pub fn add_criterion(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    description: &str,
+    check: Check,
+) -> Result<(Bead, String, Recorded)> {
+    let mut c = criterion(description, check)?;
+    let mut txn = Txn::begin(ws)?;
+    let mut spec = open_spec(ws, id)?;
+    check_open(&spec)?;
+    c.id = format!("ac-{}", next_number(&spec));
     let new_id = c.id.clone();
+    let title = format!("{new_id} {}", c.description);
     spec.acceptance_criteria.push(c);
     spec.updated_at = Some(Timestamp::now());
     txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
     let recorded = txn.commit(&CommitMessage {
         verb: "inspect add-criteria".into(),
         ids: vec![spec.id.clone()],
-        title: format!("{new_id} {description}"),
+        title,
         actor: actor.to_string(),
     })?;
     Ok((spec, new_id, recorded))
@@ -251,6 +269,19 @@ pub fn add_criterion(
 pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)> {
     let mut txn = Txn::begin(ws)?;
     let mut spec = open_spec(ws, id)?;
+    approve_in(&mut txn, ws, actor, &mut spec)?;
+    let recorded = txn.commit(&CommitMessage {
+        verb: "inspect approve".into(),
+        ids: vec![spec.id.clone()],
+        title: spec.title.clone(),
+        actor: actor.to_string(),
+    })?;
+    Ok((spec, recorded))
+}
+
+/// Approves `spec` inside the open change `txn`: closes it, writes it and mails `mayor/`.
+/// Refused without criteria or when it is approved already.
+pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bead) -> Result<()> {
     if spec.acceptance_criteria.is_empty() {
         return Err(Error::invalid_with_help(
             format!("{} has no criteria to approve", spec.id),
@@ -270,7 +301,7 @@ pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)
     spec.updated_at = Some(now);
     txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
     crate::mail::ops::send_in(
-        &mut txn,
+        txn,
         ws,
         notice(
             ws,
@@ -284,13 +315,7 @@ pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)
             ),
         ),
     )?;
-    let recorded = txn.commit(&CommitMessage {
-        verb: "inspect approve".into(),
-        ids: vec![spec.id.clone()],
-        title: spec.title.clone(),
-        actor: actor.to_string(),
-    })?;
-    Ok((spec, recorded))
+    Ok(())
 }
 
 /// Open test specs, oldest first.

@@ -70,7 +70,17 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
                 } else {
                     format!(" ({})", facts.join(", "))
                 };
-                let _ = writeln!(out, "         {}{facts}  {location}", chk.target);
+                // The criterion's place, then the check function's own, both clickable.
+                let function_at = chk
+                    .check_location
+                    .as_deref()
+                    .map(|l| format!("  {l}"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "         {}{facts}  {location}{function_at}",
+                    chk.target
+                );
                 write_detail(&mut out, chk.kind.starts_with("judge"), &chk.result);
             }
         }

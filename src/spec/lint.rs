@@ -1,7 +1,9 @@
 //! `spec check`: every link's file exists and defines its function; unreferenced tests,
-//! legacy `::` links and broken files are reported; `--fix` rewrites `::` to `#`.
+//! broken files, and links GitHub or an editor would not open (legacy `::`, a path read
+//! from the wrong folder) are reported; `--fix` rewrites those links to a form they open.
 
-use super::Spec;
+use super::target::{self, PathBase};
+use super::{Annotation, LinkForm, Spec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -36,9 +38,7 @@ pub struct Finding {
 /// Checks `specs` against the files in `root`.
 pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
     let mut out = Vec::new();
-    // Functions each linked file is referenced for, to find unreferenced tests.
-    let mut referenced: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut first_link: BTreeMap<String, (String, usize, usize)> = BTreeMap::new();
+    let mut links = Links::default();
     for spec in specs {
         for p in &spec.problems {
             out.push(finding(
@@ -50,85 +50,116 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
                 None,
             ));
         }
-        for c in &spec.criteria {
-            for a in &c.annotations {
-                let at = |level, message: String, help: Option<String>| {
-                    finding(level, &spec.path, a.line, a.column, message, help)
-                };
-                if let Some(e) = &a.error {
-                    out.push(at(
-                        Level::Error,
-                        format!("invalid target '{}': {e}", a.raw),
-                        None,
-                    ));
-                    continue;
-                }
-                if let Some(t) = a.options.get("timeout")
-                    && let Err(e) = crate::config::parse_duration(t)
-                {
-                    out.push(at(
-                        Level::Error,
-                        format!("link option timeout={t}: {e}"),
-                        None,
-                    ));
-                }
-                if a.legacy {
-                    out.push(at(
-                        Level::Warning,
-                        format!(
-                            "'{}' uses the legacy `::` form, which GitHub and editors cannot open",
-                            a.raw
-                        ),
-                        Some("`vermas spec check --fix` rewrites it to `#`".into()),
-                    ));
-                }
-                let path = match crate::check::contained(root, &a.file) {
-                    Ok(p) => p,
-                    Err(why) => {
-                        out.push(at(Level::Error, why, None));
-                        continue;
-                    }
-                };
-                let Ok(bytes) = std::fs::read(&path) else {
-                    out.push(at(Level::Error, format!("{} cannot be read", a.file), None));
-                    continue;
-                };
-                let text = String::from_utf8_lossy(&bytes);
-                first_link
-                    .entry(a.file.clone())
-                    .or_insert_with(|| (spec.path.clone(), a.line, a.column));
-                let Some(function) = &a.function else {
-                    continue;
-                };
-                referenced
-                    .entry(a.file.clone())
-                    .or_default()
-                    .insert(function.clone());
-                if let Some(defined) = defined_functions(&a.file, &text)
-                    && !is_defined(function, &defined)
-                {
-                    out.push(at(
-                        Level::Error,
-                        format!("function {function} is not defined in {}", a.file),
-                        None,
-                    ));
-                } else if runs_without_dispatcher(&path, &text) {
-                    out.push(at(
-                        Level::Error,
-                        format!(
-                            "{} never reads its arguments, so #{function} would never be called",
-                            a.file
-                        ),
-                        Some(format!(
-                            "add \"$@\" at the end of {} so it runs the function named on its command line",
-                            a.file
-                        )),
-                    ));
-                }
-            }
+        for a in spec.criteria.iter().flat_map(|c| &c.annotations) {
+            check_annotation(root, spec, a, &mut links, &mut out);
         }
     }
-    for (file, names) in &referenced {
+    unreferenced_tests(root, &links, &mut out);
+    out
+}
+
+/// What the links of all specs point at, to find tests no criterion names.
+#[derive(Default)]
+struct Links {
+    /// The functions each linked file is named for.
+    referenced: BTreeMap<String, BTreeSet<String>>,
+    /// The first link to each file: spec path and line.
+    first: BTreeMap<String, (String, usize)>,
+}
+
+/// The findings of one annotation of `spec`, noting what it links to in `links`.
+fn check_annotation(
+    root: &Path,
+    spec: &Spec,
+    a: &Annotation,
+    links: &mut Links,
+    out: &mut Vec<Finding>,
+) {
+    let mut at = |level, message: String, help: Option<String>| {
+        out.push(finding(level, &spec.path, a.line, a.column, message, help));
+    };
+    if let Some(e) = &a.error {
+        at(
+            Level::Error,
+            format!("invalid target '{}': {e}", a.raw),
+            None,
+        );
+        return;
+    }
+    if let Some(t) = a.options.get("timeout")
+        && let Err(e) = crate::config::parse_duration(t)
+    {
+        at(Level::Error, format!("link option timeout={t}: {e}"), None);
+    }
+    if let Some(fixed) = github_target(a, spec_dir(spec)) {
+        at(
+            Level::Warning,
+            why_github_misses(root, spec_dir(spec), a),
+            Some(format!(
+                "`vermas spec check --fix` rewrites it to `{fixed}`"
+            )),
+        );
+    }
+    // A reader may take `/tests/x.sh` for an absolute path: say what it means.
+    let rooted = if target::path_base(&a.raw) == PathBase::Root {
+        " (a leading / is the repository root)"
+    } else {
+        ""
+    };
+    let path = match crate::check::contained(root, &a.file) {
+        Ok(p) => p,
+        Err(why) => {
+            at(Level::Error, format!("{why}{rooted}"), None);
+            return;
+        }
+    };
+    let Ok(bytes) = std::fs::read(&path) else {
+        at(
+            Level::Error,
+            format!("{} cannot be read{rooted}", a.file),
+            None,
+        );
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    links
+        .first
+        .entry(a.file.clone())
+        .or_insert_with(|| (spec.path.clone(), a.line));
+    let Some(function) = &a.function else {
+        return;
+    };
+    links
+        .referenced
+        .entry(a.file.clone())
+        .or_default()
+        .insert(function.clone());
+    if let Some(defined) = defined_functions(&a.file, &text)
+        && !is_defined(function, &defined)
+    {
+        at(
+            Level::Error,
+            format!("function {function} is not defined in {}", a.file),
+            None,
+        );
+    } else if runs_without_dispatcher(&path, &text) {
+        at(
+            Level::Error,
+            format!(
+                "{} never reads its arguments, so #{function} would never be called",
+                a.file
+            ),
+            Some(format!(
+                "add \"$@\" at the end of {} so it runs the function named on its command line",
+                a.file
+            )),
+        );
+    }
+}
+
+/// Warns about each `test_*` function of a linked file that no criterion names.
+fn unreferenced_tests(root: &Path, links: &Links, out: &mut Vec<Finding>) {
+    for (file, names) in &links.referenced {
         let Ok(text) = std::fs::read_to_string(root.join(file)) else {
             continue;
         };
@@ -147,14 +178,72 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
                     line,
                     1,
                     format!("{name} is not referenced by any spec criterion"),
-                    first_link
+                    links
+                        .first
                         .get(file)
-                        .map(|(s, l, _)| format!("link it from a criterion, e.g. near {s}:{l}")),
+                        .map(|(s, l)| format!("link it from a criterion, e.g. near {s}:{l}")),
                 ));
             }
         }
     }
-    out
+}
+
+/// The folder of `spec` in the repository (`specs`; empty at the root).
+fn spec_dir(spec: &Spec) -> &str {
+    spec.path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The target to write instead of `a.raw`, when that differs, so that GitHub and editors
+/// open the file vermas runs: `#` instead of the legacy `::`, and a path without `/`, `./`
+/// or `../` (which vermas reads from the repository root, but GitHub and editors from the
+/// spec's folder) written from the spec's folder (`../tests/x.sh`). Only markdown links:
+/// link-like text is never clickable, and ralph reads it as written.
+pub fn github_target(a: &Annotation, spec_dir: &str) -> Option<String> {
+    if a.form != LinkForm::Markdown || a.error.is_some() {
+        return None;
+    }
+    let path = written_path(&a.raw);
+    let path = match target::path_base(path) {
+        PathBase::Bare if !spec_dir.is_empty() => target::spec_relative(spec_dir, &a.file),
+        _ => path.to_string(),
+    };
+    let fixed = match &a.function {
+        Some(f) => format!("{path}#{f}"),
+        None => path,
+    };
+    (fixed != a.raw).then_some(fixed)
+}
+
+/// The path part of a target as written: before the first `#`, else the first `::`.
+fn written_path(raw: &str) -> &str {
+    let end = raw
+        .find('#')
+        .or_else(|| raw.find("::"))
+        .unwrap_or(raw.len());
+    &raw[..end]
+}
+
+/// Why GitHub (and an editor) would not open the file vermas runs for `a`.
+fn why_github_misses(root: &Path, spec_dir: &str, a: &Annotation) -> String {
+    if a.legacy {
+        return format!(
+            "'{}' uses the legacy `::` form, which GitHub and editors cannot open",
+            a.raw
+        );
+    }
+    let seen = target::normalise(&format!("{spec_dir}/{}", written_path(&a.raw)));
+    let how = "GitHub and editors read a path without ./, ../ or / from the spec's folder, vermas from the repository root";
+    match seen {
+        Some(seen) if root.join(&seen).exists() => format!(
+            "'{}' opens {seen} on GitHub, a different file from the {} vermas runs ({how})",
+            a.raw, a.file
+        ),
+        Some(seen) => format!(
+            "'{}' opens {seen} on GitHub, which does not exist (404) ({how})",
+            a.raw
+        ),
+        None => format!("'{}' cannot be opened on GitHub ({how})", a.raw),
+    }
 }
 
 fn finding(
@@ -253,22 +342,24 @@ fn ident(s: &str) -> &str {
     s[..end].trim_end_matches(':')
 }
 
-/// `text` with every legacy `::` link target of `spec` rewritten to `#`.
-pub fn fix_legacy(text: &str, spec: &Spec) -> String {
+/// `text` with every markdown link target of `spec` that GitHub or an editor would not
+/// open rewritten to the form they do ([`github_target`]): `tests/x.sh::fn` in `specs/`
+/// becomes `../tests/x.sh#fn`. Nothing else changes.
+pub fn fix_links(text: &str, spec: &Spec) -> String {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    for c in &spec.criteria {
-        for a in c
-            .annotations
-            .iter()
-            .filter(|a| a.legacy && a.error.is_none())
-        {
-            let (start, end) = a.span;
-            let link = &text[start..end];
-            if let Some(pos) = link.find(&format!("({}", a.raw)) {
-                let from = start + pos + 1;
-                let fixed = a.raw.replacen("::", "#", 1);
-                edits.push((from, from + a.raw.len(), fixed));
-            }
+    for a in spec.criteria.iter().flat_map(|c| &c.annotations) {
+        let Some(fixed) = github_target(a, spec_dir(spec)) else {
+            continue;
+        };
+        let (start, end) = a.span;
+        let link = &text[start..end];
+        // The target follows the label's `](`; the label is a kind, so the first one.
+        let Some(open) = link.find("](") else {
+            continue;
+        };
+        if let Some(pos) = link[open..].find(&a.raw) {
+            let from = start + open + pos;
+            edits.push((from, from + a.raw.len(), fixed));
         }
     }
     edits.sort_by_key(|e| std::cmp::Reverse(e.0));
@@ -277,4 +368,68 @@ pub fn fix_legacy(text: &str, spec: &Spec) -> String {
         out.replace_range(from..to, &fixed);
     }
     out
+}
+
+/// `file:line` of the definition of `function` in repository file `file`, when the file
+/// is inside `root`, readable, in a language [`defined_functions`] knows, and defines it:
+/// the place a report points at so a terminal click lands on the check itself.
+pub fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
+    let path = crate::check::contained(root, file).ok()?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = function_line(function, &defined_functions(file, &text)?)?;
+    Some(format!("{file}:{line}"))
+}
+
+/// The line where `function` (possibly `Class::method` or `test[param]`) is defined among
+/// `defined` (from [`defined_functions`]): the line of its last part, each part found
+/// after the one before it.
+pub fn function_line(function: &str, defined: &[(String, usize)]) -> Option<usize> {
+    let base = function.split('[').next().unwrap_or(function);
+    let mut line = 0;
+    for part in base.split("::") {
+        line = defined
+            .iter()
+            .find(|(name, at)| name == part && *at > line)?
+            .1;
+    }
+    (line > 0).then_some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fix_rewrites_only_the_links_github_would_not_open() {
+        let text = "# S\n\n## Success Criteria\n\n- [ ] a [verify](tests/x.sh#f \"timeout=1s\")\n- [ ] b [verify](<tests/x.sh::g>)\n- [ ] c [verify](../tests/x.sh#h) [verify](/tests/x.sh#i)\n- [ ] d [verify](tests/x.nix::Say hi)\n";
+        let spec = crate::spec::parse(text, "specs/s.md");
+        let want = text
+            .replace("(tests/x.sh#f", "(../tests/x.sh#f")
+            .replace("(<tests/x.sh::g>)", "(<../tests/x.sh#g>)");
+        assert_eq!(fix_links(text, &spec), want);
+        let again = crate::spec::parse(&want, "specs/s.md");
+        assert_eq!(
+            fix_links(&want, &again),
+            want,
+            "a second fix changes nothing"
+        );
+        // A spec at the repository root reads bare paths as GitHub does: only `::` changes.
+        let root = crate::spec::parse(text, "s.md");
+        assert_eq!(
+            fix_links(text, &root),
+            text.replace("(<tests/x.sh::g>)", "(<tests/x.sh#g>)")
+        );
+    }
+
+    #[test]
+    fn a_method_is_found_inside_its_class() {
+        let defined: Vec<(String, usize)> = [("test_y", 1), ("TestX", 4), ("test_y", 5)]
+            .iter()
+            .map(|(n, l)| (n.to_string(), *l))
+            .collect();
+        assert_eq!(function_line("test_y", &defined), Some(1));
+        assert_eq!(function_line("TestX::test_y", &defined), Some(5));
+        assert_eq!(function_line("test_y[1-2]", &defined), Some(1));
+        assert_eq!(function_line("TestX::nope", &defined), None);
+    }
 }

@@ -2,6 +2,7 @@
 
 pub mod lint;
 mod parse;
+mod plain;
 pub mod target;
 
 pub use parse::parse;
@@ -75,6 +76,9 @@ pub struct Annotation {
     /// Written with the legacy `::` separator.
     #[serde(skip)]
     pub legacy: bool,
+    /// A markdown link, or link-like text CommonMark does not read as one.
+    #[serde(skip)]
+    pub form: LinkForm,
     /// The target exactly as written.
     #[serde(skip)]
     pub raw: String,
@@ -84,6 +88,17 @@ pub struct Annotation {
     /// Byte range of the link in the file.
     #[serde(skip)]
     pub(crate) span: (usize, usize),
+}
+
+/// How an annotation is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkForm {
+    /// A markdown link: CommonMark reads it, GitHub and editors can open it.
+    Markdown,
+    /// `[verify](...)` text that CommonMark does not read as a link, as ralph writes a
+    /// subtest named in words (`[verify](tests/city.nix::Wait for worker)`): it runs, but
+    /// GitHub shows it as text.
+    Text,
 }
 
 /// Something wrong with a spec file as a whole.
@@ -326,6 +341,50 @@ mod tests {
         assert_eq!(c3.annotations[1].kind, "verify:lint");
         assert_eq!(s.criteria[4].annotations[0].file, "up.sh");
         assert!(s.problems.is_empty(), "{:?}", s.problems);
+    }
+
+    #[test]
+    fn reads_link_text_with_spaces_as_ralph_writes_it() {
+        let text = "# City\n\n## Success Criteria\n\n- [x] Workers use worktrees\n  [verify](tests/city.nix::Wait for worker worktree)\n- [x] Two on a line [verify](tests/u.nix::city-a), [verify](tests/i.nix::Wait for judge (via gate))\n- [ ] In code `[verify](tests/c.nix::Not this one)`\n  ```\n  [verify](tests/c.nix::Nor this)\n  ```\n- [ ] Bad name [verify](tests/c.nix::rm -rf; echo)\n- [ ] Rooted [verify](/tests/x.sh#test_root)\n";
+        let s = parse(text, "specs/city.md");
+        let got: Vec<Vec<(String, Option<String>, LinkForm)>> = s
+            .criteria
+            .iter()
+            .map(|c| {
+                c.annotations
+                    .iter()
+                    .map(|a| (a.file.clone(), a.function.clone(), a.form))
+                    .collect()
+            })
+            .collect();
+        let f =
+            |file: &str, function: &str, form| (file.to_string(), Some(function.to_string()), form);
+        assert_eq!(
+            got,
+            [
+                vec![f(
+                    "tests/city.nix",
+                    "Wait for worker worktree",
+                    LinkForm::Text
+                )],
+                vec![
+                    f("tests/u.nix", "city-a", LinkForm::Markdown),
+                    f("tests/i.nix", "Wait for judge (via gate)", LinkForm::Text)
+                ],
+                vec![],
+                vec![(
+                    "tests/c.nix::rm -rf; echo".to_string(),
+                    None,
+                    LinkForm::Text
+                )],
+                vec![f("tests/x.sh", "test_root", LinkForm::Markdown)],
+            ]
+        );
+        let a = &s.criteria[0].annotations[0];
+        assert!(a.legacy && a.error.is_none());
+        assert_eq!((a.line, a.column), (6, 3));
+        assert_eq!(s.criteria[1].text, "Two on a line ,");
+        assert!(s.criteria[3].annotations[0].error.is_some());
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Reading a live spec: success-criteria sections, task items, and their annotation links.
 
-use super::target;
-use super::{Annotation, Criterion, Problem, Spec};
+use super::plain;
+use super::target::{self, NameRule};
+use super::{Annotation, Criterion, LinkForm, Problem, Spec};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
+use std::ops::Range;
 
 /// Optional front matter of a spec.
 #[derive(Debug, Default, Deserialize)]
@@ -19,7 +21,6 @@ struct Meta {
 /// Parses spec `text` found at repository-relative `path`. Never fails: problems are
 /// collected on the spec.
 pub fn parse(text: &str, path: &str) -> Spec {
-    let lines = LineIndex::new(text);
     let spec_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let name = path
         .rsplit('/')
@@ -43,99 +44,227 @@ pub fn parse(text: &str, path: &str) -> Spec {
     spec.covers = meta.covers;
     check_fences(text, &mut spec.problems);
 
+    let mut walk = Walk::new(text, spec_dir);
     let opts = Options::ENABLE_TASKLISTS | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-    let mut section: Option<HeadingLevel> = None;
-    let mut heading: Option<(HeadingLevel, String)> = None;
-    let mut first_h1: Option<String> = None;
-    // For each open list item: the criterion it is, if it is a task item in a section.
-    let mut items: Vec<Option<usize>> = Vec::new();
-    // An open annotation link: (criterion, start offset, end offset, text, target, title).
-    let mut link: Option<(Option<usize>, usize, usize, String, String, String)> = None;
     for (event, range) in Parser::new_ext(text, opts).into_offset_iter() {
+        walk.event(&mut spec, event, range);
+    }
+    walk.add_plain_text_links(&mut spec);
+    for c in &mut spec.criteria {
+        c.annotations.sort_by_key(|a| a.span.0);
+        c.text = criterion_text(text, c);
+    }
+    spec.title = meta
+        .title
+        .or(walk.first_h1)
+        .unwrap_or_else(|| spec.name.clone());
+    spec
+}
+
+/// A link being read: the criterion it belongs to, its byte range, label text, target and
+/// title.
+struct OpenLink {
+    owner: Option<usize>,
+    span: (usize, usize),
+    label: String,
+    dest: String,
+    title: String,
+}
+
+/// What the walk over pulldown-cmark's events has seen so far.
+struct Walk<'a> {
+    text: &'a str,
+    spec_dir: &'a str,
+    lines: LineIndex,
+    /// The level of the "Success Criteria" heading whose section the walk is in.
+    section: Option<HeadingLevel>,
+    /// The heading being read: its level and its text so far.
+    heading: Option<(HeadingLevel, String)>,
+    first_h1: Option<String>,
+    /// For each open list item: the criterion it is (a task item in a section) and its
+    /// byte range.
+    items: Vec<(Option<usize>, (usize, usize))>,
+    link: Option<OpenLink>,
+    /// The byte range of each criterion's whole item, by criterion index.
+    criterion_items: Vec<(usize, usize)>,
+    /// Byte ranges never read as plain-text links: code, HTML and the links CommonMark saw.
+    shields: Vec<(usize, usize)>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(text: &'a str, spec_dir: &'a str) -> Walk<'a> {
+        Walk {
+            text,
+            spec_dir,
+            lines: LineIndex::new(text),
+            section: None,
+            heading: None,
+            first_h1: None,
+            items: Vec::new(),
+            link: None,
+            criterion_items: Vec::new(),
+            shields: Vec::new(),
+        }
+    }
+
+    /// Takes in one event and its byte range.
+    fn event(&mut self, spec: &mut Spec, event: Event, range: Range<usize>) {
+        let span = (range.start, range.end);
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
-                if section.is_some_and(|s| level <= s) {
-                    section = None;
+                if self.section.is_some_and(|s| level <= s) {
+                    self.section = None;
                 }
-                heading = Some((level, String::new()));
+                self.heading = Some((level, String::new()));
             }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some((level, title)) = heading.take() {
-                    let title = title.trim().to_string();
-                    if title.eq_ignore_ascii_case("success criteria") {
-                        section = Some(level);
-                        spec.has_criteria_section = true;
-                    }
-                    if level == HeadingLevel::H1 && first_h1.is_none() {
-                        first_h1 = Some(title);
-                    }
-                }
-            }
-            Event::Start(Tag::Item) => items.push(None),
+            Event::End(TagEnd::Heading(_)) => self.end_heading(spec),
+            Event::Start(Tag::Item) => self.items.push((None, span)),
             Event::End(TagEnd::Item) => {
-                items.pop();
+                self.items.pop();
             }
-            Event::TaskListMarker(checked) if section.is_some() => {
-                if let Some(top) = items.last_mut()
-                    && top.is_none()
-                {
-                    let line_end = text[range.end..]
-                        .find('\n')
-                        .map_or(text.len(), |i| range.end + i);
-                    spec.criteria.push(Criterion {
-                        text: String::new(),
-                        checked,
-                        line: lines.line(range.start),
-                        annotations: Vec::new(),
-                        text_span: (range.end, line_end),
-                    });
-                    *top = Some(spec.criteria.len() - 1);
-                }
+            Event::TaskListMarker(checked) if self.section.is_some() => {
+                self.task_item(spec, checked, span);
             }
             Event::Start(Tag::Link {
                 dest_url, title, ..
             }) => {
-                let owner = if section.is_some() {
-                    items.iter().rev().find_map(|i| *i)
+                self.shields.push(span);
+                let owner = if self.section.is_some() {
+                    self.items.iter().rev().find_map(|(c, _)| *c)
                 } else {
                     None
                 };
-                link = Some((
+                self.link = Some(OpenLink {
                     owner,
-                    range.start,
-                    range.end,
-                    String::new(),
-                    dest_url.to_string(),
-                    title.to_string(),
-                ));
+                    span,
+                    label: String::new(),
+                    dest: dest_url.to_string(),
+                    title: title.to_string(),
+                });
             }
-            Event::End(TagEnd::Link) => {
-                if let Some((owner, start, end, label, dest, title)) = link.take() {
-                    let label = label.trim().to_string();
-                    if let (Some(idx), Some(kind)) = (owner, annotation_kind(&label)) {
-                        let (line, column) = lines.position(text, start);
-                        let ann =
-                            annotation(kind, &dest, &title, spec_dir, line, column, (start, end));
-                        spec.criteria[idx].annotations.push(ann);
-                    }
-                }
+            Event::End(TagEnd::Link) => self.end_link(spec),
+            Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock | Tag::Image { .. })
+            | Event::Html(_)
+            | Event::InlineHtml(_) => self.shields.push(span),
+            Event::Code(t) => {
+                self.shields.push(span);
+                self.text_read(&t);
             }
-            Event::Text(t) | Event::Code(t) => {
-                if let Some((_, _, _, label, ..)) = link.as_mut() {
-                    label.push_str(&t);
-                }
-                if let Some((_, title)) = heading.as_mut() {
-                    title.push_str(&t);
-                }
-            }
+            Event::Text(t) => self.text_read(&t),
             _ => {}
         }
     }
-    for c in &mut spec.criteria {
-        c.text = criterion_text(text, c);
+
+    /// Text goes into the link label or the heading being read.
+    fn text_read(&mut self, t: &str) {
+        if let Some(link) = self.link.as_mut() {
+            link.label.push_str(t);
+        }
+        if let Some((_, title)) = self.heading.as_mut() {
+            title.push_str(t);
+        }
     }
-    spec.title = meta.title.or(first_h1).unwrap_or_else(|| spec.name.clone());
-    spec
+
+    /// A heading ends: it may open a "Success Criteria" section or title the spec.
+    fn end_heading(&mut self, spec: &mut Spec) {
+        if let Some((level, title)) = self.heading.take() {
+            let title = title.trim().to_string();
+            if title.eq_ignore_ascii_case("success criteria") {
+                self.section = Some(level);
+                spec.has_criteria_section = true;
+            }
+            if level == HeadingLevel::H1 && self.first_h1.is_none() {
+                self.first_h1 = Some(title);
+            }
+        }
+    }
+
+    /// A task-list marker in a section: the open item becomes a criterion.
+    fn task_item(&mut self, spec: &mut Spec, checked: bool, marker: (usize, usize)) {
+        let Some((top, item)) = self.items.last_mut() else {
+            return;
+        };
+        if top.is_some() {
+            return;
+        }
+        let text = self.text;
+        let line_end = text[marker.1..]
+            .find('\n')
+            .map_or(text.len(), |i| marker.1 + i);
+        spec.criteria.push(Criterion {
+            text: String::new(),
+            checked,
+            line: self.lines.line(marker.0),
+            annotations: Vec::new(),
+            text_span: (marker.1, line_end),
+        });
+        *top = Some(spec.criteria.len() - 1);
+        self.criterion_items.push(*item);
+    }
+
+    /// A link ends: an annotation when its text is a kind and it lies in a criterion.
+    fn end_link(&mut self, spec: &mut Spec) {
+        let Some(link) = self.link.take() else {
+            return;
+        };
+        let (Some(idx), Some(kind)) = (link.owner, annotation_kind(link.label.trim())) else {
+            return;
+        };
+        let ann = self.annotation(kind, &link.dest, &link.title, link.span, LinkForm::Markdown);
+        spec.criteria[idx].annotations.push(ann);
+    }
+
+    /// Adds the annotations written as text CommonMark did not read as links.
+    fn add_plain_text_links(&self, spec: &mut Spec) {
+        for found in plain::scan(self.text, &self.criterion_items, &self.shields) {
+            let Some(kind) = annotation_kind(&found.label) else {
+                continue;
+            };
+            let ann = self.annotation(kind, &found.dest, &found.title, found.span, LinkForm::Text);
+            spec.criteria[found.criterion].annotations.push(ann);
+        }
+    }
+
+    /// Builds an annotation at `span`, recording why its target cannot be run if so.
+    fn annotation(
+        &self,
+        kind: String,
+        dest: &str,
+        title: &str,
+        span: (usize, usize),
+        form: LinkForm,
+    ) -> Annotation {
+        let (line, column) = self.lines.position(self.text, span.0);
+        let rule = match form {
+            LinkForm::Markdown => NameRule::Identifier,
+            LinkForm::Text => NameRule::Described,
+        };
+        let (file, function, legacy, mut error) =
+            match target::resolve_with(dest, self.spec_dir, rule) {
+                Ok(t) => (t.file, t.function, t.legacy, None),
+                Err(e) => (dest.to_string(), None, false, Some(e)),
+            };
+        let options = match target::options(title) {
+            Ok(o) => o,
+            Err(e) => {
+                error.get_or_insert(e);
+                Default::default()
+            }
+        };
+        Annotation {
+            kind,
+            file,
+            function,
+            line,
+            column,
+            options,
+            legacy,
+            form,
+            raw: dest.to_string(),
+            error,
+            span,
+        }
+    }
 }
 
 /// `verify`, `judge` or `verify:NAME` when `label` is an annotation's link text.
@@ -149,41 +278,6 @@ fn annotation_kind(label: &str) -> Option<String> {
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         });
     ok.then_some(lower)
-}
-
-/// Builds an annotation, recording why its target cannot be run if so.
-fn annotation(
-    kind: String,
-    dest: &str,
-    title: &str,
-    spec_dir: &str,
-    line: usize,
-    column: usize,
-    span: (usize, usize),
-) -> Annotation {
-    let (file, function, legacy, mut error) = match target::resolve(dest, spec_dir) {
-        Ok(t) => (t.file, t.function, t.legacy, None),
-        Err(e) => (dest.to_string(), None, false, Some(e)),
-    };
-    let options = match target::options(title) {
-        Ok(o) => o,
-        Err(e) => {
-            error.get_or_insert(e);
-            Default::default()
-        }
-    };
-    Annotation {
-        kind,
-        file,
-        function,
-        line,
-        column,
-        options,
-        legacy,
-        raw: dest.to_string(),
-        error,
-        span,
-    }
 }
 
 /// The criterion's first line after the checkbox, annotation links cut out, trimmed.

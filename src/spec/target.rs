@@ -14,10 +14,50 @@ pub struct Target {
     pub legacy: bool,
 }
 
-/// Splits `raw` on the first `#`, else on the first `::`, and resolves the path: relative to
-/// `spec_dir` when it starts with `./` or `../`, otherwise to the repository root.
-/// Errors say why the target may not be run.
+/// What a target's path is written relative to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathBase {
+    /// No leading `/`, `./` or `../` (`tests/x.sh`): vermas reads it from the repository
+    /// root, GitHub and editors from the spec's folder.
+    Bare,
+    /// A leading `/` (`/tests/x.sh`): the repository root, for vermas and GitHub alike.
+    Root,
+    /// A leading `./` or `../`: the spec's folder, for vermas, GitHub and editors alike.
+    Spec,
+}
+
+/// How the path of `raw` (a target as written) is based.
+pub fn path_base(raw: &str) -> PathBase {
+    if raw.starts_with("./") || raw.starts_with("../") {
+        PathBase::Spec
+    } else if raw.starts_with('/') {
+        PathBase::Root
+    } else {
+        PathBase::Bare
+    }
+}
+
+/// Which function names a target may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// `[A-Za-z_][A-Za-z0-9_:.\[\]-]*` ([`is_valid_function`]): every markdown link.
+    Identifier,
+    /// An identifier that may also hold spaces and `( ) , / +` with balanced parentheses
+    /// ([`is_valid_described_function`]): a link read from plain text, as ralph writes a
+    /// named subtest (`tests/city.nix::Wait for worker worktree`).
+    Described,
+}
+
+/// [`resolve_with`] under [`NameRule::Identifier`].
 pub fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
+    resolve_with(raw, spec_dir, NameRule::Identifier)
+}
+
+/// Splits `raw` on the first `#`, else on the first `::`, and resolves the path: relative to
+/// `spec_dir` when it starts with `./` or `../`, otherwise to the repository root (a
+/// leading `/` naming that root). The function name must follow `rule`. Errors say why
+/// the target may not be run.
+pub fn resolve_with(raw: &str, spec_dir: &str, rule: NameRule) -> Result<Target, String> {
     let (path, function, legacy) = match raw.find('#') {
         Some(i) => (&raw[..i], Some(&raw[i + 1..]), false),
         None => match raw.find("::") {
@@ -30,33 +70,31 @@ pub fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
             "'{raw}' ends in an empty function name: name the function after it, or drop the separator to run the whole file"
         ));
     }
-    if path.is_empty() {
+    if path.is_empty() || path == "/" {
         return Err("the target names no file".into());
     }
-    if path.contains("://") || path.starts_with("mailto:") {
+    if path.contains("://") || path.starts_with("mailto:") || path.starts_with("//") {
         return Err(format!("'{path}' is not a file in the repository"));
     }
-    if path.starts_with('/') {
-        return Err(format!(
-            "'{path}' is an absolute path: targets must stay in the repository"
-        ));
-    }
-    let joined = if path.starts_with("./") || path.starts_with("../") {
-        if spec_dir.is_empty() {
-            path.to_string()
-        } else {
-            format!("{spec_dir}/{path}")
-        }
-    } else {
-        path.to_string()
+    let joined = match path_base(path) {
+        PathBase::Spec if !spec_dir.is_empty() => format!("{spec_dir}/{path}"),
+        _ => path.to_string(),
     };
     let file = normalise(&joined).ok_or_else(|| format!("'{raw}' leaves the repository"))?;
-    if let Some(f) = function
-        && !is_valid_function(f)
-    {
-        return Err(format!(
-            "'{f}' is not a valid function name (letters, digits, _ : . [ ] -, not starting with a digit or -)"
-        ));
+    if let Some(f) = function {
+        match rule {
+            NameRule::Identifier if !is_valid_function(f) => {
+                return Err(format!(
+                    "'{f}' is not a valid function name (letters, digits, _ : . [ ] -, not starting with a digit or -)"
+                ));
+            }
+            NameRule::Described if !is_valid_described_function(f) => {
+                return Err(format!(
+                    "'{f}' is not a valid function name (letters, digits, spaces, _ : . [ ] ( ) , / + -, balanced parentheses, not starting with a digit, - or a space)"
+                ));
+            }
+            _ => {}
+        }
     }
     Ok(Target {
         file,
@@ -88,6 +126,54 @@ pub fn is_valid_function(name: &str) -> bool {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '[' | ']' | '-'))
+}
+
+/// An identifier as [`is_valid_function`] has it, that may also hold spaces and
+/// `( ) , / +`, with parentheses balanced and no space at either end: a subtest named in
+/// words (`Wait for judge approval (via monitor gate pipeline)`). Passed as one argument,
+/// never through a shell.
+pub fn is_valid_described_function(name: &str) -> bool {
+    let mut depth = 0usize;
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let rest_ok = chars.all(|c| match c {
+        '(' => {
+            depth += 1;
+            true
+        }
+        ')' => depth.checked_sub(1).map(|d| depth = d).is_some(),
+        c => {
+            c.is_ascii_alphanumeric()
+                || matches!(c, ' ' | '_' | ':' | '.' | '[' | ']' | ',' | '/' | '+' | '-')
+        }
+    });
+    first_ok && rest_ok && depth == 0 && !name.ends_with(' ')
+}
+
+/// The path to write in a spec in folder `spec_dir` so that it names repository file
+/// `file` from the spec's own folder, as GitHub and editors read it: `../tests/x.sh` from
+/// `specs`, `./helpers/x.sh` for a file under the spec's folder, `tests/x.sh` for a spec
+/// at the repository root.
+pub fn spec_relative(spec_dir: &str, file: &str) -> String {
+    let from: Vec<&str> = spec_dir.split('/').filter(|p| !p.is_empty()).collect();
+    let to: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
+    if from.is_empty() {
+        return to.join("/");
+    }
+    // Only folders are shared: the file's own name never counts as one.
+    let common = from
+        .iter()
+        .zip(&to[..to.len().saturating_sub(1)])
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut parts: Vec<&str> = vec![".."; from.len() - common];
+    if parts.is_empty() {
+        parts.push(".");
+    }
+    parts.extend(&to[common..]);
+    parts.join("/")
 }
 
 /// Parses a link title such as `timeout=30s retries=2` into key/value options.
@@ -138,7 +224,8 @@ mod tests {
                 .unwrap_err()
                 .contains("leaves")
         );
-        assert!(resolve("/etc/passwd#f", "specs").is_err());
+        assert!(resolve("//host/x.sh#f", "specs").is_err());
+        assert!(resolve("/#f", "specs").is_err());
         assert!(resolve("https://x.org/a#f", "specs").is_err());
         assert!(resolve("t.sh#-rf", "").is_err());
         assert!(resolve("t.sh#a;rm", "").is_err());
@@ -150,6 +237,65 @@ mod tests {
                 .unwrap_err()
                 .contains("empty function")
         );
+    }
+
+    #[test]
+    fn a_leading_slash_is_the_repository_root() {
+        let t = resolve("/tests/x.sh#test_a", "specs/sub").unwrap();
+        assert_eq!(
+            (t.file.as_str(), t.function.as_deref()),
+            ("tests/x.sh", Some("test_a"))
+        );
+        assert_eq!(path_base("/tests/x.sh"), PathBase::Root);
+        assert_eq!(path_base("../tests/x.sh"), PathBase::Spec);
+        assert_eq!(path_base("./x.sh"), PathBase::Spec);
+        assert_eq!(path_base("tests/x.sh"), PathBase::Bare);
+        assert!(resolve("/../x.sh#f", "").unwrap_err().contains("leaves"));
+    }
+
+    #[test]
+    fn described_names_allow_words_and_balanced_parentheses() {
+        let ok = [
+            "Wait for worker worktree",
+            "Wait for judge approval (via monitor gate pipeline)",
+            "Post-gate handles escalation (non-approved)",
+            "city-mkcity-eval",
+        ];
+        for name in ok {
+            assert!(is_valid_described_function(name), "{name}");
+            let raw = format!("tests/city.nix::{name}");
+            let t = resolve_with(&raw, "specs", NameRule::Described).unwrap();
+            assert_eq!(t.function.as_deref(), Some(name));
+        }
+        for bad in [
+            "-rf",
+            " leading",
+            "trailing ",
+            "1abc",
+            "a;rm",
+            "$(x)",
+            "a | b",
+            "a (b",
+            "a) (b",
+            "say \"hi\"",
+            "a\tb",
+        ] {
+            assert!(!is_valid_described_function(bad), "{bad:?}");
+        }
+        assert!(resolve("tests/city.nix::Wait for it", "").is_err());
+    }
+
+    #[test]
+    fn spec_relative_paths_open_from_the_spec_folder() {
+        assert_eq!(spec_relative("specs", "tests/x.sh"), "../tests/x.sh");
+        assert_eq!(spec_relative("specs/sub", "tests/x.sh"), "../../tests/x.sh");
+        assert_eq!(
+            spec_relative("specs", "specs/helpers/x.sh"),
+            "./helpers/x.sh"
+        );
+        assert_eq!(spec_relative("specs/a", "specs/b/x.sh"), "../b/x.sh");
+        assert_eq!(spec_relative("", "tests/x.sh"), "tests/x.sh");
+        assert_eq!(spec_relative("specs", "specs"), "../specs");
     }
 
     #[test]

@@ -2,13 +2,21 @@
 //! tabs, so tabs, newlines and backslashes inside values are escaped.
 
 use super::index::{ITEM, PART};
+use std::borrow::Cow;
 
 /// Escapes the characters the format uses as separators.
 pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    esc_into(&mut out, s);
+    out
+}
+
+/// Appends `s` to `out` escaped as [`esc`] does, without a copy in between.
+pub fn esc_into(out: &mut String, s: &str) {
     if !s.contains(['\\', '\t', '\n', '\r', ITEM, PART]) {
-        return s.to_string();
+        out.push_str(s);
+        return;
     }
-    let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -20,7 +28,14 @@ pub fn esc(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+}
+
+/// Appends an optional string field as [`esc_opt`] writes it.
+pub fn esc_opt_into(out: &mut String, v: Option<&str>) {
+    if let Some(s) = v {
+        out.push('+');
+        esc_into(out, s);
+    }
 }
 
 /// Undoes [`esc`].
@@ -46,6 +61,15 @@ pub fn unesc(s: &str) -> String {
         }
     }
     out
+}
+
+/// Undoes [`esc`], borrowing `s` when it holds no escape (the usual case).
+pub fn unesc_cow(s: &str) -> Cow<'_, str> {
+    if s.contains('\\') {
+        Cow::Owned(unesc(s))
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// An optional string field: empty for none, `+` and the escaped text for some.

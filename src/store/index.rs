@@ -1,61 +1,38 @@
 //! Rebuildable line-per-record indexes under `.beads/.cache/`, shared by beads and mail.
 //!
 //! The record files stay the source of truth: every file of a folder is stat'ed on each
-//! load and any file whose size, modification time, change time or inode differs from its
-//! entry is parsed again, so a hand edit is seen at once. Files changed in the last two
-//! seconds are never cached (their timestamps could still repeat), and a missing or
-//! unreadable index is simply rebuilt.
+//! load ([`Listing`]) and any file whose size, modification time, change time or inode
+//! differs from its entry is parsed again, so a hand edit is seen at once. Files changed in
+//! the last two seconds are never cached (their timestamps could still repeat), and a
+//! missing, unreadable or corrupt index is simply rebuilt.
 //!
 //! An index is a header line, then one line per file: its key (the file name without
 //! `.md`), its stamp, then the record's own tab-separated fields, escaped with backslashes
-//! ([`esc`]), so ten thousand records decode in a few milliseconds.
+//! ([`esc`]). It is read in one piece and its lines are used where they lie ([`LineSpan`]),
+//! so a warm load allocates almost nothing per record.
+
+mod line;
+mod scan;
 
 use crate::error::{Error, Result};
 use crate::store::write_atomic;
-use std::collections::HashMap;
-use std::fs::DirEntry;
-use std::os::unix::fs::MetadataExt;
+use line::push_line;
+use scan::{Found, scan};
 use std::path::Path;
-use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Files younger than this (nanoseconds) are parsed every time.
-pub const RACY_NANOS: i128 = 2_000_000_000;
+pub use line::{LineSpan, decode_index, encode_line};
+
+pub use super::escape::{
+    choice, esc, esc_into, esc_list, esc_opt, esc_opt_into, unesc, unesc_cow, unesc_list, unesc_opt,
+};
+pub use super::listing::{FileStamp, RACY_NANOS};
+pub use super::par::{idle_cores, par_chunks, par_map, par_ranges};
+
 /// Separates items of a list field.
 pub const ITEM: char = '\u{1f}';
 /// Separates the parts of one item.
 pub const PART: char = '\u{1e}';
-
-/// What identifies one version of a file on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
-    /// Length in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since the epoch.
-    pub mtime_ns: i128,
-    /// Status change time, nanoseconds since the epoch.
-    pub ctime_ns: i128,
-    /// Inode number.
-    pub ino: u64,
-}
-
-impl FileStamp {
-    /// The stamp of a file's metadata.
-    pub fn of(md: &std::fs::Metadata) -> FileStamp {
-        FileStamp {
-            size: md.len(),
-            mtime_ns: i128::from(md.mtime()) * 1_000_000_000 + i128::from(md.mtime_nsec()),
-            ctime_ns: i128::from(md.ctime()) * 1_000_000_000 + i128::from(md.ctime_nsec()),
-            ino: md.ino(),
-        }
-    }
-
-    /// True when the file last changed long enough before `now_ns` that a later change
-    /// is sure to give it a different stamp (the racy-time rule).
-    pub fn settled(&self, now_ns: i128) -> bool {
-        now_ns - self.mtime_ns > RACY_NANOS && now_ns - self.ctime_ns > RACY_NANOS
-    }
-}
 
 /// The current time in nanoseconds since the epoch.
 pub fn now_ns() -> i128 {
@@ -93,13 +70,15 @@ impl<T> Default for Loaded<T> {
     }
 }
 
-/// What one file turned out to be.
-enum Found<T> {
-    /// Its index line was current: the line's byte range in the index text, and where its
-    /// fields start.
-    Cached(std::ops::Range<usize>, usize),
-    /// It was parsed (boxed: most rows are small `Cached` ones).
-    Parsed(Box<Parsed<T>>),
+/// Every current record of a folder as an index line (see [`lines`]).
+#[derive(Debug, Default)]
+pub struct Lines {
+    /// The index text the spans point into (it may hold lines no longer current).
+    pub text: String,
+    /// One span per current record, in no particular order.
+    pub spans: Vec<LineSpan>,
+    /// Files that could not be read.
+    pub broken: Vec<Error>,
 }
 
 /// A file parsed because the index did not hold it.
@@ -128,7 +107,7 @@ pub struct Snapshot<T> {
     /// The index text the lines point into.
     text: String,
     /// Each record: a line of `text`, or parsed.
-    rows: Vec<Found<T>>,
+    rows: Vec<Found<Parsed<T>>>,
     /// Files that could not be read.
     pub broken: Vec<Error>,
 }
@@ -139,9 +118,8 @@ impl<T> Snapshot<T> {
         self.rows
             .iter()
             .filter_map(|f| match f {
-                Found::Cached(line, fields) => {
-                    let key = self.text[line.clone()].split('\t').next().unwrap_or("");
-                    Some(Row::Line(key, &self.text[*fields..line.end]))
+                Found::Cached(span) => {
+                    Some(Row::Line(span.key(&self.text), span.fields(&self.text)))
                 }
                 Found::Parsed(p) => p.result.as_ref().ok().map(Row::Record),
             })
@@ -162,11 +140,11 @@ pub fn load<T: Indexed>(
     let rows = std::mem::take(&mut snap.rows);
     let text = &snap.text;
     let decoded = par_map(&rows, |_, f| match f {
-        Found::Cached(line, fields) => {
-            let key = text[line.clone()].split('\t').next().unwrap_or("");
+        Found::Cached(span) => {
+            let key = span.key(text);
             // A line that no longer decodes is read from its file.
             Some(
-                T::decode(key, &text[*fields..line.end])
+                T::decode(key, span.fields(text))
                     .map_or_else(|| parse(&dir.join(format!("{}.md", unesc(key)))), Ok),
             )
         }
@@ -200,39 +178,20 @@ pub fn snapshot<T: Indexed>(
     cache_dir: &Path,
     parse: impl Fn(&Path) -> Result<T> + Sync,
 ) -> Result<Snapshot<T>> {
-    // Reading the index and listing the folder both wait on the kernel: do them at once.
-    let (text, entries) = std::thread::scope(|scope| {
-        let listing = scope.spawn(|| md_entries(dir));
-        let text = std::fs::read_to_string(index_path).unwrap_or_default();
-        let entries = listing
-            .join()
-            .unwrap_or_else(|_| Err(Error::Invalid(format!("cannot list {}", dir.display()))));
-        (text, entries)
-    });
-    let entries = entries?;
-    let lines = index_lines(&text, T::HEADER);
-    // Looked up by key only when an entry is not where the last load wrote it.
-    let by_key = OnceLock::new();
-    let index = Index {
-        text: &text,
-        lines: &lines,
-        by_key: &by_key,
-    };
-    let now = now_ns();
-    let found = par_map(&entries, |i, d| examine(i, d, &index, now, &parse));
-    let cached = found
-        .iter()
-        .filter(|f| matches!(f, Found::Cached(..)))
-        .count();
-    // Rewrite the index when a file was parsed or an entry's file is gone.
-    if cached != found.len() || cached != lines.len() {
-        let mut out = String::with_capacity(text.len() + 4096);
+    let scan = scan::<T, Parsed<T>>(dir, index_path, false, |file| Parsed {
+        key: file.key.to_string(),
+        result: parse(&file.path),
+        stamp: file.stamp,
+        settled: file.settled,
+    })?;
+    if scan.stale() {
+        let mut out = String::with_capacity(scan.text.len() + 4096);
         out.push_str(T::HEADER);
         out.push('\n');
-        for f in &found {
+        for f in &scan.found {
             match f {
-                Found::Cached(line, _) => {
-                    out.push_str(&text[line.clone()]);
+                Found::Cached(span) => {
+                    out.push_str(span.line(&scan.text));
                     out.push('\n');
                 }
                 Found::Parsed(p) => {
@@ -246,7 +205,8 @@ pub fn snapshot<T: Indexed>(
         let _ = write_atomic(cache_dir, index_path, out.as_bytes());
     }
     let mut broken = Vec::new();
-    let rows = found
+    let rows = scan
+        .found
         .into_iter()
         .filter_map(|f| match f {
             Found::Parsed(p) if p.result.is_err() => {
@@ -258,212 +218,100 @@ pub fn snapshot<T: Indexed>(
             other => Some(other),
         })
         .collect();
-    Ok(Snapshot { text, rows, broken })
-}
-
-/// The `*.md` entries of `dir` (not hidden ones); none when the folder does not exist.
-pub fn md_entries(dir: &Path) -> Result<Vec<DirEntry>> {
-    let read_dir = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(dir, e)),
-    };
-    let mut entries = Vec::new();
-    for dirent in read_dir {
-        let dirent = dirent.map_err(|e| Error::io(dir, e))?;
-        let name = dirent.file_name();
-        if name
-            .to_str()
-            .is_some_and(|n| n.ends_with(".md") && !n.starts_with('.'))
-        {
-            entries.push(dirent);
-        }
-    }
-    Ok(entries)
-}
-
-/// `f` over `items` (with their positions) on every core when there are many (the
-/// per-file stat is most of the cost of a load), keeping the `Some` results in order.
-pub fn par_map<I: Sync, T: Send>(items: &[I], f: impl Fn(usize, &I) -> Option<T> + Sync) -> Vec<T> {
-    let parts = par_chunks(items, f);
-    let total: usize = parts.iter().map(Vec::len).sum();
-    let mut parts = parts.into_iter();
-    let mut out = parts.next().unwrap_or_default();
-    out.reserve(total - out.len());
-    for part in parts {
-        out.extend(part);
-    }
-    out
-}
-
-/// [`par_map`] without joining the parts: one vector per thread, in order (saves copying
-/// large records).
-pub fn par_chunks<I: Sync, T: Send>(
-    items: &[I],
-    f: impl Fn(usize, &I) -> Option<T> + Sync,
-) -> Vec<Vec<T>> {
-    let threads = if items.len() < 512 {
-        1
-    } else {
-        crate::check::default_jobs().max(1)
-    };
-    let chunk = items.len().div_ceil(threads).max(1);
-    let run = |start: usize, part: &[I]| -> Vec<T> {
-        // Sized up front: growing a vector of large records copies and faults in pages.
-        let mut out = Vec::with_capacity(part.len());
-        out.extend(
-            part.iter()
-                .enumerate()
-                .filter_map(|(j, item)| f(start + j, item)),
-        );
-        out
-    };
-    if threads == 1 {
-        return vec![run(0, items)];
-    }
-    std::thread::scope(|scope| {
-        let run = &run;
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .skip(1)
-            .map(|(n, part)| scope.spawn(move || run(n * chunk, part)))
-            .collect();
-        // The first part on this thread.
-        let mut parts = vec![run(0, &items[..chunk.min(items.len())])];
-        parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_default()));
-        parts
+    Ok(Snapshot {
+        text: scan.text,
+        rows,
+        broken,
     })
 }
 
-/// The lines of an index: in file order, and by key when needed.
-struct Index<'a> {
-    /// The whole index.
-    text: &'a str,
-    /// (key, stamp and fields) per line, in the order they were written.
-    lines: &'a [(&'a str, &'a str)],
-    /// Line number by key, built on first need.
-    by_key: &'a OnceLock<HashMap<&'a str, usize>>,
+/// A file parsed for [`lines`]: its line, ready to be written.
+struct Fresh {
+    /// The encoded line (with its newline), or why the file could not be read.
+    line: Result<String>,
+    /// Old enough to be cached.
+    settled: bool,
 }
 
-impl Index<'_> {
-    /// The line of `key` (expected at position `i`: a folder's order is stable) as its byte
-    /// range in the index and where its fields start, if its stamp is `stamp`.
-    fn current(
-        &self,
-        i: usize,
-        key: &str,
-        stamp: FileStamp,
-    ) -> Option<(std::ops::Range<usize>, usize)> {
-        let at = match self.lines.get(i) {
-            Some((k, _)) if *k == key => i,
-            _ => *self
-                .by_key
-                .get_or_init(|| {
-                    let mut map = HashMap::with_capacity(self.lines.len());
-                    for (n, (k, _)) in self.lines.iter().enumerate() {
-                        map.insert(*k, n);
-                    }
-                    map
-                })
-                .get(key)?,
-        };
-        let (k, rest) = self.lines[at];
-        let (cached, fields) = parse_stamp(rest)?;
-        if cached != stamp {
-            return None;
-        }
-        let offset = |s: &str| s.as_ptr() as usize - self.text.as_ptr() as usize;
-        let start = offset(k);
-        let fields_start = offset(fields);
-        Some((start..fields_start + fields.len(), fields_start))
+/// Every current record of `dir` as an index line: the lines of `index_path` whose file
+/// is unchanged, and for every other file (parsed with `parse`, on every core) a line
+/// encoded at once, so no parsed record is kept. Rewrites the index when it was stale;
+/// lines of files too young to be cached are in the text but not in the index file.
+///
+/// `parse` gets the file's path and, for a regular file, its text (read through the open
+/// folder, never through a symlink); with `None` it must read the file itself, refusing a
+/// symlink that leads outside the repository ([`crate::store::contain`]).
+pub fn lines<T: Indexed>(
+    dir: &Path,
+    index_path: &Path,
+    cache_dir: &Path,
+    parse: impl Fn(&Path, Option<String>) -> Result<T> + Sync,
+) -> Result<Lines> {
+    let scan = scan::<T, Fresh>(dir, index_path, true, |file| Fresh {
+        line: parse(&file.path, file.text).map(|record| {
+            let mut line = String::with_capacity(256);
+            encode_line(&mut line, file.key, file.stamp, &record);
+            line
+        }),
+        settled: file.settled,
+    })?;
+    if !scan.stale() {
+        let spans = scan
+            .found
+            .iter()
+            .filter_map(|f| match f {
+                Found::Cached(span) => Some(*span),
+                Found::Parsed(_) => None,
+            })
+            .collect();
+        return Ok(Lines {
+            text: scan.text,
+            spans,
+            broken: Vec::new(),
+        });
     }
-}
-
-/// Stats one file and takes it from the index when current, else parses it.
-fn examine<T: Indexed>(
-    i: usize,
-    dirent: &DirEntry,
-    index: &Index<'_>,
-    now_ns: i128,
-    parse: &(impl Fn(&Path) -> Result<T> + Sync),
-) -> Option<Found<T>> {
-    // fstatat on the open folder, not following symlinks: no path walk per file. A symlink
-    // goes to `parse` (which refuses one leading outside), never cached: its stamp is not
-    // its target's.
-    let md = dirent.metadata().ok()?;
-    let link = md.file_type().is_symlink();
-    if !md.is_file() && !link {
-        return None;
-    }
-    let name = dirent.file_name();
-    let key = name.to_str()?.strip_suffix(".md")?;
-    let stamp = FileStamp::of(&md);
-    if !link && let Some((line, fields)) = index.current(i, key, stamp) {
-        return Some(Found::Cached(line, fields));
-    }
-    let settled = !link && stamp.settled(now_ns);
-    Some(Found::Parsed(Box::new(Parsed {
-        key: key.to_string(),
-        result: parse(&dirent.path()),
-        stamp,
-        settled,
-    })))
-}
-
-/// The (key, rest) pairs of an index's lines; none when the header differs.
-fn index_lines<'a>(text: &'a str, header: &str) -> Vec<(&'a str, &'a str)> {
-    let mut lines = text.lines();
-    if lines.next() != Some(header) {
-        return Vec::new();
-    }
-    lines.filter_map(|l| l.split_once('\t')).collect()
-}
-
-/// Splits `size, mtime, ctime, ino, fields` into the stamp and the fields.
-fn parse_stamp(rest: &str) -> Option<(FileStamp, &str)> {
-    let mut f = rest.splitn(5, '\t');
-    let stamp = FileStamp {
-        size: f.next()?.parse().ok()?,
-        mtime_ns: f.next()?.parse().ok()?,
-        ctime_ns: f.next()?.parse().ok()?,
-        ino: f.next()?.parse().ok()?,
-    };
-    Some((stamp, f.next()?))
-}
-
-/// Splits an index into key -> (stamp, fields); empty when the header differs.
-pub fn decode_index<'a>(text: &'a str, header: &str) -> HashMap<&'a str, (FileStamp, &'a str)> {
-    index_lines(text, header)
-        .into_iter()
-        .filter_map(|(key, rest)| Some((key, parse_stamp(rest)?)))
-        .collect()
-}
-
-/// Appends one record's line: key, stamp, then its fields.
-pub fn encode_line<T: Indexed>(out: &mut String, key: &str, s: FileStamp, record: &T) {
-    use std::fmt::Write;
-    let _ = write!(
-        out,
-        "{}\t{}\t{}\t{}\t{}\t",
-        esc(key),
-        s.size,
-        s.mtime_ns,
-        s.ctime_ns,
-        s.ino
-    );
-    record.encode(out);
+    let mut out = String::with_capacity(scan.text.len().max(scan.found.len() * 200) + 4096);
+    out.push_str(T::HEADER);
     out.push('\n');
+    let mut spans = Vec::with_capacity(scan.found.len());
+    let mut young = Vec::new();
+    let mut broken = Vec::new();
+    for f in scan.found {
+        match f {
+            Found::Cached(span) => push_line(&mut out, span.line(&scan.text), &mut spans),
+            Found::Parsed(p) => match p.line {
+                Ok(line) if p.settled => push_line(
+                    &mut out,
+                    line.strip_suffix('\n').unwrap_or(&line),
+                    &mut spans,
+                ),
+                Ok(line) => young.push(line),
+                Err(e) => broken.push(e),
+            },
+        }
+    }
+    // Best effort: an index that cannot be written is rebuilt next time.
+    let _ = write_atomic(cache_dir, index_path, out.as_bytes());
+    for line in young {
+        push_line(
+            &mut out,
+            line.strip_suffix('\n').unwrap_or(&line),
+            &mut spans,
+        );
+    }
+    Ok(Lines {
+        text: out,
+        spans,
+        broken,
+    })
 }
-
-pub use super::escape::{choice, esc, esc_list, esc_opt, unesc, unesc_list, unesc_opt};
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[derive(Debug, PartialEq)]
-    struct Rec(String, Vec<String>);
+    pub(super) struct Rec(pub(super) String, pub(super) Vec<String>);
 
     impl Indexed for Rec {
         const HEADER: &'static str = "test-index 1";
@@ -478,27 +326,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn lines_round_trip() {
-        let rec = Rec(
-            "Tab\there, newline\nthere \\ and \u{1f}".into(),
-            vec!["a\u{1e}".into(), String::new(), "c".into()],
-        );
-        let stamp = FileStamp {
-            size: 1,
-            mtime_ns: 2,
-            ctime_ns: 3,
-            ino: 4,
-        };
-        let mut text = format!("{}\n", Rec::HEADER);
-        encode_line(&mut text, "k-1", stamp, &rec);
-        let index = decode_index(&text, Rec::HEADER);
-        let (s, rest) = index["k-1"];
-        assert_eq!(s, stamp);
-        assert_eq!(Rec::decode("k-1", rest).unwrap(), rec);
-        assert!(decode_index(&text, "other header").is_empty());
-        assert_eq!(unesc_opt(&esc_opt(Some(""))), Some(String::new()));
-        assert_eq!(unesc_opt(&esc_opt(None)), None);
+    fn parse(p: &Path) -> Result<Rec> {
+        let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+        if text == "bad" {
+            return Err(Error::Invalid("bad".into()));
+        }
+        Ok(Rec(text, Vec::new()))
+    }
+
+    /// Sets a file's modification time well in the past, so the index may cache it (its
+    /// change time still has to age: callers wait).
+    fn age(path: &Path) {
+        let old = SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
     }
 
     #[test]
@@ -510,13 +355,6 @@ mod tests {
         std::fs::write(recs.join("b.md"), "bad").unwrap();
         std::fs::write(recs.join(".hidden.md"), "x").unwrap();
         let index = dir.path().join("cache/idx");
-        let parse = |p: &Path| -> Result<Rec> {
-            let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
-            if text == "bad" {
-                return Err(Error::Invalid("bad".into()));
-            }
-            Ok(Rec(text, Vec::new()))
-        };
         let loaded = load(&recs, &index, &dir.path().join("cache"), parse).unwrap();
         assert_eq!(loaded.records, vec![Rec("alpha".into(), Vec::new())]);
         assert_eq!(loaded.broken.len(), 1);
@@ -525,5 +363,62 @@ mod tests {
         assert_eq!(text.lines().count(), 1, "{text}");
         let none = load(&dir.path().join("nope"), &index, dir.path(), parse).unwrap();
         assert!(none.records.is_empty());
+    }
+
+    #[test]
+    fn lines_cache_settled_files_and_see_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let recs = dir.path().join("recs");
+        let cache = dir.path().join("cache");
+        let index = cache.join("idx");
+        std::fs::create_dir_all(&recs).unwrap();
+        for n in 0..600 {
+            std::fs::write(recs.join(format!("r{n:03}.md")), format!("v{n}")).unwrap();
+            age(&recs.join(format!("r{n:03}.md")));
+        }
+        std::fs::write(recs.join("young.md"), "young").unwrap();
+        std::fs::write(recs.join("bad.md"), "bad").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+        std::fs::write(recs.join("young.md"), "younger").unwrap();
+        let values = |l: &Lines| {
+            let mut v: Vec<String> = l
+                .spans
+                .iter()
+                .map(|s| Rec::decode(s.key(&l.text), s.fields(&l.text)).unwrap().0)
+                .collect();
+            v.sort();
+            v
+        };
+        let parse = |_: &Path, text: Option<String>| -> Result<Rec> {
+            let text = text.expect("a regular file is read by the scan");
+            if text == "bad" {
+                return Err(Error::Invalid("bad".into()));
+            }
+            Ok(Rec(text, Vec::new()))
+        };
+        let first = lines::<Rec>(&recs, &index, &cache, parse).unwrap();
+        assert_eq!(first.spans.len(), 601);
+        assert_eq!(first.broken.len(), 1);
+        assert!(values(&first).contains(&"younger".to_string()));
+        // The settled files are written; the young one is not.
+        let written = std::fs::read_to_string(&index).unwrap();
+        assert_eq!(written.lines().count(), 601, "header and 600 lines");
+        assert!(!written.contains("younger"));
+        // A warm load reads the same records from the index.
+        let second = lines::<Rec>(&recs, &index, &cache, parse).unwrap();
+        assert_eq!(values(&second), values(&first));
+        // An edit keeping size and mtime is still seen (its change time moved).
+        std::fs::write(recs.join("r007.md"), "w7").unwrap();
+        age(&recs.join("r007.md"));
+        std::fs::remove_file(recs.join("r008.md")).unwrap();
+        let third = lines::<Rec>(&recs, &index, &cache, parse).unwrap();
+        let v = values(&third);
+        assert!(v.contains(&"w7".to_string()) && !v.contains(&"v7".to_string()));
+        assert!(!v.contains(&"v8".to_string()));
+        assert_eq!(third.spans.len(), 600);
+        // A corrupt index is rebuilt, with the same records.
+        std::fs::write(&index, "test-index 1\ngarbage\tline\n\u{0}\n").unwrap();
+        let fourth = lines::<Rec>(&recs, &index, &cache, parse).unwrap();
+        assert_eq!(values(&fourth), v);
     }
 }

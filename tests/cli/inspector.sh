@@ -7,7 +7,7 @@ inspector_repo() {
   fresh_repo || return 1
   "$VM" config set specs.auto_create true >/dev/null || return 1
   local llm="$VERMAS_ROOT/fixtures/llm-roles"
-  sed -i "s|^  command: .*|  command: $llm|" .beads/config.yaml && git commit -qam "stand-in LLM"
+  sed -i "s|^  command: .*|  command: $llm|" .beads/vermas.yaml && git commit -qam "stand-in LLM"
 }
 
 test_sling_waits_for_an_approved_spec() {

@@ -98,7 +98,7 @@ test_judge_without_llm_is_error() {
   fresh_repo || return 1
   mkdir -p specs tests/judges
   # By hand: `config set` refuses a command whose program is not found.
-  sed -i 's/^  command: .*/  command: "no-such-llm-command -p"/' .beads/config.yaml || return 1
+  sed -i 's/^  command: .*/  command: "no-such-llm-command -p"/' .beads/vermas.yaml || return 1
   printf 'test_x() {\n  judge_files README.md\n  judge_criterion "x"\n}\n' > tests/judges/x.sh
   : > README.md
   printf '# J\n\n## Success Criteria\n\n- [ ] X [judge](../tests/judges/x.sh#test_x)\n' > specs/j.md

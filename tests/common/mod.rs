@@ -49,7 +49,7 @@ impl Repo {
         let repo = Repo::initialised_with_test_specs();
         // Most tests are about beads alone: no test spec with each new task. The setting
         // goes into vermas's own init commit, so commit counts stay as vermas makes them.
-        let path = ".beads/config.yaml";
+        let path = ".beads/vermas.yaml";
         let text = repo.read(path);
         assert!(text.contains("auto_create: true"), "{text}");
         repo.write(
@@ -211,10 +211,10 @@ impl Repo {
         std::fs::read_to_string(self.join(rel)).expect("read")
     }
 
-    /// Sets `llm.command` by editing `.beads/config.yaml` by hand: `config set` refuses a
+    /// Sets `llm.command` by editing `.beads/vermas.yaml` by hand: `config set` refuses a
     /// command whose program is not found, which tests of a missing LLM need.
     pub fn write_llm_command(&self, command: &str) {
-        let path = ".beads/config.yaml";
+        let path = ".beads/vermas.yaml";
         let text = self.read(path);
         let quoted = serde_json::to_string(command).expect("quote");
         let mut found = false;

@@ -1,17 +1,16 @@
 //! Creating a workspace (`init`), changing its settings (`config set`), checking it (`doctor`).
 
+pub mod block;
+mod migrate;
+
 use crate::bead::{BeadSet, graph};
 use crate::config::{Config, validate_prefix};
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::workspace::{BEADS_DIR, PrefixOrigin, Workspace, absolute};
+pub use migrate::{Migration, migrate_legacy_config};
 use std::path::{Path, PathBuf};
-
-/// Content of `.beads/.gitignore`.
-pub const GITIGNORE: &str = "# Rebuildable caches, ephemeral wisps and the write lock are never committed.\n.cache/\nwisps/\n.lock\n";
-/// Content of `.beads/.gitattributes`.
-pub const GITATTRIBUTES: &str = "# git and vermas must hash the same bytes: no line-ending or filter conversion.\n* -text -filter\n";
 
 /// What `init` did.
 #[derive(Debug, Clone)]
@@ -24,11 +23,21 @@ pub struct InitReport {
     pub written: Vec<String>,
     /// What git recorded.
     pub recorded: Recorded,
+    /// The settings of an older vermas moved to `vermas.yaml` first (its own commit).
+    pub migrated: Option<Migration>,
+    /// With `--roles`: each role file, written or kept.
+    pub roles: Vec<crate::roles::RoleFile>,
 }
 
 /// Creates `.beads/` at the root of the git work tree holding `start` (else in `start`),
-/// or completes an existing one; commits what it wrote.
-pub fn init(start: &Path, prefix: Option<&str>, actor: Option<&str>) -> Result<InitReport> {
+/// or completes an existing one, with the role files when `roles` says how; commits what it
+/// wrote.
+pub fn init(
+    start: &Path,
+    prefix: Option<&str>,
+    actor: Option<&str>,
+    roles: Option<crate::roles::Existing>,
+) -> Result<InitReport> {
     if let Some(p) = prefix {
         validate_prefix(p).map_err(Error::Invalid)?;
     }
@@ -49,52 +58,66 @@ pub fn init(start: &Path, prefix: Option<&str>, actor: Option<&str>) -> Result<I
         let canon = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
         crate::store::contain(&canon, &rel.join("issues"))?;
     }
-    let config_path = beads_dir.join("config.yaml");
-    let existing = config_path.exists();
-    let ws = Workspace::open(beads_dir.clone())?;
+    let mut ws = Workspace::open(beads_dir.clone())?;
     // Refused before anything is written: an actor or a commit git would not accept.
     let actor = checked_actor(&ws, actor)?;
     if ws.config.git.commit {
         check_recordable(&ws, ws.config.git.author.as_deref())?;
     }
+    let migrated = migrate_legacy_config(&ws, &actor)?;
+    if migrated.is_some() {
+        ws = Workspace::open(beads_dir.clone())?;
+    }
+    let config_path = ws.config_path();
+    let existing = config_path.exists();
     std::fs::create_dir_all(beads_dir.join("issues")).map_err(|e| Error::io(&beads_dir, e))?;
     let mut txn = Txn::begin(&ws)?;
     let mut written = Vec::new();
-    let mut put = |txn: &mut Txn, path: PathBuf, content: String, force: bool| -> Result<()> {
-        if force || !path.exists() {
-            txn.write(&path, content.as_bytes())?;
-            written.push(ws.display(&path));
-        }
-        Ok(())
-    };
     let mut config = ws.config.clone();
-    let mut prefix_changed = false;
     if !existing {
         config.prefix = match (prefix, &ws.prefix_origin) {
             (Some(p), _) => p.to_string(),
-            // Existing beads keep their prefix when config.yaml was deleted.
-            (None, PrefixOrigin::Beads | PrefixOrigin::Unclear(_)) => ws.id_prefix()?.to_string(),
+            // Existing beads keep their prefix when vermas.yaml was deleted; beside bd,
+            // new ids take bd's issue-prefix.
+            (None, PrefixOrigin::Beads | PrefixOrigin::Bd | PrefixOrigin::Unclear(_)) => {
+                ws.id_prefix()?.to_string()
+            }
             (None, _) => default_prefix(&ws.root),
         };
-    } else if let Some(p) = prefix
-        && p != config.prefix
-    {
-        config.prefix = p.to_string();
-        prefix_changed = true;
     }
-    put(&mut txn, config_path, config.render(), prefix_changed)?;
-    put(
-        &mut txn,
-        ws.beads_dir.join(".gitignore"),
-        GITIGNORE.into(),
-        false,
-    )?;
-    put(
-        &mut txn,
-        ws.beads_dir.join(".gitattributes"),
-        GITATTRIBUTES.into(),
-        false,
-    )?;
+    let prefix_changed = prefix.is_some_and(|p| p != config.prefix);
+    if let Some(p) = prefix {
+        config.prefix = p.to_string();
+    }
+    if !existing || prefix_changed {
+        txn.write(&config_path, config.render().as_bytes())?;
+        written.push(ws.display(&config_path));
+    }
+    for (name, lines) in [
+        (".gitignore", block::GITIGNORE_LINES),
+        (".gitattributes", block::GITATTRIBUTES_LINES),
+    ] {
+        let path = ws.beads_dir.join(name);
+        // Another tool's file (bd writes both) is read to add vermas's block to it.
+        let current = match path.symlink_metadata() {
+            Ok(_) => Some(ws.read_record(&path)?),
+            Err(_) => None,
+        };
+        if let Some(text) = block::merged(current.as_deref(), lines) {
+            txn.write(&path, text.as_bytes())?;
+            written.push(ws.display(&path));
+        }
+    }
+    let role_files = match roles {
+        Some(existing) => crate::roles::write_in(&mut txn, &ws, existing)?,
+        None => Vec::new(),
+    };
+    written.extend(
+        role_files
+            .iter()
+            .filter(|f| f.written)
+            .map(|f| ws.display(&f.path)),
+    );
     let recorded = txn.commit(&CommitMessage {
         verb: "init".into(),
         ids: Vec::new(),
@@ -106,6 +129,8 @@ pub fn init(start: &Path, prefix: Option<&str>, actor: Option<&str>) -> Result<I
         prefix: config.prefix,
         written,
         recorded,
+        migrated,
+        roles: role_files,
     })
 }
 
@@ -149,7 +174,7 @@ pub fn check_recordable(ws: &Workspace, author: Option<&str>) -> Result<Option<G
     Ok(Some(repo))
 }
 
-/// Sets a dotted config key, rewrites `config.yaml` and commits it. An LLM command whose
+/// Sets a dotted config key, rewrites `vermas.yaml` and commits it. An LLM command whose
 /// program cannot be found is refused.
 pub fn set_config(
     ws: &Workspace,
@@ -172,7 +197,7 @@ pub fn set_config(
 }
 
 /// Puts a dotted config key back to its default (or removes a map entry such as
-/// `llm.roles.judge`), rewrites `config.yaml` and commits it.
+/// `llm.roles.judge`), rewrites `vermas.yaml` and commits it.
 pub fn unset_config(ws: &Workspace, key: &str, actor: &str) -> Result<(Config, Recorded)> {
     change_config(ws, key, &format!("unset {key}"), actor, |c| c.without(key))
 }
@@ -222,7 +247,7 @@ fn change_config(
         return Ok((updated, recorded));
     }
     Err(Error::Git(
-        "config.yaml kept changing while vermas changed it; try again".into(),
+        "vermas.yaml kept changing while vermas changed it; try again".into(),
     ))
 }
 
@@ -251,15 +276,15 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     let config_file = ws.display(&ws.config_path());
     match &ws.prefix_origin {
         PrefixOrigin::Config => {}
-        PrefixOrigin::Beads | PrefixOrigin::Default => add(
+        PrefixOrigin::Beads | PrefixOrigin::Bd | PrefixOrigin::Default => add(
             "warning",
             format!(
                 "{config_file} sets no prefix: new ids take '{}'{}",
                 ws.config.prefix,
-                if ws.prefix_origin == PrefixOrigin::Beads {
-                    ", the prefix of the existing beads"
-                } else {
-                    ""
+                match ws.prefix_origin {
+                    PrefixOrigin::Beads => ", the prefix of the existing beads",
+                    PrefixOrigin::Bd => ", bd's issue-prefix",
+                    _ => "",
                 }
             ),
         ),

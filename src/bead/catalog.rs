@@ -1,0 +1,265 @@
+//! Every bead of a workspace as the index cache holds it, without descriptions or notes,
+//! read where it lies in the index text: what `list`, `ready` and plain `status` read, so
+//! ten thousands of beads are listed without building a [`Bead`] for each. A bead is built
+//! only for what is shown ([`Catalog::bead_set`]).
+
+use super::cache::{self, FIELDS, field};
+use super::fields::BeadFields;
+use super::file::{bead_path, parse_bead, read_bead};
+use super::graph;
+use super::model::{Bead, DepType, IssueType, Status};
+use super::store::BeadSet;
+use crate::error::{Error, Result};
+use crate::store::index::{self, FileStamp, ITEM, Indexed, LineSpan, PART, unesc_cow};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// Every bead of a workspace, as index lines, plus the files that did not parse.
+pub struct Catalog {
+    /// The index text the beads are read from.
+    text: String,
+    /// One slot per bead, in no particular order.
+    slots: Vec<Slot>,
+    /// Bead files that could not be read.
+    pub broken: Vec<Error>,
+}
+
+/// Where one bead's fields lie in the text, and the small ones already read.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The line (its key is the id).
+    span: LineSpan,
+    /// Where the dependencies, labels, assignee, title and creator fields start: each
+    /// field ends one byte (a tab) before the next starts.
+    marks: [u32; 5],
+    /// Creation time in seconds, `i64::MIN` for none.
+    created_at: i64,
+    /// Status.
+    status: Status,
+    /// Type.
+    issue_type: IssueType,
+    /// Priority.
+    priority: u8,
+}
+
+/// The positions of the fields [`Slot::marks`] points at.
+const MARKED: [usize; 5] = [
+    field::DEPS,
+    field::LABELS,
+    field::ASSIGNEE,
+    field::TITLE,
+    field::CREATED_BY,
+];
+
+impl Slot {
+    /// Reads the line at `span` of `text`; `None` when it does not decode as a bead.
+    fn read(text: &str, span: LineSpan) -> Option<Slot> {
+        let key = span.key(text);
+        let fields = span.fields(text);
+        // An id never needs escaping: one that does is not a bead's.
+        if key.contains('\\') {
+            return None;
+        }
+        let f = cache::split(fields)?;
+        let at = |s: &str| (s.as_ptr() as usize - text.as_ptr() as usize) as u32;
+        let created_at = cache::time_field(f[field::CREATED_AT])?;
+        let priority: u8 = f[field::PRIORITY].parse().ok()?;
+        // Everything `Bead::decode` refuses is refused here too.
+        for s in [f[field::UPDATED_AT], f[field::CLOSED_AT]] {
+            cache::time_field(s)?;
+        }
+        for item in f[field::DEPS].split(ITEM).filter(|s| !s.is_empty()) {
+            cache::read_dep_type(item.split_once(PART)?.1)?;
+        }
+        Some(Slot {
+            span,
+            marks: MARKED.map(|n| at(f[n])),
+            created_at: created_at.map_or(i64::MIN, |t| t.0),
+            status: cache::read_status(f[field::STATUS])?,
+            issue_type: cache::read_type(f[field::TYPE])?,
+            priority,
+        })
+    }
+}
+
+/// One bead of a [`Catalog`]: its fields read from its index line.
+#[derive(Clone, Copy)]
+pub struct IndexedBead<'a> {
+    /// The catalog's text.
+    text: &'a str,
+    /// Where the bead's fields are.
+    slot: &'a Slot,
+}
+
+impl<'a> IndexedBead<'a> {
+    /// The id, borrowed from the catalog.
+    pub fn key(&self) -> &'a str {
+        self.slot.span.key(self.text)
+    }
+
+    /// Marked field `n` (see [`MARKED`]).
+    fn marked(&self, n: usize) -> &'a str {
+        let start = self.slot.marks[n] as usize;
+        let end = match self.slot.marks.get(n + 1) {
+            Some(&next) => next as usize - 1,
+            None => self.text[start..]
+                .find('\t')
+                .map_or(self.text.len(), |i| start + i),
+        };
+        &self.text[start..end]
+    }
+
+    /// The whole bead as its line holds it (`partial` when the file has more).
+    pub fn to_bead(&self) -> Option<Bead> {
+        Bead::decode(self.key(), self.slot.span.fields(self.text))
+    }
+}
+
+impl BeadFields for IndexedBead<'_> {
+    fn id(&self) -> &str {
+        self.key()
+    }
+    fn title(&self) -> Cow<'_, str> {
+        unesc_cow(self.marked(3))
+    }
+    fn status(&self) -> Status {
+        self.slot.status
+    }
+    fn priority(&self) -> u8 {
+        self.slot.priority
+    }
+    fn issue_type(&self) -> IssueType {
+        self.slot.issue_type
+    }
+    fn created_at(&self) -> Option<Timestamp> {
+        (self.slot.created_at != i64::MIN).then_some(Timestamp(self.slot.created_at))
+    }
+    fn assignee(&self) -> Option<Cow<'_, str>> {
+        self.marked(2).strip_prefix('+').map(unesc_cow)
+    }
+    fn has_label(&self, label: &str) -> bool {
+        let labels = self.marked(1);
+        if labels.is_empty() {
+            return false;
+        }
+        labels.split(ITEM).any(|l| unesc_cow(l) == label)
+    }
+    fn depends_on(&self, kind: DepType) -> impl Iterator<Item = Cow<'_, str>> {
+        let name = cache::dep_type_name(kind);
+        self.marked(0).split(ITEM).filter_map(move |item| {
+            let (target, k) = item.split_once(PART)?;
+            (k == name).then(|| unesc_cow(target))
+        })
+    }
+}
+
+impl Catalog {
+    /// Every bead of `ws`, through the index: only files it does not hold are parsed (on
+    /// every core) and the index is brought up to date.
+    pub fn load(ws: &Workspace) -> Result<Catalog> {
+        let index_path = cache::index_path(ws);
+        let lines = index::lines::<Bead>(
+            &ws.issues_dir(),
+            &index_path,
+            &ws.cache_dir(),
+            |path, text| match text {
+                Some(text) => parse_bead(ws, path, &text),
+                None => read_bead(ws, path),
+            },
+        )?;
+        let mut catalog = Catalog {
+            text: lines.text,
+            slots: Vec::new(),
+            broken: lines.broken,
+        };
+        let text = &catalog.text;
+        let read = index::par_map(&lines.spans, |_, span| {
+            Some(Slot::read(text, *span).ok_or(*span))
+        });
+        catalog.slots.reserve(read.len());
+        let mut unreadable = Vec::new();
+        for r in read {
+            match r {
+                Ok(slot) => catalog.slots.push(slot),
+                Err(span) => unreadable.push(span.key(&catalog.text).to_string()),
+            }
+        }
+        if !unreadable.is_empty() {
+            // A corrupt index: read those files, and have the index written anew.
+            let _ = std::fs::remove_file(&index_path);
+            for key in unreadable {
+                match read_bead(ws, &bead_path(ws, &index::unesc(&key))) {
+                    Ok(bead) => catalog.add(&bead),
+                    Err(e) => catalog.broken.push(e),
+                }
+            }
+        }
+        Ok(catalog)
+    }
+
+    /// Adds a bead read from its file.
+    fn add(&mut self, bead: &Bead) {
+        let start = self.text.len();
+        let zero = FileStamp {
+            size: 0,
+            mtime_ns: 0,
+            ctime_ns: 0,
+            ino: 0,
+        };
+        index::encode_line(&mut self.text, &bead.id, zero, bead);
+        let end = self.text.len() - 1;
+        if let Some(slot) = index::LineSpan::of_line(&self.text, start..end)
+            .and_then(|span| Slot::read(&self.text, span))
+        {
+            self.slots.push(slot);
+        }
+    }
+
+    /// How many beads there are.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Every bead, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = IndexedBead<'_>> {
+        self.slots.iter().map(|slot| IndexedBead {
+            text: &self.text,
+            slot,
+        })
+    }
+
+    /// What `ready` lists (see [`graph::is_ready`]), in no particular order (see
+    /// [`first_in_order`](super::fields::first_in_order)).
+    pub fn ready(&self, want: Option<IssueType>) -> Vec<IndexedBead<'_>> {
+        let closed: HashSet<&str> = self
+            .iter()
+            .filter(|b| b.status() == Status::Closed)
+            .map(|b| b.key())
+            .collect();
+        self.iter()
+            .filter(|b| graph::is_ready(b, want, |id| closed.contains(id)))
+            .collect()
+    }
+
+    /// The beads `shown` as a set (partial ones as the index holds them: see
+    /// [`BeadSet::complete`]).
+    pub fn bead_set(&self, shown: &[IndexedBead<'_>]) -> BeadSet {
+        let mut set = BeadSet::default();
+        for b in shown {
+            if let Some(bead) = b.to_bead() {
+                set.beads.insert(bead.id.clone(), bead);
+            }
+        }
+        set
+    }
+}
+
+/// Checks at compile time that a line has room for every field the slot marks.
+const _: () = assert!(field::CREATED_BY < FIELDS);

@@ -1,0 +1,29 @@
+//! One bead file: where it lives and how it is read (the shape vermas writes without the
+//! YAML parser, see [`super::canonical`]; anything else with it).
+
+use super::model::Bead;
+use crate::error::Result;
+use crate::workspace::Workspace;
+use std::path::{Path, PathBuf};
+
+/// The file of bead `id`.
+pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
+    ws.issues_dir().join(format!("{id}.md"))
+}
+
+/// Reads and parses one bead file (a symlink only when it stays inside the repository).
+pub fn read_bead(ws: &Workspace, path: &Path) -> Result<Bead> {
+    parse_bead(ws, path, &ws.read_record(path)?)
+}
+
+/// Parses `text`, the content of the bead file `path`.
+pub fn parse_bead(ws: &Workspace, path: &Path, text: &str) -> Result<Bead> {
+    let bead = match super::canonical::parse(text) {
+        Some(bead) => bead,
+        None => Bead::parse(text, &ws.display(path))?,
+    };
+    if path.file_stem().and_then(|s| s.to_str()) != Some(bead.id.as_str()) {
+        crate::store::frontmatter::check_file_name(&ws.display(path), text, path, &bead.id)?;
+    }
+    Ok(bead)
+}

@@ -1,0 +1,229 @@
+//! Handlers of the bead commands spelled as bd spells them: `label list`, `search`,
+//! `stats`, `delete` and `comments`; their `--json` keys are bd's.
+
+use super::args::{CommentsArgs, CommentsCmd, SearchArgs};
+use super::beads::{changed, issue_type, limited, load_set, print_beads, status};
+use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
+use super::{Ctx, Outcome};
+use crate::bead::query::{self, Filter};
+use crate::bead::store::load_one;
+use crate::bead::{BeadSet, IssueType, comments as notes, delete as deletion};
+use crate::error::Error;
+use crate::workspace::Workspace;
+use serde_json::json;
+
+/// `search` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd search`.
+const SEARCH_LIMIT: usize = 50;
+
+/// `label list [ID]`: a bead's labels, or every label in use with its count.
+pub fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> Outcome {
+    if let Some(id) = id {
+        let bead = load_one(ws, id)?;
+        if ctx.json {
+            print_json(&bead.labels);
+        } else if bead.labels.is_empty() {
+            outln!("{} has no labels", bead.id);
+        } else {
+            outln!("Labels for {}:", bead.id);
+            for label in &bead.labels {
+                outln!("  - {label}");
+            }
+        }
+        return Ok(0);
+    }
+    let counts = query::label_counts(&load_set(ctx, ws)?);
+    if ctx.json {
+        print_json(&counts);
+    } else if counts.is_empty() {
+        outln!("No labels found.");
+    } else {
+        outln!("All labels ({} unique):", counts.len());
+        let width = counts.iter().map(|c| c.label.len()).max().unwrap_or(0);
+        for c in &counts {
+            outln!(
+                "  {:width$}  ({})",
+                c.label,
+                crate::report::plural(c.count, "bead")
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// `search TEXT`: beads whose id, title, description or notes hold the text.
+pub fn search(ctx: &Ctx, a: SearchArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    let text = a.text.join(" ");
+    if text.trim().is_empty() {
+        return Err(Error::Invalid("the search text is empty".into()));
+    }
+    let want_status = a.status.as_deref().map(status).transpose()?;
+    let want_type = a.issue_type.as_deref().map(issue_type).transpose()?;
+    let filter = Filter {
+        labels: super::beads::split_labels(&a.labels),
+        assignee: a.assignee,
+        ..Filter::default()
+    };
+    let mut set = load_set(ctx, &ws)?;
+    let candidates: Vec<String> = set
+        .beads
+        .values()
+        .filter(|b| {
+            want_status.is_none_or(|s| b.status == s)
+                && want_type.map_or(b.issue_type != IssueType::TestSpec, |t| b.issue_type == t)
+                && filter.keeps(b)
+        })
+        .map(|b| b.id.clone())
+        .collect();
+    // Descriptions and notes are not in the index: read the candidates' files.
+    set.complete(&ws, candidates.iter().map(String::as_str))?;
+    let ids: Vec<String> = BeadSet::sorted(
+        candidates
+            .iter()
+            .map(|id| &set.beads[id])
+            .filter(|b| query::mentions(b, &text)),
+    )
+    .into_iter()
+    .map(|b| b.id.clone())
+    .collect();
+    let shown = limited(&ids, a.limit.unwrap_or(SEARCH_LIMIT), ctx.json);
+    let heading = format!(
+        "Found {} matching '{text}':",
+        crate::report::plural(ids.len(), "bead")
+    );
+    let empty = format!("No beads found matching '{text}'.");
+    let heading = (!ids.is_empty()).then_some(heading);
+    print_beads(ctx, &ws, &mut set, shown, &empty, heading)
+}
+
+/// `stats`: counts by status and type, ready and blocked.
+pub fn stats(ctx: &Ctx) -> Outcome {
+    let ws = ctx.workspace()?;
+    let stats = query::stats(&load_set(ctx, &ws)?);
+    if ctx.json {
+        print_json(&versioned(&stats));
+        return Ok(0);
+    }
+    let s = &stats.summary;
+    outln!("Total:        {}", s.total_issues);
+    outln!("Open:         {}", s.open_issues);
+    outln!("In progress:  {}", s.in_progress_issues);
+    outln!("Closed:       {}", s.closed_issues);
+    outln!("Blocked:      {}", s.blocked_issues);
+    outln!("Deferred:     {}", s.deferred_issues);
+    outln!("Ready:        {}", s.ready_issues);
+    if s.average_lead_time_hours > 0.0 {
+        outln!("Avg lead time: {:.1} hours", s.average_lead_time_hours);
+    }
+    if !stats.by_type.is_empty() {
+        let types: Vec<String> = stats
+            .by_type
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect();
+        outln!("By type:      {}", types.join(", "));
+    }
+    Ok(0)
+}
+
+/// `delete ID... [--force]`: without --force, shows what would go and exits 2.
+pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> Outcome {
+    let ws = ctx.workspace()?;
+    if !force {
+        let plan = deletion::plan(&ws, ids)?;
+        if ctx.json {
+            print_json(&versioned(&plan));
+        } else {
+            out!("{}", preview(&plan));
+        }
+        let named: Vec<&str> = plan.delete.iter().map(|d| d.id.as_str()).collect();
+        return Err(Error::invalid_with_help(
+            format!(
+                "nothing deleted: deleting {} needs --force",
+                named.join(", ")
+            ),
+            format!("run `vermas delete {} --force`", named.join(" ")),
+        ));
+    }
+    let (plan, recorded) = deletion::delete(&ws, &ctx.actor(&ws)?, ids)?;
+    recorded_note(&recorded);
+    let deleted: Vec<&str> = plan.delete.iter().map(|d| d.id.as_str()).collect();
+    if ctx.json {
+        print_json(&versioned(json!({
+            "deleted": deleted,
+            "deleted_count": deleted.len(),
+            "dependencies_removed": plan.references.len(),
+            "updated": plan.updated(),
+            "commit": short_commit(&recorded),
+        })));
+    } else {
+        let commit = short_commit(&recorded)
+            .map(|s| format!(" [{s}]"))
+            .unwrap_or_default();
+        for d in &plan.delete {
+            outln!("Deleted {}: {}{commit}", d.id, d.title);
+        }
+        outln!(
+            "  Removed {} from {}",
+            crate::report::plural(plan.references.len(), "dependency link"),
+            crate::report::plural(plan.updated().len(), "other bead")
+        );
+    }
+    Ok(0)
+}
+
+/// What `delete` without --force prints.
+fn preview(plan: &deletion::Plan) -> String {
+    let mut s = format!(
+        "DELETE PREVIEW\n\n{} to delete:\n",
+        crate::report::plural(plan.delete.len(), "bead")
+    );
+    for d in &plan.delete {
+        s.push_str(&format!("  {}: {}\n", d.id, d.title));
+    }
+    if plan.references.is_empty() {
+        s.push_str("\nNo other bead depends on them.\n");
+    } else {
+        s.push_str(&format!(
+            "\nDependency links to remove ({}):\n",
+            plan.references.len()
+        ));
+        for r in &plan.references {
+            s.push_str(&format!(
+                "  {} -> {} ({}): {}\n",
+                r.id, r.depends_on_id, r.kind, r.title
+            ));
+        }
+    }
+    s.push_str("\nThis cannot be undone except from git history.\n");
+    s
+}
+
+/// `comments ID` and `comments add ID TEXT`.
+pub fn comments(ctx: &Ctx, a: CommentsArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    if let Some(CommentsCmd::Add { id, text }) = a.command {
+        let (c, comment) = notes::add(&ws, &ctx.actor(&ws)?, &id, &text)?;
+        if ctx.json {
+            recorded_note(&c.recorded);
+            print_json(&versioned(&comment));
+            return Ok(0);
+        }
+        return changed(ctx, "Comment added to", c);
+    }
+    let id =
+        a.id.ok_or_else(|| Error::Invalid("name the bead: `vermas comments ID`".into()))?;
+    let bead = load_one(&ws, &id)?;
+    let list = notes::comments(&bead);
+    if ctx.json {
+        print_json(&list);
+    } else if list.is_empty() {
+        outln!("No comments on {}", bead.id);
+    } else {
+        outln!("Comments on {}:", bead.id);
+        for c in &list {
+            outln!("[{}] {} at {}", c.author, c.text, c.created_at);
+        }
+    }
+    Ok(0)
+}

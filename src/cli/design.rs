@@ -1,0 +1,310 @@
+//! Handlers of `design`, `strategize` and `plan`: they ask the library for proposals,
+//! settle them with a person (`approve`), have the library record them, and render.
+
+use super::approve::{Approver, Proposal};
+use super::design_args::{DesignArgs, PlanArgs, StrategizeArgs};
+use super::output::{outln, print_json, recorded_note, versioned};
+use super::{Ctx, Outcome};
+use crate::bead::model::AcceptanceCriterion;
+use crate::error::{Error, Result};
+use crate::inspect::design::{self, DesignInput, Requirements};
+use crate::inspect::plan::{self, Next, Plan};
+use crate::inspect::strategy::{self, Strategized, StrategyInput};
+use crate::workspace::Workspace;
+use serde_json::json;
+
+/// Exit code when a person declines a proposal: nothing was written.
+const DECLINED: i32 = 1;
+
+/// `design REQUEST [--bead ID] [--yes]`.
+pub fn design(ctx: &Ctx, a: DesignArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws)?;
+    let input = DesignInput::new(&ws, &a.request, a.bead.as_deref())?;
+    let approver = Approver::new(a.yes, "requirements")?;
+    let Some(reqs) = settle_design(&ws, approver, &input)? else {
+        return declined(ctx, "requirements");
+    };
+    let done = design::record(&ws, &actor, &input, &reqs)?;
+    recorded_note(&done.recorded);
+    if ctx.json {
+        print_json(&versioned(json!({
+            "id": done.work.id,
+            "title": done.work.title,
+            "created": input.creates(),
+            "spec": done.spec.as_ref().map(|s| &s.id),
+            "requirements": reqs,
+        })));
+        return Ok(0);
+    }
+    if approver.accepts_all() {
+        outln!("{}\n", design::to_text(&reqs).trim_end());
+    }
+    if input.creates() {
+        outln!("Created {}: {}", done.work.id, done.work.title);
+        if let Some(spec) = &done.spec {
+            outln!(
+                "  test spec {} waits for criteria: vermas strategize {}",
+                spec.id,
+                done.work.id
+            );
+        }
+    } else {
+        outln!(
+            "Wrote the requirements into {}: {}",
+            done.work.id,
+            done.work.title
+        );
+    }
+    Ok(0)
+}
+
+/// `strategize ID [--yes] [--approve]`.
+pub fn strategize(ctx: &Ctx, a: StrategizeArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws)?;
+    let input = StrategyInput::new(&ws, &a.id)?;
+    let approver = Approver::new(a.yes, "criteria")?;
+    let Some(criteria) = settle_strategy(&ws, approver, &input)? else {
+        return declined(ctx, "criteria");
+    };
+    let (done, recorded) = strategy::record(&ws, &actor, &input.work.id, &criteria, a.approve)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(strategized_json(&done)));
+        return Ok(0);
+    }
+    if approver.accepts_all() {
+        outln!("{}\n", strategy::to_text(&criteria).trim_end());
+    }
+    report_strategy(&done);
+    Ok(0)
+}
+
+/// `plan REQUEST | --resume MOL | --list [--yes] [--approve]`.
+pub fn plan(ctx: &Ctx, a: PlanArgs) -> Outcome {
+    let ws = ctx.workspace()?;
+    if a.list {
+        return list_plans(ctx, &ws);
+    }
+    let actor = ctx.actor(&ws)?;
+    let mut plan = Plan::open(&ws, a.request.as_deref(), a.resume.as_deref())?;
+    let approver = Approver::new(a.yes, "proposals")?;
+    if let (true, Some(id)) = (plan.resumed, plan.mol_id()) {
+        eprintln!("Resuming plan {id} at its {} step", step_name(plan.next()));
+    }
+    let mut created = None;
+    let mut strategized = None;
+    loop {
+        match plan.next() {
+            Next::Design => {
+                let Some(reqs) = settle_design(&ws, approver, &plan.design_input())? else {
+                    return declined(ctx, "requirements");
+                };
+                recorded_note(&plan::record_design(&ws, &actor, &mut plan, &reqs)?);
+                let id = plan.mol_id().unwrap_or("?");
+                eprintln!(
+                    "Plan {id}: requirements recorded (resume with `vermas plan --resume {id}`)"
+                );
+            }
+            Next::Create => {
+                let (beads, recorded) = plan::record_create(&ws, &actor, &mut plan)
+                    .map_err(|e| resumable(&plan, "create", e))?;
+                recorded_note(&recorded);
+                if let Some(work) = beads.first() {
+                    eprintln!(
+                        "Plan {}: created {}: {}",
+                        plan.mol_id().unwrap_or("?"),
+                        work.id,
+                        work.title
+                    );
+                }
+                created = beads.first().map(|b| b.id.clone());
+            }
+            Next::Strategize => {
+                let work = plan.bead_id().unwrap_or_default().to_string();
+                let input = StrategyInput::new(&ws, &work)
+                    .map_err(|e| resumable(&plan, "strategize", e))?;
+                let settled = settle_strategy(&ws, approver, &input)
+                    .map_err(|e| resumable(&plan, "strategize", e))?;
+                let Some(criteria) = settled else {
+                    let id = plan.mol_id().unwrap_or("?");
+                    eprintln!(
+                        "Criteria declined; the plan stops. Resume: vermas plan --resume {id}"
+                    );
+                    return declined(ctx, "criteria");
+                };
+                let (done, recorded) =
+                    plan::record_strategy(&ws, &actor, &mut plan, &criteria, a.approve)
+                        .map_err(|e| resumable(&plan, "strategize", e))?;
+                recorded_note(&recorded);
+                strategized = Some(done);
+            }
+            Next::Done => break,
+        }
+    }
+    let mol = plan.mol_id().unwrap_or("?").to_string();
+    if ctx.json {
+        print_json(&versioned(json!({
+            "molecule": mol,
+            "request": plan.request,
+            "resumed": plan.resumed,
+            "bead": plan.bead_id(),
+            "created": created,
+            "strategy": strategized.as_ref().map(strategized_json),
+            "complete": true,
+        })));
+        return Ok(0);
+    }
+    if let Some(done) = &strategized {
+        report_strategy(done);
+    }
+    outln!(
+        "Plan {mol} complete: {} is planned",
+        plan.bead_id().unwrap_or("?")
+    );
+    Ok(0)
+}
+
+/// The designer's proposal settled with a person (or `--yes`).
+fn settle_design(
+    ws: &Workspace,
+    approver: Approver,
+    input: &DesignInput,
+) -> Result<Option<Requirements>> {
+    let with_title = input.creates();
+    approver.settle(&Proposal {
+        what: "requirements",
+        extension: "md",
+        ask: &|revision| design::propose(ws, input, revision),
+        to_text: &design::to_text,
+        from_text: &|text| design::parse_text(text, with_title),
+    })
+}
+
+/// The strategist's proposal settled with a person (or `--yes`).
+fn settle_strategy(
+    ws: &Workspace,
+    approver: Approver,
+    input: &StrategyInput,
+) -> Result<Option<Vec<AcceptanceCriterion>>> {
+    let taken = input.taken();
+    let first = input.first_number();
+    approver.settle(&Proposal {
+        what: "criteria",
+        extension: "yaml",
+        ask: &|revision| strategy::propose(ws, input, revision),
+        to_text: &|c: &Vec<AcceptanceCriterion>| strategy::to_text(c),
+        from_text: &|text| strategy::parse_text(text, &taken, first),
+    })
+}
+
+/// A declined proposal: nothing written, exit 1.
+fn declined(ctx: &Ctx, what: &str) -> Outcome {
+    if ctx.json {
+        print_json(&versioned(json!({"declined": what})));
+    } else {
+        eprintln!("The {what} were declined: nothing was written.");
+    }
+    Ok(DECLINED)
+}
+
+/// `e` with the way back into the plan (stopped at `step`) added to its help.
+fn resumable(plan: &Plan, step: &str, e: Error) -> Error {
+    let Some(id) = plan.mol_id() else { return e };
+    let how = format!(
+        "the plan stopped at its {step} step; resume it with `vermas plan --resume {id}` \
+         (or the same `vermas plan` request)"
+    );
+    match e {
+        Error::Llm { message, help } => Error::Llm {
+            message,
+            help: format!("{}; {how}", help.replacen("nothing was written; ", "", 1)),
+        },
+        Error::InvalidWithHelp { message, help } => {
+            Error::invalid_with_help(message, format!("{help}; {how}"))
+        }
+        Error::Invalid(message) => Error::invalid_with_help(message, how),
+        other => other,
+    }
+}
+
+/// The JSON of what `strategize` wrote.
+fn strategized_json(done: &Strategized) -> serde_json::Value {
+    let added: Vec<&AcceptanceCriterion> = done
+        .spec
+        .acceptance_criteria
+        .iter()
+        .filter(|c| done.added.contains(&c.id))
+        .collect();
+    json!({
+        "work": done.work.id,
+        "spec": done.spec.id,
+        "created_spec": done.created_spec,
+        "approved": done.approved,
+        "added": added,
+    })
+}
+
+/// The human lines of what `strategize` wrote.
+fn report_strategy(done: &Strategized) {
+    if done.created_spec {
+        outln!("Created test spec {} for {}", done.spec.id, done.work.id);
+    }
+    outln!(
+        "Added {} to {}: {}",
+        crate::report::counted(done.added.len(), "criterion", "criteria"),
+        done.spec.id,
+        done.added.join(", ")
+    );
+    if done.approved {
+        outln!("Approved {}: {} may be slung", done.spec.id, done.work.id);
+    } else {
+        outln!(
+            "Approve it when ready: vermas inspect approve {}",
+            done.spec.id
+        );
+    }
+}
+
+/// `plan --list`.
+fn list_plans(ctx: &Ctx, ws: &Workspace) -> Outcome {
+    let plans = plan::unfinished(ws)?;
+    let next = |m: &crate::mol::molecule::Molecule| {
+        plan::STEPS
+            .iter()
+            .find(|s| m.step(s).is_ok_and(|st| !st.status.is_done()))
+            .copied()
+            .unwrap_or("done")
+    };
+    if ctx.json {
+        let rows: Vec<_> = plans
+            .iter()
+            .map(|m| json!({"molecule": m.id, "next": next(m), "bead": m.bead_id, "request": m.vars.get("request"), "created_at": m.created_at}))
+            .collect();
+        print_json(&rows);
+        return Ok(0);
+    }
+    if plans.is_empty() {
+        outln!("No unfinished plans");
+    }
+    for m in &plans {
+        outln!(
+            "{:<14} next: {:<11} {}",
+            m.id,
+            next(m),
+            m.vars.get("request").map(String::as_str).unwrap_or("")
+        );
+    }
+    Ok(0)
+}
+
+/// How a step is named in messages.
+fn step_name(next: Next) -> &'static str {
+    match next {
+        Next::Design => "design",
+        Next::Create => "create",
+        Next::Strategize => "strategize",
+        Next::Done => "last",
+    }
+}

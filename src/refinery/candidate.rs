@@ -1,0 +1,86 @@
+//! The commit that would land: the branch put onto the target's tip by the configured
+//! strategy, built in git's object store. `merge`: a merge commit whose parents are the
+//! tip and the branch; `squash`: one commit on the tip holding the merged tree; `ff-only`:
+//! the branch itself, when the tip is its ancestor.
+
+use super::git_cli::{Git, Merged};
+use super::request::MergeRequest;
+use crate::config::Strategy;
+use crate::error::Result;
+
+/// What putting the branch onto the tip gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidate {
+    /// The commit to verify and land.
+    Ready(String),
+    /// The branch does not merge cleanly: these paths conflict.
+    Conflict(Vec<String>),
+    /// Nothing can land, and why (not a fast-forward, nothing to merge).
+    Refused(String),
+}
+
+/// Builds the commit that would land `req` (branch at `head`) on the target's `tip`.
+pub fn build(
+    git: &Git,
+    req: &MergeRequest,
+    strategy: Strategy,
+    tip: &str,
+    head: &str,
+    actor: &str,
+) -> Result<Candidate> {
+    if git.is_ancestor(head, tip)? {
+        return Ok(Candidate::Refused(format!(
+            "nothing to merge: every commit of {} is in {} already",
+            req.branch, req.target
+        )));
+    }
+    if strategy == Strategy::FfOnly {
+        return Ok(if git.is_ancestor(tip, head)? {
+            Candidate::Ready(head.to_string())
+        } else {
+            Candidate::Refused(format!(
+                "not a fast-forward: {} has commits {} lacks (refinery.strategy is ff-only); \
+                 rebase {} onto {} and submit again",
+                req.target, req.branch, req.branch, req.target
+            ))
+        });
+    }
+    let tree = match git.merge_tree(tip, head)? {
+        Merged::Clean(tree) => tree,
+        Merged::Conflict(paths) => return Ok(Candidate::Conflict(paths)),
+    };
+    let trailers = format!(
+        "Vermas-Actor: {}\nVermas-Id: {}\nVermas-Id: {}\n",
+        one_line(actor),
+        req.id,
+        req.bead
+    );
+    let commit = if strategy == Strategy::Squash {
+        let mut message = format!(
+            "Squash branch '{}' into {}\n\n",
+            one_line(&req.branch),
+            one_line(&req.target)
+        );
+        for subject in git.subjects(tip, head)? {
+            message.push_str(&format!("* {}\n", one_line(&subject)));
+        }
+        message.push('\n');
+        message.push_str(&trailers);
+        git.commit_tree(&tree, &[tip], &message)?
+    } else {
+        let message = format!(
+            "Merge branch '{}' into {}\n\n{trailers}",
+            one_line(&req.branch),
+            one_line(&req.target)
+        );
+        git.commit_tree(&tree, &[tip, head], &message)?
+    };
+    Ok(Candidate::Ready(commit))
+}
+
+/// `text` with every control character turned into a space, so no value adds a line.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}

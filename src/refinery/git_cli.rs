@@ -1,0 +1,252 @@
+//! The git commands the refinery runs, through the `git` program: branch tips, the merge
+//! built in git's object store (`merge-tree --write-tree`, `commit-tree`) without touching
+//! any work tree, the compare-and-swap move of the target (`update-ref REF NEW OLD`),
+//! temporary worktrees, and bringing a checkout of the target along (`read-tree -m -u`).
+//!
+//! gix, as vermas builds it, has no three-way tree merge; git's own is the one a user
+//! would get from `git merge`, so its result is the one verified.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The `git` program pointed at one repository.
+#[derive(Debug, Clone)]
+pub struct Git {
+    /// A folder inside the repository's main work tree; commands run there.
+    root: PathBuf,
+    /// `Name <email>` for the commits the refinery makes (config `git.author`), if set.
+    author: Option<(String, String)>,
+}
+
+/// What `merge-tree` made of two commits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merged {
+    /// The merged tree's id.
+    Clean(String),
+    /// The paths both sides changed in ways git could not merge.
+    Conflict(Vec<String>),
+}
+
+impl Git {
+    /// Git in the repository around `root`; the refinery's commits carry `author`
+    /// (`Name <email>`) when given, else git's own identity.
+    pub fn new(root: &Path, author: Option<&str>) -> Git {
+        let author = author.and_then(|a| {
+            let (name, rest) = a.split_once('<')?;
+            let email = rest.strip_suffix('>')?;
+            Some((name.trim().to_string(), email.trim().to_string()))
+        });
+        Git {
+            root: root.to_path_buf(),
+            author,
+        }
+    }
+
+    /// Runs `git ARGS` in `dir` (default: the root) and returns its output as it is.
+    fn output(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Result<Output> {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(dir.unwrap_or(&self.root))
+            .args(args)
+            .stdin(Stdio::null())
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output()
+            .map_err(|e| Error::Git(format!("cannot run git: {e}")))
+    }
+
+    /// Runs `git ARGS` in `dir` and returns its stdout; a non-zero exit is an error
+    /// carrying git's message.
+    fn run_in(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Result<String> {
+        let out = self.output(dir, args, env)?;
+        if !out.status.success() {
+            return Err(Error::Git(format!(
+                "git {} failed: {}",
+                args.first().copied().unwrap_or(""),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Runs `git ARGS` in the root and returns its stdout.
+    fn run(&self, args: &[&str]) -> Result<String> {
+        self.run_in(None, args, &[])
+    }
+
+    /// True when `name` is a valid branch name (`git check-ref-format --branch`).
+    pub fn is_branch_name(&self, name: &str) -> bool {
+        !name.starts_with('-')
+            && self
+                .output(None, &["check-ref-format", "--branch", name], &[])
+                .is_ok_and(|o| o.status.success())
+    }
+
+    /// The commit branch `name` points at, `None` when there is no such local branch.
+    pub fn branch_tip(&self, name: &str) -> Result<Option<String>> {
+        let rev = format!("refs/heads/{name}^{{commit}}");
+        let out = self.output(None, &["rev-parse", "--verify", "--quiet", &rev], &[])?;
+        let tip = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Ok((out.status.success() && !tip.is_empty()).then_some(tip))
+    }
+
+    /// The branch checked out in the root's work tree, `None` on a detached HEAD.
+    pub fn current_branch(&self) -> Option<String> {
+        let out = self
+            .output(None, &["symbolic-ref", "--quiet", "--short", "HEAD"], &[])
+            .ok()?;
+        let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !name.is_empty()).then_some(name)
+    }
+
+    /// True when commit `a` is an ancestor of commit `b` (or the same commit).
+    pub fn is_ancestor(&self, a: &str, b: &str) -> Result<bool> {
+        let out = self.output(None, &["merge-base", "--is-ancestor", a, b], &[])?;
+        match out.status.code() {
+            Some(0) => Ok(true),
+            Some(1) => Ok(false),
+            _ => Err(Error::Git(format!(
+                "git merge-base failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    }
+
+    /// Merges commit `theirs` into `ours` in the object store (no work tree, no index).
+    pub fn merge_tree(&self, ours: &str, theirs: &str) -> Result<Merged> {
+        let out = self.output(
+            None,
+            &[
+                "merge-tree",
+                "--write-tree",
+                "-z",
+                "--name-only",
+                "--no-messages",
+                ours,
+                theirs,
+            ],
+            &[],
+        )?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut parts = text.split('\0').filter(|p| !p.is_empty());
+        let tree = parts.next().unwrap_or("").trim().to_string();
+        match out.status.code() {
+            Some(0) if !tree.is_empty() => Ok(Merged::Clean(tree)),
+            Some(1) => {
+                let mut paths: Vec<String> = parts.map(str::to_string).collect();
+                paths.dedup();
+                Ok(Merged::Conflict(paths))
+            }
+            _ => Err(Error::Git(format!(
+                "git merge-tree failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    }
+
+    /// Makes a commit of `tree` with `parents` and `message` (nothing else changes) and
+    /// returns its id.
+    pub fn commit_tree(&self, tree: &str, parents: &[&str], message: &str) -> Result<String> {
+        let mut args = vec!["commit-tree", tree];
+        for p in parents {
+            args.push("-p");
+            args.push(p);
+        }
+        args.push("-m");
+        args.push(message);
+        let mut env = Vec::new();
+        if let Some((name, email)) = &self.author {
+            env.push(("GIT_AUTHOR_NAME", name.as_str()));
+            env.push(("GIT_AUTHOR_EMAIL", email.as_str()));
+            if self.run(&["var", "GIT_COMMITTER_IDENT"]).is_err() {
+                env.push(("GIT_COMMITTER_NAME", name.as_str()));
+                env.push(("GIT_COMMITTER_EMAIL", email.as_str()));
+            }
+        }
+        Ok(self.run_in(None, &args, &env)?.trim().to_string())
+    }
+
+    /// The subjects of the commits in `to` that are not in `from`, oldest first.
+    pub fn subjects(&self, from: &str, to: &str) -> Result<Vec<String>> {
+        let range = format!("{from}..{to}");
+        let out = self.run(&["log", "--reverse", "--format=%s", &range, "--"])?;
+        Ok(out.lines().map(str::to_string).collect())
+    }
+
+    /// Moves branch `name` from `old` to `new` only if it still points at `old`; `false`
+    /// when it had moved (nothing changed).
+    pub fn move_branch(&self, name: &str, new: &str, old: &str, why: &str) -> Result<bool> {
+        let reference = format!("refs/heads/{name}");
+        let out = self.output(None, &["update-ref", "-m", why, &reference, new, old], &[])?;
+        if out.status.success() {
+            return Ok(true);
+        }
+        match self.branch_tip(name)? {
+            Some(now) if now != old => Ok(false),
+            None => Ok(false),
+            _ => Err(Error::Git(format!(
+                "git update-ref failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    }
+
+    /// The work trees (the main one and linked ones) that have branch `name` checked out.
+    pub fn checkouts_of(&self, name: &str) -> Result<Vec<PathBuf>> {
+        let out = self.run(&["worktree", "list", "--porcelain", "-z"])?;
+        let wanted = format!("branch refs/heads/{name}");
+        let mut found = Vec::new();
+        let mut dir: Option<&str> = None;
+        for field in out.split('\0') {
+            if let Some(d) = field.strip_prefix("worktree ") {
+                dir = Some(d);
+            } else if field == wanted
+                && let Some(d) = dir
+            {
+                found.push(PathBuf::from(d));
+            }
+        }
+        Ok(found)
+    }
+
+    /// Checks that the checkout at `dir` can move from commit `old` to `new` as
+    /// `git merge --ff-only` would move it: no local change in a path the move touches.
+    pub fn can_bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
+        // Fresh stat data, so an untouched file is never taken for a local change.
+        let _ = self.output(Some(dir), &["update-index", "-q", "--refresh"], &[]);
+        self.run_in(Some(dir), &["read-tree", "-m", "-u", "-n", old, new], &[])
+            .map(|_| ())
+    }
+
+    /// Moves the index and files of the checkout at `dir` from commit `old` to `new`
+    /// (only the paths that differ; local changes elsewhere stay).
+    pub fn bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
+        self.run_in(Some(dir), &["read-tree", "-m", "-u", old, new], &[])
+            .map(|_| ())
+    }
+
+    /// `git worktree add --detach DIR COMMIT`.
+    pub fn worktree_add(&self, dir: &Path, commit: &str) -> Result<()> {
+        let d = dir.to_string_lossy();
+        self.run(&["worktree", "add", "--detach", "--quiet", &d, commit])
+            .map(|_| ())
+    }
+
+    /// Removes the worktree at `dir` (its files and git's record of it), whatever state
+    /// it is in; never fails.
+    pub fn worktree_remove(&self, dir: &Path) {
+        let d = dir.to_string_lossy();
+        let removed = self
+            .output(None, &["worktree", "remove", "--force", "--force", &d], &[])
+            .is_ok_and(|o| o.status.success());
+        if !removed || dir.exists() {
+            // Half made or half removed: the folder goes, then git forgets it.
+            let _ = std::fs::remove_dir_all(dir);
+            let _ = self.output(None, &["worktree", "prune"], &[]);
+        }
+    }
+}

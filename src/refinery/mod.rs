@@ -1,0 +1,13 @@
+//! The Refinery: merge only what was verified. Branches are queued as merge requests
+//! (`.beads/mq/<id>.yaml`); a run takes them oldest first, builds the commit that would
+//! land (the branch onto the target's current tip), inspects exactly that commit in a
+//! temporary worktree with the Inspector's pipeline, and only on PASS moves the target by
+//! compare-and-swap, mails `mayor/` and closes the bead.
+
+pub mod candidate;
+pub mod git_cli;
+pub mod queue;
+pub mod request;
+pub mod run;
+pub mod settle;
+pub mod worktree;

@@ -1,0 +1,178 @@
+//! The merge queue: submitting a branch (one request record, one commit), listing the
+//! requests, and the lock that lets one `refinery run` at a time take them.
+
+use super::git_cli::Git;
+use super::request::{self, MergeRequest, State};
+use crate::error::{Error, Result};
+use crate::store::{CommitMessage, Recorded, Txn};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
+use std::fs::{File, OpenOptions};
+
+/// What `refinery submit` is asked.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    /// The branch to land.
+    pub branch: String,
+    /// The work bead (id or unique prefix); none: the bead named by the branch's last
+    /// `/` part.
+    pub bead: Option<String>,
+    /// The target; none: config `refinery.target`, else the branch checked out.
+    pub into: Option<String>,
+}
+
+/// What a submission did.
+#[derive(Debug, Clone)]
+pub struct Submitted {
+    /// The request (an existing waiting one when the same branch and target were queued
+    /// already).
+    pub request: MergeRequest,
+    /// False when an equal request was waiting already: nothing was written.
+    pub queued: bool,
+    /// The commit, when one was made.
+    pub recorded: Option<Recorded>,
+}
+
+/// Queues `sub` as `actor`: checks the branch, target and bead, writes
+/// `.beads/mq/<id>.yaml` and commits it. A branch already waiting for the same target is
+/// left as it is.
+pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted> {
+    crate::bead::ops::check_actor(actor)?;
+    let git = repository(ws)?;
+    let branch = sub.branch.trim();
+    if !git.is_branch_name(branch) || git.branch_tip(branch)?.is_none() {
+        return Err(Error::invalid_with_help(
+            format!("branch '{branch}' does not exist"),
+            "submit a local branch: `git branch` lists them",
+        ));
+    }
+    let target = target_of(ws, &git, sub.into.as_deref())?;
+    if target == branch {
+        return Err(Error::Invalid(format!(
+            "branch '{branch}' cannot be merged into itself: name another target with --into"
+        )));
+    }
+    let bead = bead_of(ws, branch, sub.bead.as_deref())?;
+    let mut txn = Txn::begin(ws)?;
+    let (all, _) = request::load_all(ws)?;
+    if let Some(waiting) = all
+        .iter()
+        .find(|r| r.state.is_waiting() && r.branch == branch && r.target == target)
+    {
+        return Ok(Submitted {
+            request: waiting.clone(),
+            queued: false,
+            recorded: None,
+        });
+    }
+    let now = Timestamp::now();
+    let req = MergeRequest {
+        id: request::new_id(ws, branch, actor, all.len()),
+        seq: all.iter().map(|r| r.seq).max().unwrap_or(0) + 1,
+        branch: branch.to_string(),
+        bead: bead.clone(),
+        target: target.clone(),
+        state: State::Queued,
+        attempts: 0,
+        last_verdict: None,
+        reason: None,
+        conflicts: Vec::new(),
+        target_tip: None,
+        candidate: None,
+        merged_commit: None,
+        submitted_by: actor.to_string(),
+        created_at: now,
+        updated_at: now,
+    };
+    txn.write(
+        &request::path(ws, &req.id),
+        request::render(&req)?.as_bytes(),
+    )?;
+    let recorded = txn.commit(&CommitMessage {
+        verb: "refinery submit".into(),
+        ids: vec![req.id.clone(), bead],
+        title: format!("{branch} -> {target}"),
+        actor: actor.to_string(),
+    })?;
+    Ok(Submitted {
+        request: req,
+        queued: true,
+        recorded: Some(recorded),
+    })
+}
+
+/// Git in the workspace's repository; the refinery has nothing to do outside one.
+pub fn repository(ws: &Workspace) -> Result<Git> {
+    let repo = crate::git::GitRepo::open(&ws.root).ok_or_else(|| {
+        Error::Invalid(format!(
+            "{} is not in a git work tree: the refinery merges git branches",
+            ws.root.display()
+        ))
+    })?;
+    Ok(Git::new(repo.workdir(), ws.config.git.author.as_deref()))
+}
+
+/// The target: `into`, else config `refinery.target`, else the branch checked out; it
+/// must be an existing local branch.
+fn target_of(ws: &Workspace, git: &Git, into: Option<&str>) -> Result<String> {
+    let (target, from) = match (into, ws.config.refinery.target.as_deref()) {
+        (Some(t), _) => (t.trim().to_string(), "--into"),
+        (None, Some(t)) => (t.trim().to_string(), "config refinery.target"),
+        (None, None) => (
+            git.current_branch().ok_or_else(|| {
+                Error::invalid_with_help(
+                    "HEAD is detached, so there is no current branch to merge into",
+                    "name the target with --into BRANCH, or set `refinery.target`",
+                )
+            })?,
+            "the current branch",
+        ),
+    };
+    if !git.is_branch_name(&target) || git.branch_tip(&target)?.is_none() {
+        return Err(Error::invalid_with_help(
+            format!("target branch '{target}' ({from}) does not exist"),
+            "merge requests land on a local branch: `git branch` lists them",
+        ));
+    }
+    Ok(target)
+}
+
+/// The work bead: `given` (a test spec stands for its work), else the bead whose id is
+/// the branch's last `/` part (`polecat/vm-k3f9`).
+fn bead_of(ws: &Workspace, branch: &str, given: Option<&str>) -> Result<String> {
+    if let Some(id) = given {
+        return Ok(crate::inspect::pipeline::work_and_spec(ws, id)?.0.id);
+    }
+    let last = branch.rsplit('/').next().unwrap_or(branch);
+    let named = crate::bead::store::list_ids(ws)?
+        .into_iter()
+        .find(|id| id == last);
+    match named {
+        Some(id) => Ok(crate::inspect::pipeline::work_and_spec(ws, &id)?.0.id),
+        None => Err(Error::invalid_with_help(
+            format!("no bead to judge branch '{branch}' by"),
+            "give --bead ID: the work whose approved test spec decides whether the branch \
+             lands (or name the branch after it, e.g. `polecat/vm-k3f9`)",
+        )),
+    }
+}
+
+/// Every request in queue order, plus the files that did not read.
+pub fn list(ws: &Workspace) -> Result<(Vec<MergeRequest>, Vec<Error>)> {
+    request::load_all(ws)
+}
+
+/// Takes the queue's run lock (`.beads/.cache/refinery.lock`), waiting for another
+/// `refinery run` to finish; released when the file is dropped.
+pub fn lock_runs(ws: &Workspace) -> Result<File> {
+    let dir = ws.cache_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let path = dir.join("refinery.lock");
+    let file = crate::store::contain::open(
+        OpenOptions::new().create(true).truncate(false).write(true),
+        &path,
+        |p| ws.contain(p),
+    )?;
+    file.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(file)
+}
