@@ -228,6 +228,43 @@ impl Workspace {
         crate::store::read_to_string(path, |p| self.contain(p))
     }
 
+    /// Reads the YAML record `path` (errors at file, line and column) and checks that the
+    /// id `id_of` finds in it is the file's name.
+    pub fn read_named_record<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &Path,
+        id_of: impl Fn(&T) -> &str,
+    ) -> Result<T> {
+        let text = self.read_record(path)?;
+        let shown = self.display(path);
+        let record: T = crate::yaml::parse(&text, &shown, &text, 1)?;
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        if stem.as_deref() != Some(id_of(&record)) {
+            return Err(Error::Invalid(format!(
+                "{shown}: id '{}' does not match the file name",
+                id_of(&record)
+            )));
+        }
+        Ok(record)
+    }
+
+    /// Opens (creating it and `dir`) the lock file `dir/name` and takes an exclusive lock on
+    /// it, waiting for its holder; the lock is released when the file is dropped.
+    pub fn lock_file(&self, dir: &Path, name: &str) -> Result<std::fs::File> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let path = dir.join(name);
+        let file = crate::store::contain::open(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true),
+            &path,
+            |p| self.contain(p),
+        )?;
+        file.lock().map_err(|e| Error::io(&path, e))?;
+        Ok(file)
+    }
+
     /// `.beads/vermas.yaml`, where the settings are written.
     pub fn config_path(&self) -> PathBuf {
         self.beads_dir.join(SETTINGS_FILE)

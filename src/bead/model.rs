@@ -153,6 +153,19 @@ pub struct AcceptanceCriterion {
     pub judge: Option<String>,
 }
 
+impl AcceptanceCriterion {
+    /// The checks it names, each with its key as written in a record (absent ones left out).
+    pub fn checks(&self) -> impl Iterator<Item = (&'static str, &String)> {
+        [
+            ("verify_command", &self.verify_command),
+            ("verify", &self.verify),
+            ("judge", &self.judge),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| value.as_ref().map(|v| (key, v)))
+    }
+}
+
 /// A work item, one per file under `.beads/issues/`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -332,14 +345,8 @@ impl Bead {
                         scalar(&c.id),
                         scalar(&c.description)
                     );
-                    for (key, value) in [
-                        ("verify_command", &c.verify_command),
-                        ("verify", &c.verify),
-                        ("judge", &c.judge),
-                    ] {
-                        if let Some(v) = value {
-                            s.push_str(&format!(", {key}: {}", scalar(v)));
-                        }
+                    for (key, v) in c.checks() {
+                        s.push_str(&format!(", {key}: {}", scalar(v)));
                     }
                     s.push('}');
                     s

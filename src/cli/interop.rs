@@ -89,14 +89,7 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> Outcome {
         return Ok(0);
     }
     let message = format!("{bad_count} of {shown} not imported; the other issues were");
-    if ctx.json {
-        eprintln!(
-            "{}",
-            json!({"schema_version": 1, "error": message, "code": "parse"})
-        );
-    } else {
-        eprintln!("error: {message}");
-    }
+    super::output::failure(&message, "parse", ctx.json);
     Ok(1)
 }
 
@@ -133,13 +126,6 @@ pub fn export(ctx: &Ctx, cmd: ExportCmd) -> Outcome {
     }
     let n = counted(exported.broken.len(), "bead file", "bead files");
     let message = format!("{n} could not be read and are not in the export");
-    if ctx.json {
-        eprintln!(
-            "{}",
-            json!({"schema_version": 1, "error": message, "code": "parse"})
-        );
-    } else {
-        eprintln!("error: {message}");
-    }
+    super::output::failure(&message, "parse", ctx.json);
     Ok(1)
 }

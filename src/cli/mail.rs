@@ -161,14 +161,7 @@ fn wait(ctx: &Ctx, ws: &Workspace, msg: &str, timeout: &str) -> Outcome {
         }
         None => {
             let text = format!("no reply to {msg} within {timeout}");
-            if ctx.json {
-                eprintln!(
-                    "{}",
-                    json!({"schema_version": 1, "error": text, "code": "timeout"})
-                );
-            } else {
-                eprintln!("{text}");
-            }
+            super::output::failure(&text, "timeout", ctx.json);
             Ok(1)
         }
     }

@@ -154,6 +154,19 @@ pub fn error(e: &Error, json_mode: bool) {
     }
 }
 
+/// Reports on stderr that a command ended short of success after doing what it could:
+/// `{"error", "code"}` with `--json`, else `error: MESSAGE`.
+pub fn failure(message: &str, code: &str, json_mode: bool) {
+    if json_mode {
+        eprintln!(
+            "{}",
+            json!({"schema_version": 1, "error": message, "code": code})
+        );
+    } else {
+        eprintln!("error: {message}");
+    }
+}
+
 /// Prints a diagnostic for `e` on stderr: `KIND: message`, then its snippet and help.
 /// `kind` is `error` or `warning` (drawn with the warning glyph).
 pub fn diagnostic(kind: &str, e: &Error) {

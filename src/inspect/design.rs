@@ -84,6 +84,17 @@ pub struct Revision {
     pub feedback: String,
 }
 
+impl Revision {
+    /// The part of a prompt that shows the earlier proposal and asks for the feedback.
+    pub fn prompt_section(&self) -> String {
+        format!(
+            "\nPREVIOUS PROPOSAL\n{}\n\nFEEDBACK FROM A PERSON\n{}\nRevise the proposal so it follows the feedback.\n",
+            self.previous.trim(),
+            self.feedback.trim()
+        )
+    }
+}
+
 impl DesignInput {
     /// The request for `bead` (id or prefix; its description will be replaced), or for new
     /// work. Refused when the request is empty or the bead cannot carry requirements.
@@ -148,11 +159,7 @@ pub fn task(input: &DesignInput, revision: Option<&Revision>) -> String {
         ));
     }
     if let Some(r) = revision {
-        t.push_str(&format!(
-            "\nPREVIOUS PROPOSAL\n{}\n\nFEEDBACK FROM A PERSON\n{}\nRevise the proposal so it follows the feedback.\n",
-            r.previous.trim(),
-            r.feedback.trim()
-        ));
+        t.push_str(&r.prompt_section());
     }
     t.push_str(
         "\nAnswer with one JSON object and nothing else:\n\

@@ -129,11 +129,7 @@ pub fn task(input: &StrategyInput, revision: Option<&Revision>) -> String {
         }
     }
     if let Some(r) = revision {
-        t.push_str(&format!(
-            "\nPREVIOUS PROPOSAL\n{}\n\nFEEDBACK FROM A PERSON\n{}\nRevise the proposal so it follows the feedback.\n",
-            r.previous.trim(),
-            r.feedback.trim()
-        ));
+        t.push_str(&r.prompt_section());
     }
     t.push_str(
         "\nAnswer with one JSON array and nothing else:\n\
@@ -203,14 +199,8 @@ pub fn to_text(criteria: &[AcceptanceCriterion]) -> String {
             scalar(&c.id),
             scalar(&c.description)
         ));
-        for (key, value) in [
-            ("verify_command", &c.verify_command),
-            ("verify", &c.verify),
-            ("judge", &c.judge),
-        ] {
-            if let Some(v) = value {
-                out.push_str(&format!("  {key}: {}\n", scalar(v)));
-            }
+        for (key, v) in c.checks() {
+            out.push_str(&format!("  {key}: {}\n", scalar(v)));
         }
     }
     out

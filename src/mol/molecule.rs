@@ -9,7 +9,7 @@ use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// Where a molecule is in its life.
@@ -343,16 +343,8 @@ pub fn render_digest(digest: &Digest) -> Result<String> {
 /// Reads and checks one molecule file (errors point at file, line and column); a symlink
 /// only when it stays inside the repository.
 pub fn read(ws: &Workspace, path: &Path) -> Result<Molecule> {
-    let text = ws.read_record(path)?;
+    let mol: Molecule = ws.read_named_record(path, |m: &Molecule| &m.id)?;
     let shown = ws.display(path);
-    let mol: Molecule = crate::yaml::parse(&text, &shown, &text, 1)?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    if stem.as_deref() != Some(mol.id.as_str()) {
-        return Err(Error::Invalid(format!(
-            "{shown}: id '{}' does not match the file name",
-            mol.id
-        )));
-    }
     let mut seen = std::collections::BTreeSet::new();
     for step in &mol.steps {
         if !seen.insert(step.id.as_str()) {
@@ -487,16 +479,7 @@ pub fn new_id(ws: &Workspace, formula: &str, actor: &str) -> String {
 /// Takes the lock that serialises changes to wisps (`.beads/wisps/.lock`, never
 /// committed); released when the file is dropped.
 pub fn lock_wisps(ws: &Workspace) -> Result<File> {
-    let dir = ws.beads_dir.join("wisps");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let path = dir.join(".lock");
-    let file = crate::store::contain::open(
-        OpenOptions::new().create(true).truncate(false).write(true),
-        &path,
-        |p| ws.contain(p),
-    )?;
-    file.lock().map_err(|e| Error::io(&path, e))?;
-    Ok(file)
+    ws.lock_file(&ws.beads_dir.join("wisps"), ".lock")
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 
 /// What `refinery submit` is asked.
 #[derive(Debug, Clone)]
@@ -165,14 +165,5 @@ pub fn list(ws: &Workspace) -> Result<(Vec<MergeRequest>, Vec<Error>)> {
 /// Takes the queue's run lock (`.beads/.cache/refinery.lock`), waiting for another
 /// `refinery run` to finish; released when the file is dropped.
 pub fn lock_runs(ws: &Workspace) -> Result<File> {
-    let dir = ws.cache_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let path = dir.join("refinery.lock");
-    let file = crate::store::contain::open(
-        OpenOptions::new().create(true).truncate(false).write(true),
-        &path,
-        |p| ws.contain(p),
-    )?;
-    file.lock().map_err(|e| Error::io(&path, e))?;
-    Ok(file)
+    ws.lock_file(&ws.cache_dir(), "refinery.lock")
 }

@@ -124,16 +124,7 @@ pub fn render(req: &MergeRequest) -> Result<String> {
 /// Reads one request file (errors point at file, line and column); a symlink only when
 /// it stays inside the repository.
 pub fn read(ws: &Workspace, path: &Path) -> Result<MergeRequest> {
-    let text = ws.read_record(path)?;
-    let shown = ws.display(path);
-    let req: MergeRequest = crate::yaml::parse(&text, &shown, &text, 1)?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    if stem.as_deref() != Some(req.id.as_str()) {
-        return Err(Error::Invalid(format!(
-            "{shown}: id '{}' does not match the file name",
-            req.id
-        )));
-    }
+    let req: MergeRequest = ws.read_named_record(path, |r: &MergeRequest| &r.id)?;
     Ok(req)
 }
 
