@@ -141,21 +141,23 @@ load_start, load_end, ncpu = sys.argv[7], sys.argv[8], sys.argv[9]
 cold = [float(x) for x in sys.argv[10:]]
 small, bigj = json.load(open(f"{w}/small.json")), json.load(open(f"{w}/big.json"))
 rows = []
+# The goals are set for the default sizes; other sizes are shown for information.
+goal_sizes = (nb, nf, big) == (10000, 10000, 100000)
+verdict = lambda ok: ("PASS" if ok else "FAIL") if goal_sizes else "-"
 def ratio(name, r, base, bname, goal):
     v = r["wall"] / base["wall"]
     rows.append((name, f"{r['wall'] * 1000:.1f} ms", f"{bname} {base['wall'] * 1000:.1f} ms",
-                 f"{v:.2f}x", f"{r['cpu'] / base['cpu']:.2f}x", f"<= {goal}x",
-                 "PASS" if v <= goal else "FAIL"))
+                 f"{v:.2f}x", f"{r['cpu'] / base['cpu']:.2f}x", f"<= {goal}x", verdict(v <= goal)))
 git = small["git status --porcelain"]
 for cmd in ("list --json", "ready --json", "status"):
     ratio(f"{cmd} ({nb} beads, {nb + nf} files)", small[cmd], git, "git status", 1.0)
 ratio(f"ready --json ({big} beads)", bigj["ready --json"], bigj["find"], "find", 1.2)
 rows.append((f"ready --json peak memory ({big} beads)", f"{rss_ready:.1f} MB",
-             f"find {rss_find:.1f} MB", "", "", "<= 60 MB", "PASS" if rss_ready <= 60 else "FAIL"))
+             f"find {rss_find:.1f} MB", "", "", "<= 60 MB", verdict(rss_ready <= 60)))
 c = statistics.median(cold)
 rows.append((f"first ready after rm -rf .beads/.cache ({big} beads)", f"{c:.2f} s",
              f"min {min(cold):.2f} s, max {max(cold):.2f} s", "", "", "< 2 s",
-             "PASS" if c < 2 else "FAIL"))
+             verdict(c < 2)))
 print(f"\nvermas read speed at scale; wall-time medians of interleaved runs; "
       f"{ncpu} CPUs, load average {load_start} at start, {load_end} at end\n")
 head = ("measure", "vermas", "baseline", "wall ratio", "cpu ratio", "goal", "")

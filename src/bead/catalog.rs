@@ -157,7 +157,7 @@ impl BeadFields for IndexedBead<'_> {
 
 impl Catalog {
     /// Every bead of `ws`, through the index: only files it does not hold are parsed (on
-    /// every core) and the index is brought up to date.
+    /// the idle cores) and the index is brought up to date.
     pub fn load(ws: &Workspace) -> Result<Catalog> {
         let index_path = cache::index_path(ws);
         let lines = index::lines::<Bead>(
@@ -248,8 +248,8 @@ impl Catalog {
             .collect()
     }
 
-    /// The beads `shown` as a set (partial ones as the index holds them: see
-    /// [`BeadSet::complete`]).
+    /// The beads `shown` as a set, as the index holds them (partial ones are completed
+    /// from their files by [`BeadSet::complete`]).
     pub fn bead_set(&self, shown: &[IndexedBead<'_>]) -> BeadSet {
         let mut set = BeadSet::default();
         for b in shown {

@@ -169,7 +169,11 @@ fn print_indexed(
     heading: Option<String>,
 ) -> Outcome {
     let mut set = catalog.bead_set(shown);
-    let ids: Vec<String> = shown.iter().map(|b| b.key().to_string()).collect();
+    let ids: Vec<String> = shown
+        .iter()
+        .map(|b| b.key().to_string())
+        .filter(|id| set.beads.contains_key(id))
+        .collect();
     print_beads(ctx, ws, &mut set, &ids, empty, heading)
 }
 

@@ -1,7 +1,7 @@
 //! Rebuildable line-per-record indexes under `.beads/.cache/`, shared by beads and mail.
 //!
 //! The record files stay the source of truth: every file of a folder is stat'ed on each
-//! load ([`Listing`]) and any file whose size, modification time, change time or inode
+//! load (`store::listing`) and any file whose size, modification time, change time or inode
 //! differs from its entry is parsed again, so a hand edit is seen at once. Files changed in
 //! the last two seconds are never cached (their timestamps could still repeat), and a
 //! missing, unreadable or corrupt index is simply rebuilt.
@@ -129,7 +129,7 @@ impl<T> Snapshot<T> {
 
 /// Loads every `*.md` record of `dir`, decoding current index lines and parsing the rest
 /// with `parse` (see [`snapshot`]). `parse` is given symlinked entries too and must refuse
-/// one leading outside the repository ([`crate::store::contain`]).
+/// one leading outside the repository ([`crate::store::contain()`]).
 pub fn load<T: Indexed>(
     dir: &Path,
     index_path: &Path,
@@ -240,7 +240,7 @@ struct Fresh {
 ///
 /// `parse` gets the file's path and, for a regular file, its text (read through the open
 /// folder, never through a symlink); with `None` it must read the file itself, refusing a
-/// symlink that leads outside the repository ([`crate::store::contain`]).
+/// symlink that leads outside the repository ([`crate::store::contain()`]).
 pub fn lines<T: Indexed>(
     dir: &Path,
     index_path: &Path,

@@ -36,7 +36,7 @@ impl FileStamp {
     }
 
     /// The stamp of what `fstatat` returned.
-    fn of_stat(st: &libc::stat64) -> FileStamp {
+    fn of_stat(st: &libc::stat) -> FileStamp {
         FileStamp {
             size: u64::try_from(st.st_size).unwrap_or(0),
             mtime_ns: nanos(st.st_mtime, st.st_mtime_nsec),
@@ -99,6 +99,20 @@ impl Drop for OpenDir {
     }
 }
 
+/// This thread's `errno`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn errno() -> *mut libc::c_int {
+    // SAFETY: always valid for the calling thread.
+    unsafe { libc::__errno_location() }
+}
+
+/// This thread's `errno`.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn errno() -> *mut libc::c_int {
+    // SAFETY: always valid for the calling thread.
+    unsafe { libc::__error() }
+}
+
 impl Listing {
     /// Lists `dir`; a folder that does not exist lists nothing.
     pub fn of(dir: &Path) -> Result<Listing> {
@@ -123,9 +137,9 @@ impl Listing {
         let stream = OpenDir(stream);
         loop {
             // SAFETY: errno is thread-local; clearing it tells the end from an error.
-            unsafe { *libc::__errno_location() = 0 };
+            unsafe { *errno() = 0 };
             // SAFETY: the stream is open and read by this thread only.
-            let entry = unsafe { libc::readdir64(stream.0) };
+            let entry = unsafe { libc::readdir(stream.0) };
             if entry.is_null() {
                 let e = std::io::Error::last_os_error();
                 if e.raw_os_error().is_some_and(|n| n != 0) {
@@ -134,10 +148,10 @@ impl Listing {
                 break;
             }
             // SAFETY: `d_name` of a returned entry is a NUL-terminated name that stays
-            // valid until the next `readdir64` on this stream.
+            // valid until the next `readdir` on this stream.
             let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) }.to_bytes();
             if name.ends_with(b".md") && !name.starts_with(b".") {
-                // SAFETY: as above, the entry is valid until the next `readdir64`.
+                // SAFETY: as above, the entry is valid until the next `readdir`.
                 let regular = unsafe { (*entry).d_type } == libc::DT_REG;
                 listing.push(name, regular);
             }
@@ -187,12 +201,11 @@ impl Listing {
         let (start, _) = self.spans[i];
         let name = self.names[start as usize..].as_ptr().cast::<libc::c_char>();
         // SAFETY: a plain C struct, filled in by `fstatat` before it is read.
-        let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: the stream is open (so is its descriptor), `name` points at a
         // NUL-terminated name inside `self.names`, and `st` is a valid out-pointer.
-        let rc = unsafe {
-            libc::fstatat64(libc::dirfd(dir.0), name, &mut st, libc::AT_SYMLINK_NOFOLLOW)
-        };
+        let rc =
+            unsafe { libc::fstatat(libc::dirfd(dir.0), name, &mut st, libc::AT_SYMLINK_NOFOLLOW) };
         if rc != 0 {
             return None;
         }
@@ -249,9 +262,9 @@ impl Listing {
         use std::os::fd::AsRawFd;
         let file = self.open(i)?;
         // SAFETY: a plain C struct, filled in by `fstat` before it is read.
-        let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: the descriptor is open and `st` is a valid out-pointer.
-        if unsafe { libc::fstat64(file.as_raw_fd(), &mut st) } != 0
+        if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0
             || st.st_mode & libc::S_IFMT != libc::S_IFREG
         {
             return None;
