@@ -1,0 +1,56 @@
+//! The integration tests: one test binary (one link, one process) with a module per area.
+//! Each module drives the real `vermas` binary on real temporary git repositories;
+//! `common` and the `*_support` modules hold the shared set-up.
+
+mod common;
+mod hooks_support;
+mod live_support;
+mod lsp_client;
+mod ralph_support;
+mod refinery_support;
+mod session_support;
+
+mod baseline;
+mod bd_coexist;
+mod bd_commands;
+mod bd_interop;
+mod bead_index;
+mod beads_cli;
+mod completions;
+mod concurrency;
+mod containment;
+mod crash;
+mod design;
+mod discover;
+mod doctor;
+mod formula;
+mod formula_errors;
+mod gates;
+mod git_recording;
+mod hooks;
+mod inspect_pipeline;
+mod inspect_specs;
+mod inspector_loop;
+mod judge;
+mod lifecycle_hooks;
+mod live_specs;
+mod lsp;
+mod mail;
+mod messages;
+mod mol;
+mod processes;
+mod progress;
+mod ralph;
+mod ralph_status;
+mod refinery;
+mod refinery_queue;
+mod reports;
+mod robustness;
+mod role_contexts;
+mod session;
+mod setup_cli;
+mod spec_links;
+mod tasks;
+mod verdicts;
+mod watch_plain;
+mod watch_tmux;
