@@ -9,6 +9,7 @@ pub mod fields;
 mod file;
 pub mod graph;
 pub mod history;
+pub mod input;
 pub mod model;
 pub mod ops;
 pub mod query;

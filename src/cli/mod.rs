@@ -3,6 +3,7 @@
 mod agent_args;
 mod approve;
 pub mod args;
+mod bead_args;
 mod beads;
 mod beads_bd;
 mod complete;

@@ -2,9 +2,12 @@
 
 use crate::error::{Error, Result};
 use crate::yaml;
+use keys::find_key_line;
+pub(crate) use keys::key_parts;
 
 pub mod bd;
 mod checks;
+mod keys;
 mod llm;
 mod refinery;
 mod render;
@@ -470,44 +473,6 @@ fn unknown_key(key: &str) -> Error {
          refinery.max_retries, layout.ratio, layout.left.role, layout.left.command, \
          layout.right.role, layout.right.command, agents.ROLE",
     )
-}
-
-/// The parts of a dotted key. A runner pattern is one part whatever dots it holds, so
-/// `verify.runners.*.nix` names the pattern `*.nix`.
-pub(crate) fn key_parts(key: &str) -> Vec<&str> {
-    match key.strip_prefix("verify.runners.") {
-        Some(pattern) => vec!["verify", "runners", pattern],
-        None => key.split('.').collect(),
-    }
-}
-
-/// One-based line and column of the value of the first line that sets `key`, for error
-/// positions; a dotted key such as `llm.timeout` is looked up inside its section.
-fn find_key_line(text: &str, key: &str) -> (usize, usize) {
-    let parts = key_parts(key);
-    let (mut next, mut section_indent) = (0, None::<usize>);
-    for (i, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        if parts.len() > 1 {
-            match section_indent {
-                None if indent > 0 => continue,
-                Some(outer) if indent <= outer => break,
-                _ => {}
-            }
-        }
-        if trimmed.starts_with(&format!("{}:", parts[next])) {
-            if next + 1 == parts.len() {
-                return (i + 1, indent + parts[next].len() + 3);
-            }
-            next += 1;
-            section_indent = Some(indent);
-        }
-    }
-    (1, 1)
 }
 
 #[cfg(test)]
