@@ -4,13 +4,9 @@
 //! feedback that reaches the model's prompt), `--yes`, no terminal, model output that never
 //! parses, and a plan stopped after its design and resumed.
 
+use crate::common::pty::Terminal;
 use crate::common::*;
-use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 /// The scripted role-aware LLM stand-in.
 fn roles_llm() -> PathBuf {
@@ -91,117 +87,20 @@ fn the_work(repo: &Repo) -> serde_json::Value {
     work[0].clone()
 }
 
-/// vermas running on a pseudo-terminal: stdin, stdout and stderr are its slave side.
-struct Terminal {
-    master: std::fs::File,
-    child: Child,
-    seen: Arc<Mutex<Vec<u8>>>,
-    cursor: usize,
-}
-
-impl Terminal {
-    /// Starts `vermas ARGS` in `repo` on a new pseudo-terminal with `env` added.
-    fn start(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> Terminal {
-        let (mut m, mut s) = (-1, -1);
-        // SAFETY: openpty writes two new descriptors into the integers given; the null
-        // name, termios and window size pointers are allowed.
-        let rc = unsafe {
-            libc::openpty(
-                &mut m,
-                &mut s,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-        // SAFETY: both descriptors were just opened by openpty and are owned here alone.
-        let (master, slave) = unsafe { (std::fs::File::from_raw_fd(m), OwnedFd::from_raw_fd(s)) };
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("vermas"));
-        cmd.current_dir(repo.path()).args(args);
-        for var in LEAKY_ENV.iter().chain(&["VISUAL", "EDITOR"]) {
-            cmd.env_remove(var);
-        }
-        cmd.env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", repo.path());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.stdin(Stdio::from(slave.try_clone().expect("dup")))
-            .stdout(Stdio::from(slave.try_clone().expect("dup")))
-            .stderr(Stdio::from(slave));
-        let child = cmd.spawn().expect("spawn vermas");
-        // The command holds the slave's descriptors: drop it so that reading the master
-        // ends once vermas (and its editor) are gone.
-        drop(cmd);
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&seen);
-        let mut reader = master.try_clone().expect("dup master");
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().expect("lock").extend_from_slice(&buf[..n]);
-            }
-        });
-        Terminal {
-            master,
-            child,
-            seen,
-            cursor: 0,
-        }
+/// `vermas ARGS` in `repo` on a new pseudo-terminal, with `env` added.
+fn terminal(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> Terminal {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("vermas"));
+    cmd.current_dir(repo.path()).args(args);
+    for var in LEAKY_ENV.iter().chain(&["VISUAL", "EDITOR"]) {
+        cmd.env_remove(var);
     }
-
-    /// Everything shown so far, line ends as written (`\r` dropped).
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.seen.lock().expect("lock")).replace('\r', "")
+    cmd.env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo.path());
+    for (k, v) in env {
+        cmd.env(k, v);
     }
-
-    /// Waits until `needle` shows after what earlier waits consumed; returns the text up to
-    /// and including it.
-    fn expect(&mut self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let text = self.text();
-            if let Some(i) = text[self.cursor.min(text.len())..].find(needle) {
-                let end = self.cursor + i + needle.len();
-                let part = text[self.cursor..end].to_string();
-                self.cursor = end;
-                return part;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "waited for {needle:?}; the terminal shows:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Types `line` and Enter.
-    fn send(&mut self, line: &str) {
-        self.master
-            .write_all(format!("{line}\n").as_bytes())
-            .expect("write to the terminal");
-    }
-
-    /// Waits for vermas to end; returns its exit code and everything it showed.
-    fn finish(mut self) -> (i32, String) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                std::thread::sleep(Duration::from_millis(100));
-                return (status.code().unwrap_or(-1), self.text());
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("vermas did not end; the terminal shows:\n{}", self.text());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    Terminal::spawn(cmd)
 }
 
 /// An executable editor script `name` in the repository's .git folder (not a work-tree file).
@@ -496,7 +395,7 @@ fn strategize_yes_creates_the_spec_adds_criteria_and_approves_in_one_commit() {
 fn y_in_a_terminal_accepts_and_n_declines_with_nothing_written() {
     let repo = repo();
     let before = repo.commit_count();
-    let mut t = Terminal::start(&repo, &["design", "fizzbuzz"], &[]);
+    let mut t = terminal(&repo, &["design", "fizzbuzz"], &[]);
     let shown = t.expect(QUESTION);
     assert!(
         shown.contains("Proposed requirements:\n\n# Designed: fizzbuzz\n\n## Functional\n"),
@@ -512,7 +411,7 @@ fn y_in_a_terminal_accepts_and_n_declines_with_nothing_written() {
     assert_eq!(repo.commit_count(), before);
     assert!(bead_files(&repo).is_empty());
 
-    let mut t = Terminal::start(&repo, &["design", "fizzbuzz"], &[]);
+    let mut t = terminal(&repo, &["design", "fizzbuzz"], &[]);
     t.expect(QUESTION);
     t.send("maybe");
     t.expect("Answer y, n, e or r.");
@@ -540,7 +439,7 @@ fn e_opens_the_editor_and_a_bad_edit_is_shown_then_fixed() {
             c = count.display()
         ),
     );
-    let mut t = Terminal::start(&repo, &["design", "fizzbuzz"], &[("EDITOR", &ed)]);
+    let mut t = terminal(&repo, &["design", "fizzbuzz"], &[("EDITOR", &ed)]);
     t.expect(QUESTION);
     t.send("e");
     let shown = t.expect(QUESTION);
@@ -573,7 +472,7 @@ fn e_opens_the_editor_and_a_bad_edit_is_shown_then_fixed() {
 fn r_sends_the_feedback_to_the_model_with_the_previous_proposal() {
     let repo = repo();
     let plog = repo.join(".git/prompts.log");
-    let mut t = Terminal::start(
+    let mut t = terminal(
         &repo,
         &["design", "fizzbuzz"],
         &[("FAKE_PROMPT_LOG", plog.to_str().expect("path"))],
@@ -616,7 +515,7 @@ fn strategize_in_a_terminal_edits_the_criteria_as_yaml() {
         "edit.sh",
         "sed -i 's/It runs/It really runs/' \"$1\"",
     );
-    let mut t = Terminal::start(&repo, &["strategize", &id], &[("EDITOR", &ed)]);
+    let mut t = terminal(&repo, &["strategize", &id], &[("EDITOR", &ed)]);
     let shown = t.expect(QUESTION);
     assert!(
         shown.contains("Proposed criteria:\n\n- id: ac-1\n  description: The workspace exists\n  verify_command: test -d .beads\n"),
@@ -703,7 +602,7 @@ fn a_plan_stopped_after_its_design_resumes_at_strategize() {
 fn plan_resume_by_molecule_after_criteria_were_declined_in_a_terminal() {
     let repo = repo();
     let before = repo.commit_count();
-    let mut t = Terminal::start(&repo, &["plan", "a calculator"], &[]);
+    let mut t = terminal(&repo, &["plan", "a calculator"], &[]);
     let shown = t.expect(QUESTION);
     assert!(shown.contains("Proposed requirements:"), "{shown}");
     t.send("y");

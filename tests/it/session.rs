@@ -417,7 +417,7 @@ fn on_a_terminal_start_attaches_and_ends_when_the_client_detaches() {
     let repo = Repo::initialised();
     let server = Server::new();
     let name = session_of(&repo);
-    let mut term = Terminal::start(&server, &repo, &["start"]);
+    let mut term = terminal(&server, &repo, &["start"]);
     wait_attached(&server, &repo, &name, &term);
     // The session was made the terminal's size, less tmux's status line.
     let size = server.ok(
@@ -432,7 +432,7 @@ fn on_a_terminal_start_attaches_and_ends_when_the_client_detaches() {
     );
     assert_eq!(size.trim(), "100x29");
     server.ok(&repo, &["detach-client", "-s", &format!("={name}")]);
-    assert_eq!(term.wait(), Some(0), "{}", term.text());
+    assert_eq!(term.wait_for(Duration::from_secs(15)), 0, "{}", term.text());
     assert!(
         term.text().contains(&format!("Started session {name}")),
         "{}",
@@ -446,17 +446,27 @@ fn on_a_terminal_start_attaches_and_ends_when_the_client_detaches() {
     );
 
     // --attach to the running one; --detach leaves it alone even on a terminal.
-    let mut again = Terminal::start(&server, &repo, &["start", "--attach"]);
+    let mut again = terminal(&server, &repo, &["start", "--attach"]);
     wait_attached(&server, &repo, &name, &again);
     server.ok(&repo, &["detach-client", "-s", &format!("={name}")]);
-    assert_eq!(again.wait(), Some(0), "{}", again.text());
+    assert_eq!(
+        again.wait_for(Duration::from_secs(15)),
+        0,
+        "{}",
+        again.text()
+    );
     assert!(
         again.text().contains("is running already"),
         "{}",
         again.text()
     );
-    let mut detached = Terminal::start(&server, &repo, &["start", "--detach"]);
-    assert_eq!(detached.wait(), Some(0), "{}", detached.text());
+    let mut detached = terminal(&server, &repo, &["start", "--detach"]);
+    assert_eq!(
+        detached.wait_for(Duration::from_secs(15)),
+        0,
+        "{}",
+        detached.text()
+    );
     assert!(
         detached.text().contains("Attach with: tmux attach -t"),
         "{}",

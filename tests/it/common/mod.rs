@@ -2,6 +2,8 @@
 //! `vermas` binary, and real `git` to check what it did.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -2,6 +2,7 @@
 //! pseudo-terminal, and a watch read through a pipe.
 #![allow(dead_code)]
 
+pub use crate::common::pty::Terminal;
 use crate::common::*;
 use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
@@ -191,100 +192,19 @@ pub fn session_of(repo: &Repo) -> String {
     )
 }
 
-/// `vermas ARGS` run on a new pseudo-terminal of 100x30 (stdin, stdout and stderr),
-/// talking to `server`; what it shows is collected.
-pub struct Terminal {
-    child: Child,
-    seen: Arc<Mutex<Vec<u8>>>,
-    _master: std::fs::File,
-}
-
-impl Terminal {
-    /// Starts `vermas ARGS` in `repo` on a new 100x30 terminal, talking to `server`.
-    pub fn start(server: &Server, repo: &Repo, args: &[&str]) -> Terminal {
-        use std::os::fd::{FromRawFd, OwnedFd};
-        let (mut m, mut s) = (-1, -1);
-        let size = libc::winsize {
-            ws_row: 30,
-            ws_col: 100,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        // SAFETY: openpty writes two new descriptors into the integers given; the name
-        // and termios pointers may be null, the window size is read.
-        let rc = unsafe {
-            libc::openpty(
-                &mut m,
-                &mut s,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                &size,
-            )
-        };
-        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-        // SAFETY: both descriptors were just opened by openpty and are owned here alone.
-        let (master, slave) = unsafe { (std::fs::File::from_raw_fd(m), OwnedFd::from_raw_fd(s)) };
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vermas"));
-        cmd.current_dir(repo.path()).args(args);
-        for var in LEAKY_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", repo.path())
-            .env("TERM", "xterm")
-            .env("TMUX_TMPDIR", server.dir.path())
-            .stdin(Stdio::from(slave.try_clone().expect("dup")))
-            .stdout(Stdio::from(slave.try_clone().expect("dup")))
-            .stderr(Stdio::from(slave));
-        let child = cmd.spawn().expect("spawn vermas");
-        drop(cmd);
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&seen);
-        let mut reader = master.try_clone().expect("dup master");
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().expect("lock").extend_from_slice(&buf[..n]);
-            }
-        });
-        Terminal {
-            child,
-            seen,
-            _master: master,
-        }
+/// `vermas ARGS` in `repo` on a new 100x30 pseudo-terminal, talking to `server`.
+pub fn terminal(server: &Server, repo: &Repo, args: &[&str]) -> Terminal {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vermas"));
+    cmd.current_dir(repo.path()).args(args);
+    for var in LEAKY_ENV {
+        cmd.env_remove(var);
     }
-
-    /// What it showed so far.
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.seen.lock().expect("lock")).replace('\r', "")
-    }
-
-    /// Waits up to 15 s for it to end; its exit code.
-    pub fn wait(&mut self) -> Option<i32> {
-        let until = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code();
-            }
-            assert!(
-                Instant::now() < until,
-                "vermas never ended:\n{}",
-                self.text()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    cmd.env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo.path())
+        .env("TERM", "xterm")
+        .env("TMUX_TMPDIR", server.dir.path());
+    Terminal::spawn(cmd)
 }
 
 /// Waits until a tmux client is attached to session `name`.
