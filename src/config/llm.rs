@@ -2,8 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// The roles `llm.roles.<role>` may give their own command.
-pub const LLM_ROLES: &[&str] = &[
+/// Every role vermas knows: the two that coordinate (mayor, inspector), then the ones
+/// that ask an LLM.
+pub const ROLES: &[&str] = &[
+    "mayor",
+    "inspector",
     "judge",
     "auditor",
     "advocate",
@@ -11,6 +14,9 @@ pub const LLM_ROLES: &[&str] = &[
     "designer",
     "strategist",
 ];
+
+/// The roles `llm.roles.<role>` may give their own command: those that ask an LLM.
+pub const LLM_ROLES: &[&str] = ROLES.split_at(2).1;
 
 /// Shell builtins a command line may start with (they are never files on PATH).
 const BUILTINS: &[&str] = &[".", ":", "cd", "command", "eval", "exec", "exit", "export"];

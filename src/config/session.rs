@@ -5,17 +5,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The roles a pane (`layout.left.role`, `layout.right.role`) or an agent
-/// (`agents.<role>`) may name.
-pub const SESSION_ROLES: &[&str] = &[
-    "mayor",
-    "inspector",
-    "judge",
-    "auditor",
-    "advocate",
-    "critic",
-    "designer",
-    "strategist",
-];
+/// (`agents.<role>`) may name: every role (see [`super::llm::ROLES`]).
+pub const SESSION_ROLES: &[&str] = super::llm::ROLES;
 
 /// `layout.*` settings.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

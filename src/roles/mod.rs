@@ -74,6 +74,16 @@ mod tests {
     use super::ROLES;
 
     #[test]
+    fn a_context_file_for_every_role_the_config_knows() {
+        let mut files: Vec<&str> = ROLES.iter().map(|(r, _)| *r).collect();
+        let mut known = crate::config::SESSION_ROLES.to_vec();
+        files.sort();
+        known.sort();
+        assert_eq!(files, known);
+        assert_eq!(crate::config::LLM_ROLES[0], "judge");
+    }
+
+    #[test]
     fn every_role_says_what_it_does_its_commands_and_how_to_ask() {
         assert_eq!(ROLES.len(), 8);
         for (role, text) in ROLES {
