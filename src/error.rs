@@ -42,7 +42,7 @@ impl ParseError {
         let file = file.into();
         let line = line.max(1);
         let column = column.max(1);
-        let offset = offset_of(text, line, column);
+        let offset = crate::textpos::offset_of(text, line, column);
         let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line_len = text[line_start..]
             .find('\n')
@@ -87,23 +87,6 @@ impl ParseError {
 
 /// Longest line (in bytes) a diagnostic quotes; a longer one is named, not drawn.
 const MAX_SNIPPET_LINE: usize = 4096;
-
-/// Byte offset of a one-based line and column in `text` (clamped to the text).
-fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let mut offset = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            let col = l
-                .char_indices()
-                .nth(column - 1)
-                .map(|(b, _)| b)
-                .unwrap_or(l.len());
-            return offset + col;
-        }
-        offset += l.len();
-    }
-    text.len()
-}
 
 /// Every failure vermas reports.
 #[derive(Debug, thiserror::Error, Diagnostic)]

@@ -34,6 +34,7 @@ pub mod spec;
 pub mod store;
 pub mod summary;
 pub mod tasks;
+pub mod textpos;
 pub mod time;
 pub mod verification;
 pub mod workspace;

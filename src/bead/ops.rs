@@ -150,20 +150,9 @@ fn check_new(actor: &str, new: &NewBead) -> Result<()> {
 /// A free id for a new top-level bead.
 fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> Result<String> {
     let prefix = ws.id_prefix()?;
-    let len = id::hash_len(ids.len());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let mut nonce = 0u32;
-    loop {
-        // Grow the id after many collisions rather than loop for ever.
-        let extra = (nonce / 16) as usize;
-        let candidate = id::generate(prefix, title, actor, nanos, nonce, len + extra);
-        if !bead_path(ws, &candidate).exists() {
-            return Ok(candidate);
-        }
-        nonce += 1;
-    }
+    Ok(id::fresh(prefix, title, actor, ids.len(), |c| {
+        bead_path(ws, c).exists()
+    }))
 }
 
 /// `<parent>.<n>` with `n` one past the highest existing child.

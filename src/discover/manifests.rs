@@ -1,8 +1,9 @@
 //! The standard commands a manifest implies: `Cargo.toml` (cargo), `go.mod` (go) and
 //! `pyproject.toml` (pytest, ruff, mypy, black, pyright where configured).
 
-use super::{Collector, Kind, Rank, line_col};
+use super::{Collector, Kind, Rank};
 use crate::error::ParseError;
+use crate::textpos::line_col;
 
 /// Scans `Cargo.toml`, `go.mod` and `pyproject.toml`.
 pub(super) fn scan(c: &mut Collector) {

@@ -14,6 +14,7 @@ mod node;
 use crate::config::Config;
 use crate::error::{Error, ParseError, Result};
 use crate::store::{CommitMessage, Recorded, Txn};
+use crate::textpos::line_col;
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -306,15 +307,6 @@ impl Collector<'_> {
     }
 }
 
-/// One-based line and column of a byte offset in `text`.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() + 1)
-}
-
 /// One-based line of a byte offset in `text`.
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     line_col(text, offset).0
@@ -385,9 +377,7 @@ mod tests {
     }
 
     #[test]
-    fn line_col_counts_from_one() {
-        assert_eq!(line_col("ab\ncd", 4), (2, 2));
-        assert_eq!(line_col("ab", 0), (1, 1));
+    fn line_of_counts_from_one() {
         assert_eq!(line_of("a\nb\nc", 4), 3);
     }
 }

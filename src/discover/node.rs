@@ -302,7 +302,7 @@ fn wildcard(pattern: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discover::line_col;
+    use crate::textpos::line_col;
 
     #[test]
     fn script_names_map_to_kinds() {

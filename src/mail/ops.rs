@@ -247,19 +247,9 @@ fn write_all(
 
 /// A free `msg-<base36>` id, as short as the number of messages allows.
 fn fresh_id(used: &mut HashSet<String>, subject: &str, from: &str) -> String {
-    let len = id::hash_len(used.len());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let mut nonce = 0u32;
-    loop {
-        let extra = (nonce / 16) as usize;
-        let candidate = id::generate("msg", subject, from, nanos, nonce, len + extra);
-        if used.insert(candidate.clone()) {
-            return candidate;
-        }
-        nonce += 1;
-    }
+    let id = id::fresh("msg", subject, from, used.len(), |c| used.contains(c));
+    used.insert(id.clone());
+    id
 }
 
 /// Runs `change` on message `query` under the write lock (none for ephemeral mail) and

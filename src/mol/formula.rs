@@ -11,6 +11,7 @@
 //! `compose.gate`) are recorded in `unsupported`, and a step `loop` is refused at once.
 
 use crate::error::{Error, ParseError};
+use crate::textpos::line_col;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -32,18 +33,6 @@ impl Source {
         let (line, column) = line_col(&self.text, span.start);
         ParseError::at(&self.name, &self.text, line, column, message)
     }
-}
-
-/// One-based line and column (in characters) of a byte offset.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() + 1)
 }
 
 /// A value with the byte range it was written at.
@@ -556,11 +545,5 @@ mod tests {
         );
         assert_eq!(kind("[[legs]]\nid = 'a'\n"), FormulaType::Convoy);
         assert_eq!(kind("type = 'aspect'\n"), FormulaType::Aspect);
-    }
-
-    #[test]
-    fn line_col_counts_characters() {
-        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
-        assert_eq!(line_col("", 5), (1, 1));
     }
 }

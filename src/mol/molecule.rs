@@ -460,20 +460,7 @@ pub fn new_id(ws: &Workspace, formula: &str, actor: &str) -> String {
             .any(|d| d.join(&file).exists())
     };
     let count = files(ws).len() + yaml_files(&archive_dir(ws)).len();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let len = crate::store::id::hash_len(count);
-    let mut nonce = 0u32;
-    loop {
-        // After many collisions at this length, grow the id rather than spin.
-        let extra = (nonce / 64) as usize;
-        let id = crate::store::id::generate("mol", formula, actor, nanos, nonce, len + extra);
-        if !taken(&id) {
-            return id;
-        }
-        nonce += 1;
-    }
+    crate::store::id::fresh("mol", formula, actor, count, taken)
 }
 
 /// Takes the lock that serialises changes to wisps (`.beads/wisps/.lock`, never

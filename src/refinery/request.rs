@@ -153,20 +153,7 @@ pub fn load_all(ws: &Workspace) -> Result<(Vec<MergeRequest>, Vec<Error>)> {
 
 /// A new request id, free among the request files.
 pub fn new_id(ws: &Workspace, branch: &str, actor: &str, count: usize) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let len = crate::store::id::hash_len(count);
-    let mut nonce = 0u32;
-    loop {
-        // After many collisions at this length, grow the id rather than spin.
-        let extra = (nonce / 64) as usize;
-        let id = crate::store::id::generate("mq", branch, actor, nanos, nonce, len + extra);
-        if !path(ws, &id).exists() {
-            return id;
-        }
-        nonce += 1;
-    }
+    crate::store::id::fresh("mq", branch, actor, count, |id| path(ws, id).exists())
 }
 
 #[cfg(test)]

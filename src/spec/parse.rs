@@ -3,6 +3,7 @@
 use super::plain;
 use super::target::{self, NameRule};
 use super::{Annotation, Criterion, LinkForm, Problem, Spec};
+use crate::textpos::LineIndex;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use std::ops::Range;
@@ -368,32 +369,5 @@ fn check_fences(text: &str, problems: &mut Vec<Problem>) {
             message: "this code fence is never closed: everything after it is read as code".into(),
             error: true,
         });
-    }
-}
-
-/// Maps byte offsets to one-based lines and columns.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    fn line(&self, offset: usize) -> usize {
-        self.starts.partition_point(|s| *s <= offset)
-    }
-
-    /// One-based line and column (in characters, as error positions count) of `offset`.
-    fn position(&self, text: &str, offset: usize) -> (usize, usize) {
-        let line = self.line(offset);
-        let start = self.starts[line - 1];
-        let column = text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
-        (line, column + 1)
     }
 }

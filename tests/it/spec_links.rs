@@ -369,3 +369,39 @@ fn the_report_points_at_the_check_function_next_to_the_criterion() {
             .is_none()
     );
 }
+
+#[test]
+fn positions_after_non_ascii_text_count_characters() {
+    let repo = Repo::initialised();
+    // "Grüße ✓" is 7 characters but 10 bytes: the link starts at column 15, byte 19.
+    repo.write(
+        "specs/umlaut.md",
+        "# Umlaut\n\n## Success Criteria\n\n- [ ] Grüße ✓ [verify](tests/x.sh#test_a)\n",
+    );
+    repo.write("tests/x.sh", "test_a() { :; }\n");
+    let r = run(&repo, &["spec", "check"]);
+    let all = r.all();
+    // The headline counts characters, as editors do (the byte count would say 19).
+    assert!(all.contains("warning: specs/umlaut.md:5:15:"), "{all}");
+    // The caret sits under the link's `[`, 14 characters into the quoted line.
+    let quoted = all
+        .lines()
+        .position(|l| l.contains("Grüße ✓ [verify]"))
+        .unwrap_or_else(|| panic!("no quoted line: {all}"));
+    let line = all.lines().nth(quoted).unwrap();
+    let caret = all.lines().nth(quoted + 1).unwrap();
+    let bracket = line.chars().position(|c| c == '[').unwrap();
+    let mark = caret
+        .chars()
+        .position(|c| c == '^' || c == '─' || c == '┬')
+        .unwrap_or_else(|| panic!("no caret under {line:?}: {caret:?}"));
+    // The first '[' on the quoted line is the checkbox's; the link's is the next one.
+    let link = line
+        .char_indices()
+        .filter(|(_, c)| *c == '[')
+        .nth(1)
+        .map(|(b, _)| line[..b].chars().count())
+        .unwrap();
+    assert!(bracket < link);
+    assert_eq!(mark, link, "{line}\n{caret}");
+}
