@@ -14,6 +14,7 @@ pub mod duration;
 pub mod error;
 pub mod gate;
 pub mod git;
+pub mod glob;
 pub mod hooks;
 pub mod inspect;
 pub mod inspector;

@@ -6,7 +6,7 @@ mod proof;
 pub mod reaper;
 mod runner;
 
-pub use runner::{command_for, contained, describe, glob_match};
+pub use runner::{command_for, contained, describe};
 
 use crate::config::{Config, parse_duration};
 use serde::Serialize;

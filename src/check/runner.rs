@@ -63,11 +63,9 @@ pub fn plan(
         };
         return Ok((j, proof));
     }
-    if let Some((_, runner)) = settings
-        .runners
-        .iter()
-        .find(|(pattern, _)| glob_match(pattern, if pattern.contains('/') { file } else { &name }))
-    {
+    if let Some((_, runner)) = settings.runners.iter().find(|(pattern, _)| {
+        crate::glob::matches(pattern, if pattern.contains('/') { file } else { &name })
+    }) {
         let mut words = runner.split_whitespace().map(str::to_string);
         let program = words
             .next()
@@ -179,30 +177,4 @@ pub fn describe(job: &Job) -> String {
 /// True when the bash runner reported the function as missing.
 pub fn missing_function(done: &Finished, code: i32) -> bool {
     code == NO_FUNCTION_EXIT && done.text().lines().any(|l| l.starts_with(NO_FUNCTION_MARK))
-}
-
-/// Matches `*` (any run) and `?` (one character) against `text`.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some((b'?', rest)) => !t.is_empty() && go(rest, &t[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::glob_match;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("*.sh", "a.sh"));
-        assert!(!glob_match("*.sh", "a.shx"));
-        assert!(glob_match("tests/*.rb", "tests/x.rb"));
-        assert!(glob_match("t?.py", "t1.py"));
-    }
 }

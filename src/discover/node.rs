@@ -259,7 +259,7 @@ fn expand(root: &Path, patterns: &[String]) -> Vec<String> {
     for entry in walker.filter_map(Result::ok) {
         let rel = rel_path(root, entry.path());
         let parts: Vec<&str> = rel.split('/').collect();
-        let matches = |p: &Vec<String>| glob_match(p, &parts);
+        let matches = |p: &Vec<String>| crate::glob::matches_path(p, &parts);
         if include.iter().any(matches)
             && !exclude.iter().any(matches)
             && entry.path().join("package.json").is_file()
@@ -268,35 +268,6 @@ fn expand(root: &Path, patterns: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-/// Whether path components `path` match glob components `pattern`.
-fn glob_match(pattern: &[String], path: &[&str]) -> bool {
-    match pattern.split_first() {
-        None => path.is_empty(),
-        Some((p, rest)) if p == "**" => {
-            (0..=path.len()).any(|skip| glob_match(rest, &path[skip..]))
-        }
-        Some((p, rest)) => match path.split_first() {
-            Some((first, tail)) => wildcard(p, first) && glob_match(rest, tail),
-            None => false,
-        },
-    }
-}
-
-/// `*` and `?` matching of one path component.
-fn wildcard(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    fn go(p: &[char], n: &[char]) -> bool {
-        match p.split_first() {
-            None => n.is_empty(),
-            Some(('*', rest)) => (0..=n.len()).any(|i| go(rest, &n[i..])),
-            Some(('?', rest)) => !n.is_empty() && go(rest, &n[1..]),
-            Some((c, rest)) => n.first() == Some(c) && go(rest, &n[1..]),
-        }
-    }
-    go(&p, &n)
 }
 
 #[cfg(test)]
@@ -320,15 +291,5 @@ mod tests {
         let text = "{\n  \"scripts\": {\n    \"ci\": \"test\",\n    \"test\": \"x\"\n  }\n}";
         let o = key_offset(text, 0, "test").unwrap();
         assert_eq!(line_col(text, o), (4, 5));
-    }
-
-    #[test]
-    fn globs_match_components() {
-        let g = |p: &str| p.split('/').map(str::to_string).collect::<Vec<_>>();
-        assert!(glob_match(&g("packages/*"), &["packages", "a"]));
-        assert!(!glob_match(&g("packages/*"), &["packages", "a", "b"]));
-        assert!(glob_match(&g("apps/**"), &["apps", "a", "b"]));
-        assert!(glob_match(&g("**/pkg-?"), &["x", "pkg-1"]));
-        assert!(!glob_match(&g("libs/a*"), &["libs", "b"]));
     }
 }

@@ -214,7 +214,7 @@ fn select_changed(
         let hit = spec.covers.is_empty()
             || code.iter().any(|p| {
                 own.contains(p.as_str())
-                    || spec.covers.iter().any(|g| crate::check::glob_match(g, p))
+                    || spec.covers.iter().any(|g| crate::glob::matches(g, p))
             });
         if hit {
             kept.push(spec);

@@ -201,7 +201,7 @@ fn expand(root: &Path, pattern: &str) -> Result<Vec<String>, String> {
         if r.starts_with(".git/") {
             continue;
         }
-        if crate::check::glob_match(&rel, &r) {
+        if crate::glob::matches(&rel, &r) {
             out.push(r);
         }
     }

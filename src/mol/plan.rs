@@ -14,7 +14,7 @@
 //! template needs (its last steps).
 
 use super::formula::{At, ExpandRule, Formula, FormulaType, Source, StepDef, VarDef};
-use super::template::{glob, placeholders};
+use super::template::placeholders;
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::ops::Range;
@@ -202,7 +202,7 @@ impl<'l, 'a> Graph<'l, 'a> {
             let ids: Vec<String> = self
                 .nodes
                 .iter()
-                .filter(|n| glob(&rule.target.value, &n.id))
+                .filter(|n| crate::glob::matches(&rule.target.value, &n.id))
                 .map(|n| n.id.clone())
                 .collect();
             for id in ids {

@@ -36,26 +36,6 @@ pub fn placeholders(s: &str, vars: &HashMap<String, String>) -> String {
     out
 }
 
-/// `*` matches any run of characters; everything else matches itself.
-pub fn glob(pattern: &str, s: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == s;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !s.starts_with(first) || s.len() < first.len() + last.len() || !s.ends_with(last) {
-        return false;
-    }
-    let mut rest = &s[first.len()..s.len() - last.len()];
-    for part in &parts[1..parts.len() - 1] {
-        match rest.find(part) {
-            Some(p) => rest = &rest[p + part.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
 /// Handlebars words that are never formula variables: `{{else}}`, `{{this}}`, and Go
 /// template's `{{end}}`.
 const TEMPLATE_KEYWORDS: [&str; 3] = ["else", "this", "end"];
@@ -186,14 +166,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`{{who}}` is not a variable"), "{e}");
-    }
-
-    #[test]
-    fn globs() {
-        assert!(glob("*.implement", "a.implement"));
-        assert!(glob("shiny.*", "shiny.x"));
-        assert!(glob("a*b*c", "aXbYc"));
-        assert!(!glob("a*b", "ab.c"));
-        assert!(glob("exact", "exact"));
     }
 }
