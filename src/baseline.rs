@@ -7,16 +7,16 @@
 //! and gix is kept to the features commits need.
 
 use crate::error::{Error, Result};
+use crate::git::cli;
 use crate::live::{self, RunSettings, SpecRun};
 use crate::spec::Spec;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Resolves `rev` to a commit id; an empty `rev` means the merge-base of HEAD with its
 /// upstream branch.
 pub fn resolve(root: &Path, rev: &str) -> Result<String> {
     if rev.is_empty() {
-        let upstream = git(
+        let upstream = cli::run(
             root,
             &[
                 "rev-parse",
@@ -31,11 +31,11 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
                 "name one: `vermas status --verify --baseline main` (any commit, branch or tag)",
             )
         })?;
-        return git(root, &["merge-base", "HEAD", upstream.trim()])
+        return cli::run(root, &["merge-base", "HEAD", upstream.trim()])
             .map(|s| s.trim().to_string())
             .map_err(|e| Error::Git(format!("no merge-base with {}: {e}", upstream.trim())));
     }
-    git(
+    cli::run(
         root,
         &[
             "rev-parse",
@@ -67,7 +67,7 @@ pub fn run_at(
         &rev[..rev.len().min(12)]
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    git(
+    cli::run(
         root,
         &[
             "worktree",
@@ -96,12 +96,12 @@ struct Worktree {
 
 impl Drop for Worktree {
     fn drop(&mut self) {
-        let _ = git(
+        let _ = cli::run(
             &self.root,
             &["worktree", "remove", "--force", &self.dir.to_string_lossy()],
         );
         let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = git(&self.root, &["worktree", "prune"]);
+        let _ = cli::run(&self.root, &["worktree", "prune"]);
     }
 }
 
@@ -119,20 +119,5 @@ pub fn flag(now: &mut [SpecRun], before: &[SpecRun]) {
                 .is_some_and(|o| o.outcome == crate::check::Outcome::Pass);
             c.passed_before = Some(passed_before && c.outcome == crate::check::Outcome::Pass);
         }
-    }
-}
-
-/// Runs git (read-only commands) in `root` and returns its stdout, or its stderr as the
-/// error.
-pub(crate) fn git(root: &Path, args: &[&str]) -> std::result::Result<String, String> {
-    let out = Command::new("git")
-        .current_dir(root)
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
     }
 }

@@ -8,10 +8,9 @@
 //! diffs. Every command here only reads; none takes a lock (`--no-optional-locks`).
 
 use super::{GitRepo, git_err};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::workspace::absolute;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// What a pushed tip is compared against to find the paths it changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,25 +50,13 @@ impl GitRepo {
     /// Runs `git` read-only on this repository and returns its stdout.
     fn git_read(&self, args: &[&str]) -> Result<String> {
         let git_dir = absolute(self.repo.git_dir());
-        let out = Command::new("git")
-            .arg("--no-optional-locks")
-            .arg("--git-dir")
+        let mut cmd = super::cli::command(&self.workdir);
+        cmd.arg("--git-dir")
             .arg(&git_dir)
             .arg("--work-tree")
             .arg(&self.workdir)
-            .args(args)
-            .current_dir(&self.workdir)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| Error::Git(format!("cannot run git: {e}")))?;
-        if !out.status.success() {
-            return Err(Error::Git(format!(
-                "git {} failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+            .args(args);
+        Ok(super::cli::stdout(&mut cmd, args)?)
     }
 
     /// True when `rev` names a commit this repository has.

@@ -17,7 +17,7 @@ pub struct LeftLock {
 /// `index.lock`, `HEAD.lock` and the current branch's ref lock, where present.
 pub fn git_locks(root: &Path) -> Vec<LeftLock> {
     let git = |args: &[&str]| {
-        crate::baseline::git(root, args)
+        super::cli::run(root, args)
             .ok()
             .map(|s| s.trim().to_string())
     };
@@ -43,7 +43,7 @@ pub fn git_locks(root: &Path) -> Vec<LeftLock> {
 /// status) that are untracked or differ from HEAD: everything but vermas's caches and
 /// wisps and the files bd keeps there.
 pub fn unrecorded(root: &Path, beads_dir: &Path) -> Vec<(String, String)> {
-    let Ok(out) = crate::baseline::git(
+    let Ok(out) = super::cli::run(
         root,
         &[
             "status",

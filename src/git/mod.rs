@@ -1,5 +1,6 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
+pub mod cli;
 mod commit;
 mod history;
 mod hookdir;

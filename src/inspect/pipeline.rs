@@ -257,13 +257,13 @@ fn diff(ws: &Workspace, base: Option<&str>) -> String {
             "master",
         ]
         .iter()
-        .find_map(|b| crate::baseline::git(&ws.root, &["merge-base", "HEAD", b]).ok())
+        .find_map(|b| crate::git::cli::run(&ws.root, &["merge-base", "HEAD", b]).ok())
         .map(|s| s.trim().to_string())
     });
     let Some(base) = base else {
         return "(no base to diff against)".into();
     };
-    match crate::baseline::git(&ws.root, &["diff", &format!("{base}...HEAD")]) {
+    match crate::git::cli::run(&ws.root, &["diff", &format!("{base}...HEAD")]) {
         Ok(d) if d.len() > DIFF_CAP => {
             let mut cut = DIFF_CAP;
             while !d.is_char_boundary(cut) {

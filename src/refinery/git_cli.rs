@@ -7,8 +7,9 @@
 //! would get from `git merge`, so its result is the one verified.
 
 use crate::error::{Error, Result};
+use crate::git::cli;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// The `git` program pointed at one repository.
 #[derive(Debug, Clone)]
@@ -43,34 +44,28 @@ impl Git {
         }
     }
 
-    /// Runs `git ARGS` in `dir` (default: the root) and returns its output as it is.
-    fn output(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Result<Output> {
-        let mut cmd = Command::new("git");
-        cmd.current_dir(dir.unwrap_or(&self.root))
-            .args(args)
-            .stdin(Stdio::null())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE");
+    /// `git ARGS` ready to run in `dir` (default: the root) with `env` added.
+    fn command(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Command {
+        let mut cmd = cli::command(dir.unwrap_or(&self.root));
+        cmd.args(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
-        cmd.output()
+        cmd
+    }
+
+    /// Runs `git ARGS` in `dir` (default: the root) and returns its output as it is.
+    fn output(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Result<Output> {
+        self.command(dir, args, env)
+            .output()
             .map_err(|e| Error::Git(format!("cannot run git: {e}")))
     }
 
     /// Runs `git ARGS` in `dir` and returns its stdout; a non-zero exit is an error
     /// carrying git's message.
     fn run_in(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Result<String> {
-        let out = self.output(dir, args, env)?;
-        if !out.status.success() {
-            return Err(Error::Git(format!(
-                "git {} failed: {}",
-                args.first().copied().unwrap_or(""),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        // The failure names the subcommand only: its arguments are object ids.
+        Ok(cli::stdout(&mut self.command(dir, args, env), &args[..1])?)
     }
 
     /// Runs `git ARGS` in the root and returns its stdout.

@@ -14,7 +14,6 @@ pub mod files;
 pub mod parse;
 pub mod render;
 
-use crate::check::process::{self, Job};
 use crate::check::{CheckResult, Outcome};
 use crate::config::{Config, parse_duration};
 use crate::error::Error;
@@ -235,7 +234,7 @@ pub fn verify(req: &Request, s: &Settings) -> Result<Verification, Error> {
         let result = if item.ac_checklist {
             let changed = changed.get_or_insert_with(|| {
                 let skip = [Some(&req.file), requirements.as_ref()];
-                changed_files(&s.root, &skip, s.output_cap)
+                changed_files(&s.root, &skip)
             });
             run_ac_item(item, &criteria, changed, s)
         } else {
@@ -403,21 +402,8 @@ fn judge_ac(c: &Criterion, changed: &[String], s: &Settings) -> AcResult {
 /// Files changed in the work tree against HEAD, plus untracked ones git does not ignore
 /// (asked of the `git` command, which knows the ignore rules), without `.beads/` and the
 /// tasks and requirements files; at most [`MAX_CHANGED_FILES`]. Empty outside git.
-fn changed_files(root: &Path, skip: &[Option<&PathBuf>], cap: usize) -> Vec<String> {
-    let git = |args: &[&str]| {
-        let mut all = vec!["-c".to_string(), "core.quotepath=off".to_string()];
-        all.extend(args.iter().map(|a| a.to_string()));
-        let f = process::run(&Job {
-            program: "git".into(),
-            args: all,
-            dir: root.to_path_buf(),
-            stdin: None,
-            env: Vec::new(),
-            timeout: Duration::from_secs(30),
-            output_cap: cap,
-        });
-        (f.exit_code == Some(0)).then(|| f.text())
-    };
+fn changed_files(root: &Path, skip: &[Option<&PathBuf>]) -> Vec<String> {
+    let git = |args: &[&str]| crate::git::cli::run(root, args).ok();
     let tracked = git(&["diff", "--name-only", "HEAD", "--"])
         .or_else(|| git(&["ls-files", "--cached"]))
         .unwrap_or_default();
