@@ -24,6 +24,7 @@ pub mod live;
 pub mod lsp;
 pub mod mail;
 pub mod mol;
+pub mod par;
 pub mod ralph;
 pub mod refinery;
 pub mod report;

@@ -175,7 +175,7 @@ impl Catalog {
             broken: lines.broken,
         };
         let text = &catalog.text;
-        let read = index::par_map(&lines.spans, |_, span| {
+        let read = crate::par::par_map(&lines.spans, |_, span| {
             Some(Slot::read(text, *span).ok_or(*span))
         });
         catalog.slots.reserve(read.len());

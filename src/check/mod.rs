@@ -242,42 +242,18 @@ pub fn run_parallel<T: Sync, R: Send>(
     work: impl Fn(&T) -> R + Sync,
     progress: impl Fn(Progress) + Sync,
 ) -> Vec<R> {
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<R>>> = Mutex::new((0..tasks.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, tasks.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(task) = tasks.get(i) else { break };
-                    progress(Progress::Started {
-                        index: i,
-                        total: tasks.len(),
-                    });
-                    let r = work(task);
-                    slots.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
-                    let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(Progress::Finished {
-                        index: i,
-                        done: n,
-                        total: tasks.len(),
-                    });
-                }
-            });
-        }
-    });
-    slots
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .map(|r| r.expect("every task ran"))
-        .collect()
-}
-
-/// The default number of parallel jobs: the machine's cores.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    crate::par::pool(tasks.len(), jobs, |i| {
+        let total = tasks.len();
+        progress(Progress::Started { index: i, total });
+        let r = work(&tasks[i]);
+        let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
+        progress(Progress::Finished {
+            index: i,
+            done,
+            total,
+        });
+        r
+    })
 }

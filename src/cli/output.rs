@@ -68,16 +68,16 @@ pub fn print_json_elements<T: Sync>(items: &[T], write: impl Fn(&mut Vec<u8>, &T
     let threads = if items.len() < 2 * BLOCK {
         1
     } else {
-        std::thread::available_parallelism().map_or(2, |n| n.get())
+        crate::par::cores()
     };
-    let render = |part: &[T], out: &mut Vec<u8>| {
-        out.clear();
+    let render = |part: &[T]| {
+        let mut out = Vec::new();
         for item in part {
             out.extend_from_slice(b",\n");
-            write(out, item);
+            write(&mut out, item);
         }
+        out
     };
-    let mut buffers: Vec<Vec<u8>> = (0..threads).map(|_| Vec::new()).collect();
     let mut lock = std::io::stdout().lock();
     let result = (|| {
         if items.is_empty() {
@@ -88,17 +88,8 @@ pub fn print_json_elements<T: Sync>(items: &[T], write: impl Fn(&mut Vec<u8>, &T
         // no `,` before it.
         let mut first = true;
         for round in items.chunks(BLOCK * threads) {
-            std::thread::scope(|scope| {
-                let mut rest = buffers.iter_mut();
-                let mut parts = round.chunks(BLOCK);
-                let own = (parts.next(), rest.next());
-                for (part, buf) in parts.zip(rest) {
-                    scope.spawn(|| render(part, buf));
-                }
-                if let (Some(part), Some(buf)) = own {
-                    render(part, buf);
-                }
-            });
+            let parts: Vec<&[T]> = round.chunks(BLOCK).collect();
+            let buffers = crate::par::pool(parts.len(), threads, |n| render(parts[n]));
             for buf in buffers.iter().filter(|b| !b.is_empty()) {
                 let skip = if first { 1 } else { 0 };
                 first = false;
@@ -262,4 +253,9 @@ pub fn short_commit(recorded: &Recorded) -> Option<&str> {
         Recorded::Commit(id) => Some(&id[..id.len().min(7)]),
         _ => None,
     }
+}
+
+/// True when stdout is a terminal and `NO_COLOR` is not set.
+pub fn colour() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

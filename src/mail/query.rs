@@ -5,7 +5,7 @@ use super::index::{Entry, json_esc};
 use super::message::Message;
 use super::store::{self, Dir};
 use crate::error::{Error, Result};
-use crate::store::index::{self, Row, Snapshot};
+use crate::store::index::{Row, Snapshot};
 use crate::workspace::Workspace;
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -57,7 +57,7 @@ impl Inbox {
         let errors = Mutex::new(Vec::new());
         for (dir, mailbox, snap) in &self.folders {
             let rows = snap.rows();
-            parts.extend(index::par_chunks(&rows, |_, row| {
+            parts.extend(crate::par::par_chunks(&rows, |_, row| {
                 let mut e = match Entry::of_row(row) {
                     Some(e) if !e.partial => e,
                     // A long body, or a line that no longer decodes: read the file.

@@ -27,7 +27,7 @@ pub use super::escape::{
     choice, esc, esc_into, esc_list, esc_opt, esc_opt_into, unesc, unesc_cow, unesc_list, unesc_opt,
 };
 pub use super::listing::{FileStamp, RACY_NANOS};
-pub use super::par::{idle_cores, par_chunks, par_map, par_ranges};
+use crate::par::par_map;
 
 /// Separates items of a list field.
 pub const ITEM: char = '\u{1f}';

@@ -7,7 +7,6 @@ pub mod frontmatter;
 pub mod id;
 pub mod index;
 mod listing;
-mod par;
 mod txn;
 
 pub use contain::{contain, read_to_string};

@@ -1,5 +1,6 @@
-//! Running a function over many items on the idle cores, results in order: what makes a
-//! load of many records (a stat and maybe a parse each) take a fraction of the time.
+//! The one thread pool: a function over many items on several threads, each thread
+//! taking the next item when done with one, the results in order. Loads of many records
+//! (a stat and maybe a parse each) use the idle cores in parts; checks run one per job.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -43,7 +44,20 @@ pub fn par_ranges<T: Send>(len: usize, f: impl Fn(Range<usize>) -> T + Sync) -> 
         return vec![f(0..len)];
     }
     let size = (len / (threads * 8)).clamp(256, 8192);
-    let count = len.div_ceil(size);
+    pool(len.div_ceil(size), threads, |n| {
+        let start = n * size;
+        f(start..(start + size).min(len))
+    })
+}
+
+/// `f(0)` to `f(count - 1)` on up to `threads` threads, this one among them, each taking
+/// the next number when done with one (so a thread that starts late costs nothing); the
+/// results in order. A panic in `f` is raised again here.
+pub fn pool<T: Send>(count: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.clamp(1, count.max(1));
+    if threads == 1 {
+        return (0..count).map(f).collect();
+    }
     let next = AtomicUsize::new(0);
     let work = || {
         let mut done = Vec::new();
@@ -52,8 +66,7 @@ pub fn par_ranges<T: Send>(len: usize, f: impl Fn(Range<usize>) -> T + Sync) -> 
             if n >= count {
                 return done;
             }
-            let start = n * size;
-            done.push((n, f(start..(start + size).min(len))));
+            done.push((n, f(n)));
         }
     };
     let mut parts = std::thread::scope(|scope| {
@@ -71,13 +84,18 @@ pub fn par_ranges<T: Send>(len: usize, f: impl Fn(Range<usize>) -> T + Sync) -> 
     parts.into_iter().map(|(_, part)| part).collect()
 }
 
+/// The cores this process may use (2 when the system does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
 /// The cores this process may use that no other task is running on right now (from
 /// `/proc/loadavg`), at least one; looked at once per process. On a busy machine a
 /// helper thread waits for a core, and waiting for it costs more than it saves.
 pub fn idle_cores() -> usize {
     static IDLE: OnceLock<usize> = OnceLock::new();
     *IDLE.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = cores();
         // The fourth field is `running/total`; this thread is one of the running.
         let others = std::fs::read_to_string("/proc/loadavg")
             .ok()
@@ -104,5 +122,35 @@ mod tests {
         });
         assert_eq!(kept, (0..5000).filter(|v| v % 3 == 0).collect::<Vec<u32>>());
         assert!(idle_cores() >= 1);
+    }
+
+    #[test]
+    fn the_pool_keeps_order_and_uses_every_thread_it_may() {
+        use std::collections::HashSet;
+        use std::sync::Mutex;
+        let seen = Mutex::new(HashSet::new());
+        let out = pool(64, 4, |n| {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            n * 2
+        });
+        assert_eq!(out, (0..64).map(|n| n * 2).collect::<Vec<_>>());
+        assert!(
+            seen.into_inner().unwrap().len() > 1,
+            "more than one thread worked"
+        );
+        assert_eq!(pool(0, 4, |n| n), Vec::<usize>::new());
+        assert_eq!(pool(3, 0, |n| n), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_panic_in_the_pool_reaches_the_caller() {
+        let caught = std::panic::catch_unwind(|| {
+            pool(16, 2, |n| {
+                assert!(n != 7, "seven");
+                n
+            })
+        });
+        assert!(caught.is_err());
     }
 }
