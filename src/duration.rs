@@ -43,9 +43,86 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// A duration with the words it was written in (`30s`, `5m`): read once where it comes in,
+/// shown and saved as the person wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HumanDuration {
+    /// The parsed value.
+    value: Duration,
+    /// The spelling it was given in.
+    text: String,
+}
+
+impl HumanDuration {
+    /// A whole number of seconds, spelled `<n>s`.
+    pub fn from_secs(secs: u64) -> Self {
+        HumanDuration {
+            value: Duration::from_secs(secs),
+            text: format!("{secs}s"),
+        }
+    }
+
+    /// The duration.
+    pub fn get(&self) -> Duration {
+        self.value
+    }
+
+    /// The spelling it was given in.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::str::FromStr for HumanDuration {
+    type Err = String;
+
+    /// Parses as [`parse_duration`] does, keeping the text.
+    fn from_str(text: &str) -> Result<Self, String> {
+        Ok(HumanDuration {
+            value: parse_duration(text)?,
+            text: text.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl serde::Serialize for HumanDuration {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for HumanDuration {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_human_duration_keeps_its_spelling() {
+        let d: HumanDuration = "5m".parse().unwrap();
+        assert_eq!(d.get(), Duration::from_secs(300));
+        assert_eq!(d.to_string(), "5m");
+        assert_eq!(serde_json::to_string(&d).unwrap(), "\"5m\"");
+        let back: HumanDuration = serde_json::from_str("\"1.5h\"").unwrap();
+        assert_eq!(
+            (back.get(), back.as_str()),
+            (Duration::from_secs(5400), "1.5h")
+        );
+        assert_eq!(HumanDuration::from_secs(120).as_str(), "120s");
+        let e = serde_json::from_str::<HumanDuration>("\"soon\"").unwrap_err();
+        assert!(e.to_string().contains("is not a duration"), "{e}");
+    }
 
     #[test]
     fn units_and_bare_seconds() {

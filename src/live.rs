@@ -130,7 +130,7 @@ impl Counts {
         if self.errors > 0 {
             s.push_str(&format!(
                 ", {}",
-                crate::report::plural(self.errors, "error")
+                crate::words::plural(self.errors, "error")
             ));
         }
         if self.unstable > 0 {
@@ -270,7 +270,7 @@ pub fn run(
 /// Where the function an annotation names is defined, for a valid target.
 fn check_location(root: &Path, a: &Annotation) -> Option<String> {
     let function = a.function.as_deref().filter(|_| a.error.is_none())?;
-    crate::spec::lint::function_location(root, &a.file, function)
+    crate::check::functions::function_location(root, &a.file, function)
 }
 
 /// Whether an annotation runs in this mode, or its settled outcome.

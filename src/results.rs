@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::live::SpecRun;
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, layout};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ pub struct ResultRecord {
 
 /// `.beads/results/<file>.yaml`.
 pub fn path(ws: &Workspace, file: &str) -> PathBuf {
-    ws.beads_dir.join("results").join(format!("{file}.yaml"))
+    ws.path(layout::RESULTS).join(format!("{file}.yaml"))
 }
 
 /// The record of a spec run.
@@ -151,7 +151,7 @@ pub fn record_specs(ws: &Workspace, runs: &[SpecRun], actor: &str) -> Result<Rec
 
 /// Every readable record under `.beads/results/`, sorted by key.
 pub fn load_all(ws: &Workspace) -> Vec<ResultRecord> {
-    let dir = ws.beads_dir.join("results");
+    let dir = ws.path(layout::RESULTS);
     let mut out: Vec<ResultRecord> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()

@@ -36,8 +36,7 @@ impl Project {
                 })
             }
             None => {
-                let root = crate::git::GitRepo::open(dir)
-                    .map_or_else(|| dir.to_path_buf(), |r| r.workdir().to_path_buf());
+                let root = crate::workspace::project_root(dir);
                 Ok(Project {
                     root,
                     ws: None,

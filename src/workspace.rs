@@ -2,6 +2,7 @@
 //! `config.yaml` an older vermas wrote; bd's `config.yaml` is never vermas's).
 
 use crate::config::{Config, SETTINGS_FILE, bd};
+use crate::contain::absolute;
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -9,22 +10,58 @@ use std::sync::OnceLock;
 /// Name of the folder vermas keeps its records in.
 pub const BEADS_DIR: &str = ".beads";
 
+/// What vermas keeps under `.beads`, relative to it: the one list of its folders and
+/// files (bd's own files beside them are bd's).
+pub mod layout {
+    /// The beads, one `<id>.md` file each.
+    pub const ISSUES: &str = "issues";
+    /// Rebuildable caches, never committed.
+    pub const CACHE: &str = ".cache";
+    /// The write lock, never committed.
+    pub const LOCK: &str = ".lock";
+    /// The recorded results of spec runs.
+    pub const RESULTS: &str = "results";
+    /// The project's own formulas.
+    pub const FORMULAS: &str = "formulas";
+    /// Durable agent mail.
+    pub const MAIL: &str = "mail";
+    /// Poured molecules.
+    pub const MOLS: &str = "mols";
+    /// Squashed molecule digests.
+    pub const MOLS_ARCHIVE: &str = "mols/archive";
+    /// Ephemeral state, never committed.
+    pub const WISPS: &str = "wisps";
+    /// Ephemeral mail.
+    pub const WISP_MAIL: &str = "wisps/mail";
+    /// Ephemeral molecules.
+    pub const WISP_MOLS: &str = "wisps/mols";
+    /// The Inspector roles' context files.
+    pub const ROLES: &str = "roles";
+    /// The Inspector's lifecycle hooks.
+    pub const HOOKS: &str = "hooks";
+    /// The refinery's merge requests.
+    pub const MERGE_QUEUE: &str = "mq";
+}
+
 /// Paths under `.beads` checked at open: a symlink among them leading outside the
 /// repository makes every command refuse to work (the files in them are opened without
 /// following symlinks, see [`Workspace::read_record`]).
 const CHECKED: &[&str] = &[
     SETTINGS_FILE,
-    ".lock",
-    ".cache",
-    "issues",
-    "results",
-    "formulas",
-    "mail",
-    "mols",
-    "mols/archive",
-    "wisps",
-    "wisps/mail",
-    "wisps/mols",
+    layout::LOCK,
+    layout::CACHE,
+    layout::ISSUES,
+    layout::RESULTS,
+    layout::FORMULAS,
+    layout::MAIL,
+    layout::MOLS,
+    layout::MOLS_ARCHIVE,
+    layout::WISPS,
+    layout::WISP_MAIL,
+    layout::WISP_MOLS,
+    layout::ROLES,
+    layout::HOOKS,
+    layout::MERGE_QUEUE,
 ];
 
 /// A located `.beads` folder with its settings.
@@ -149,7 +186,7 @@ impl Workspace {
     /// With no `prefix` in the config, new ids keep the prefix the existing beads use
     /// (else bd's) rather than silently switching to the default.
     fn infer_prefix(&mut self) -> Result<()> {
-        let ids = crate::bead::store::list_ids(self)?;
+        let ids = self.bead_ids()?;
         let found: std::collections::BTreeSet<&str> = ids
             .iter()
             .filter_map(|id| id.split('.').next()?.split_once('-').map(|(p, _)| p))
@@ -209,23 +246,23 @@ impl Workspace {
         })
     }
 
-    /// `path` (under `.beads`) as [`crate::store::contain`] resolves it inside the
+    /// `path` (under `.beads`) as [`crate::contain::resolve`] resolves it inside the
     /// repository; refused when a symlink on the way leads outside it.
     pub fn contain(&self, path: &Path) -> Result<PathBuf> {
         // The folder holding `.beads` first: it needs no git lookup.
-        crate::store::contain(&self.root, path).or_else(|refused| {
+        crate::contain::resolve(&self.root, path).or_else(|refused| {
             let repo = self.repo_root();
             if repo == self.root {
                 return Err(refused);
             }
-            crate::store::contain(repo, path).map_err(|_| refused)
+            crate::contain::resolve(repo, path).map_err(|_| refused)
         })
     }
 
     /// Reads the record file `path` in one of the checked folders: a symlink is followed
     /// only when it stays inside the repository.
     pub fn read_record(&self, path: &Path) -> Result<String> {
-        crate::store::read_to_string(path, |p| self.contain(p))
+        crate::contain::read_to_string(path, |p| self.contain(p))
     }
 
     /// Reads the YAML record `path` (errors at file, line and column) and checks that the
@@ -253,7 +290,7 @@ impl Workspace {
     pub fn lock_file(&self, dir: &Path, name: &str) -> Result<std::fs::File> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(name);
-        let file = crate::store::contain::open(
+        let file = crate::contain::open(
             std::fs::OpenOptions::new()
                 .create(true)
                 .truncate(false)
@@ -275,14 +312,38 @@ impl Workspace {
         self.beads_dir.join(bd::SHARED_CONFIG_FILE)
     }
 
+    /// `.beads/<rel>`, for `rel` one of the [`layout`] names.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.beads_dir.join(rel)
+    }
+
     /// `.beads/issues`, one file per bead.
     pub fn issues_dir(&self) -> PathBuf {
-        self.beads_dir.join("issues")
+        self.path(layout::ISSUES)
+    }
+
+    /// The ids of the beads in `.beads/issues` (one `<id>.md` file each), unread and in
+    /// the folder's order.
+    pub fn bead_ids(&self) -> Result<Vec<String>> {
+        let dir = self.issues_dir();
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io(&dir, e)),
+        };
+        Ok(rd
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let id = name.strip_suffix(".md")?;
+                (!id.starts_with('.')).then(|| id.to_string())
+            })
+            .collect())
     }
 
     /// `.beads/.cache`, rebuildable and never committed.
     pub fn cache_dir(&self) -> PathBuf {
-        self.beads_dir.join(".cache")
+        self.path(layout::CACHE)
     }
 
     /// Who is acting: `explicit`, else `VERMAS_ACTOR`, else git's `user.name`, else `$USER`.
@@ -306,19 +367,37 @@ impl Workspace {
     }
 }
 
-/// The `.beads` folder for `start`: `BEADS_DIR` if set, else the nearest one upward.
-pub fn locate(start: &Path) -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("BEADS_DIR").filter(|d| !d.is_empty()) {
-        return Some(absolute(Path::new(&dir)));
-    }
-    let start = absolute(start);
-    start
-        .ancestors()
-        .map(|dir| dir.join(BEADS_DIR))
-        .find(|candidate| candidate.is_dir())
+/// The `.beads` folder the `BEADS_DIR` environment variable names, when set.
+fn named_by_env() -> Option<PathBuf> {
+    std::env::var_os("BEADS_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|dir| absolute(Path::new(&dir)))
 }
 
-/// `path` made absolute against the current directory, without resolving links.
-pub fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+/// The `.beads` folder for `start`: `BEADS_DIR` if set, else the nearest one upward.
+pub fn locate(start: &Path) -> Option<PathBuf> {
+    named_by_env().or_else(|| {
+        absolute(start)
+            .ancestors()
+            .map(|dir| dir.join(BEADS_DIR))
+            .find(|candidate| candidate.is_dir())
+    })
+}
+
+/// Where `vermas init` puts the `.beads` folder for `start`: `BEADS_DIR` if set, else at
+/// the root of the project ([`project_root`]).
+pub fn home(start: &Path) -> PathBuf {
+    named_by_env().unwrap_or_else(|| project_root(start).join(BEADS_DIR))
+}
+
+/// The root of the git work tree holding `start`, if any.
+pub fn git_root(start: &Path) -> Option<PathBuf> {
+    crate::git::GitRepo::open(start).map(|r| r.workdir().to_path_buf())
+}
+
+/// The folder a project around `start` is rooted in when it has no `.beads` yet: the git
+/// work tree holding `start`, else `start` itself.
+pub fn project_root(start: &Path) -> PathBuf {
+    let start = absolute(start);
+    git_root(&start).unwrap_or(start)
 }

@@ -108,6 +108,33 @@ pub enum DepType {
     DelegatedFrom,
 }
 
+impl std::str::FromStr for Status {
+    type Err = crate::error::Error;
+
+    /// Parses a status spelling (`open`, `in_progress`, ...), listing them all on failure.
+    fn from_str(text: &str) -> Result<Status> {
+        parse_choice("status", text, STATUSES)
+    }
+}
+
+impl std::str::FromStr for IssueType {
+    type Err = crate::error::Error;
+
+    /// Parses a type spelling (`task`, `test-spec`, ...), listing them all on failure.
+    fn from_str(text: &str) -> Result<IssueType> {
+        parse_choice("type", text, TYPES)
+    }
+}
+
+impl std::str::FromStr for DepType {
+    type Err = crate::error::Error;
+
+    /// Parses a dependency type spelling (`blocks`, ...), listing them all on failure.
+    fn from_str(text: &str) -> Result<DepType> {
+        parse_choice("dependency type", text, DEP_TYPES)
+    }
+}
+
 /// One dependency edge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

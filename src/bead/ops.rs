@@ -6,7 +6,7 @@ use super::model::{
     AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status, check_single_line,
     check_spec_path, check_title,
 };
-use super::store::{BeadSet, bead_path, list_ids, load_one};
+use super::store::{BeadSet, bead_path, load_one};
 use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn, id};
 use crate::time::Timestamp;
@@ -55,32 +55,14 @@ impl Changed {
     }
 }
 
-/// Creates a bead and commits it.
-pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
-    check_new(actor, &new)?;
-    let mut txn = Txn::begin(ws)?;
-    let (written, msg) = create_in(&mut txn, ws, actor, new)?;
-    let recorded = txn.commit(&msg)?;
-    Ok(Changed {
-        beads: written,
-        unchanged: Vec::new(),
-        recorded,
-    })
-}
-
-/// Writes a new bead (and its test spec, as `create` does) into the open change `txn`,
-/// for a command that records more in the same commit; returns the beads written, the new
-/// one first, and the commit message `create` would use.
-pub fn create_in(
-    txn: &mut Txn<'_>,
-    ws: &Workspace,
-    actor: &str,
-    new: NewBead,
-) -> Result<(Vec<Bead>, CommitMessage)> {
+/// The new bead `new` describes (checked, its parent and dependencies resolved, its id
+/// chosen), not yet written, and the commit message `create` uses. Run inside the open
+/// change that writes it, so the id stays fresh.
+pub fn build_new(ws: &Workspace, actor: &str, new: NewBead) -> Result<(Bead, CommitMessage)> {
     check_new(actor, &new)?;
     // Only names are needed here: resolving goes file by file, so create stays fast in a
     // workspace of many beads.
-    let ids = list_ids(ws)?;
+    let ids = ws.bead_ids()?;
     let mut deps = Vec::new();
     for (dep_type, target) in &new.deps {
         let target = load_one(ws, target)?.id;
@@ -116,20 +98,17 @@ pub fn create_in(
     bead.created_at = Some(now);
     bead.created_by = Some(actor.to_string());
     bead.updated_at = Some(now);
-    let mut written = vec![];
-    let mut msg = message("create", &bead, actor);
-    if !new.no_spec && ws.config.specs.auto_create && crate::inspect::testspec::wants_spec(&bead) {
-        let spec = crate::inspect::testspec::attach(txn, ws, &mut bead, actor, now)?;
-        msg.ids.push(spec.id.clone());
-        written.push(spec);
-    }
-    txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
-    written.insert(0, bead);
-    Ok((written, msg))
+    let msg = message("create", &bead, actor);
+    Ok((bead, msg))
+}
+
+/// Writes the new bead `bead` into the open change `txn`.
+pub fn write_new(txn: &mut Txn<'_>, ws: &Workspace, bead: &Bead) -> Result<()> {
+    txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())
 }
 
 /// Refuses what `create` cannot write: the actor, title, spec path, priority and labels.
-fn check_new(actor: &str, new: &NewBead) -> Result<()> {
+pub fn check_new(actor: &str, new: &NewBead) -> Result<()> {
     check_actor(actor)?;
     check_title(&new.title)?;
     if let Some(spec) = new.spec.as_deref() {

@@ -61,24 +61,6 @@ impl BeadSet {
     }
 }
 
-/// The ids of every bead file, from the folder listing alone (nothing is parsed).
-pub fn list_ids(ws: &Workspace) -> Result<Vec<String>> {
-    let dir = ws.issues_dir();
-    let rd = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(&dir, e)),
-    };
-    Ok(rd
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let id = name.strip_suffix(".md")?;
-            (!id.starts_with('.')).then(|| id.to_string())
-        })
-        .collect())
-}
-
 /// Loads one bead by exact id or unique prefix without reading the others when the
 /// exact file exists.
 pub fn load_one(ws: &Workspace, id: &str) -> Result<Bead> {

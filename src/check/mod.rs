@@ -1,6 +1,7 @@
 //! Verify checks: how a `[verify]` target is run, how its exit decides the outcome, and
 //! running many in parallel with results kept in order.
 
+pub mod functions;
 pub mod process;
 mod proof;
 pub mod reaper;
@@ -8,7 +9,7 @@ mod runner;
 
 pub use runner::{command_for, contained, describe};
 
-use crate::config::{Config, parse_duration};
+use crate::config::Config;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -124,7 +125,7 @@ impl VerifySettings {
     /// Settings from config (its durations were validated when it was loaded).
     pub fn from_config(c: &Config) -> VerifySettings {
         VerifySettings {
-            timeout: parse_duration(&c.verify.timeout).unwrap_or(Duration::from_secs(120)),
+            timeout: c.verify.timeout.get(),
             output_cap: usize::try_from(c.verify.output_cap).unwrap_or(usize::MAX),
             skip_codes: c.verify.skip_codes.clone(),
             runners: c.verify.runners.clone(),

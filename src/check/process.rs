@@ -28,6 +28,56 @@ pub struct Job {
     pub output_cap: usize,
 }
 
+impl Job {
+    /// Runs `program` with `args` in `dir`, stdin closed, no extra environment, killed
+    /// with its whole process group after `timeout`, keeping `output_cap` bytes of output.
+    pub fn new(
+        program: impl Into<String>,
+        args: Vec<String>,
+        dir: impl Into<PathBuf>,
+        timeout: Duration,
+        output_cap: usize,
+    ) -> Job {
+        Job {
+            program: program.into(),
+            args,
+            dir: dir.into(),
+            stdin: None,
+            env: Vec::new(),
+            timeout,
+            output_cap,
+        }
+    }
+
+    /// Runs the shell command `command` (`sh -c`), as [`Job::new`] does a program.
+    pub fn shell(
+        command: impl Into<String>,
+        dir: impl Into<PathBuf>,
+        timeout: Duration,
+        output_cap: usize,
+    ) -> Job {
+        Job::new(
+            "sh",
+            vec!["-c".into(), command.into()],
+            dir,
+            timeout,
+            output_cap,
+        )
+    }
+
+    /// The same job with `bytes` on its stdin.
+    pub fn with_stdin(mut self, bytes: impl Into<Vec<u8>>) -> Job {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// The same job with one more environment variable.
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Job {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Default)]
 pub struct Finished {

@@ -180,8 +180,8 @@ pub fn defined_in_file(path: &Path, file: &str, function: &str) -> Result<(), St
     let Ok(text) = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()) else {
         return Ok(());
     };
-    match crate::spec::lint::defined_functions(file, &text) {
-        Some(defined) if !crate::spec::lint::is_defined(function, &defined) => Err(format!(
+    match super::functions::defined_functions(file, &text) {
+        Some(defined) if !super::functions::is_defined(function, &defined) => Err(format!(
             "{function} is not defined in {file}, so it cannot run"
         )),
         _ => Ok(()),

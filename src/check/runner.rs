@@ -6,7 +6,6 @@ use super::process::{Finished, Job};
 use super::proof::{self, Proof};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::time::Duration;
 
 /// Printed by the bash runner when the function is not defined after sourcing.
 const NO_FUNCTION_MARK: &str = "vermas: function not defined:";
@@ -44,15 +43,8 @@ pub fn plan(
     let name = path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    let job = |program: &str, args: Vec<String>| Job {
-        program: program.to_string(),
-        args,
-        dir: root.to_path_buf(),
-        stdin: None,
-        env: Vec::new(),
-        timeout: Duration::from_secs(120),
-        output_cap: 1 << 20,
-    };
+    let job =
+        |program: &str, args: Vec<String>| Job::new(program, args, root, settings.timeout, 1 << 20);
     if meta.permissions().mode() & 0o111 != 0 {
         // Absolute: a relative program is looked up from vermas's own folder, not `dir`.
         let mut j = job(&path.to_string_lossy(), fn_args);
@@ -166,7 +158,7 @@ pub fn describe(job: &Job) -> String {
     let mut parts = vec![job.program.clone()];
     for a in &job.args {
         if a.contains(|c: char| c.is_whitespace() || "\"'$;&|<>()".contains(c)) {
-            parts.push(format!("'{}'", a.replace('\'', "'\\''")));
+            parts.push(crate::shell::quote(a));
         } else {
             parts.push(a.clone());
         }

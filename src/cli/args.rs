@@ -1,9 +1,18 @@
 //! Command-line grammar (clap). Parsing only; no behaviour.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
-pub use super::agent_args::{FormulaCmd, MailCmd, MolCmd};
-pub use super::bead_args::*;
+use super::bead_args::*;
+use super::formula_args::FormulaCmd;
+use super::gates_args::GateArgs;
+use super::githooks_args::HooksCmd;
+use super::interop_args::{ExportCmd, ImportCmd};
+use super::mail_args::MailCmd;
+use super::mol_args::MolCmd;
+use super::session_args::StartArgs;
+use super::setup_args::ConfigCmd;
+use super::specs_args::{SpecCmd, StatusArgs};
+use super::tasks_args::TasksCmd;
 
 /// vermas: verifiable work for people and coding agents, with git as the only database.
 #[derive(Debug, Parser)]
@@ -18,6 +27,17 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The command line the shell completes: vermas's, without the long names of the internal
+/// flags the watch passes to its own pane (`status --feed/--owner`). They are `hide = true`
+/// already, but clap_complete still offers a hidden flag when no visible one matches the
+/// word typed (`--f`); without a long name they can never be offered.
+pub fn completion_command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command().mut_subcommand("status", |s| {
+        s.mut_arg("feed", |a| a.long(None))
+            .mut_arg("owner", |a| a.long(None))
+    })
 }
 
 /// `--actor`: one line without control characters (it goes into commit trailers).
@@ -183,10 +203,10 @@ pub enum Command {
     Refinery(super::refinery_args::RefineryCmd),
     /// The Inspector's own loop: act on `inspector/` mail (`inspector run`).
     #[command(subcommand)]
-    Inspector(super::inspector::InspectorCmd),
+    Inspector(super::inspector_args::InspectorCmd),
     /// wrapix's ralph front end: `ralph spec`, `ralph status` (also as a symlink named ralph).
     #[command(subcommand)]
-    Ralph(super::ralph::RalphCmd),
+    Ralph(super::ralph_args::RalphCmd),
     /// A language server on stdin/stdout for spec markdown (links, diagnostics, hover,
     /// "Run this criterion"); an editor starts it.
     Lsp,
@@ -211,187 +231,5 @@ pub enum Command {
         id: String,
         /// The answer.
         text: String,
-    },
-}
-
-/// Options of `start`.
-#[derive(Debug, Args)]
-pub struct StartArgs {
-    /// Attach to the session (refused without a terminal).
-    #[arg(long, conflicts_with = "detach")]
-    pub attach: bool,
-    /// Leave the session in the background, even on a terminal.
-    #[arg(long)]
-    pub detach: bool,
-}
-
-/// Options of `status`.
-#[derive(Debug, Args)]
-pub struct StatusArgs {
-    /// Run the [verify] checks of the specs' success criteria.
-    #[arg(long)]
-    pub verify: bool,
-    /// Run the [judge] checks (asks the LLM; replies are cached).
-    #[arg(long)]
-    pub judge: bool,
-    /// Only this spec (name or path; repeatable).
-    #[arg(long = "spec", value_name = "NAME", add = super::complete::spec())]
-    pub specs: Vec<String>,
-    /// Checks run at once (default: verify.jobs, else the number of cores).
-    #[arg(short, long)]
-    pub jobs: Option<usize>,
-    /// Also write a JUnit XML report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<std::path::PathBuf>,
-    /// Print TAP instead of the human report.
-    #[arg(long)]
-    pub tap: bool,
-    /// Write .beads/results/spec-<name>.yaml and commit it.
-    #[arg(long)]
-    pub record: bool,
-    /// Ask the LLM again even when a reply to the same prompt is cached.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Redraw every SECS seconds (default 5) until interrupted.
-    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "5")]
-    pub watch: Option<u64>,
-    /// With --verify: also run the checks on REV (default: the merge-base with upstream) in a
-    /// temporary worktree and flag criteria that passed there already.
-    #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "")]
-    pub baseline: Option<String>,
-    /// With --watch: split the tmux window (status on top, agent log below).
-    #[arg(long)]
-    pub tmux: bool,
-    /// Internal: the lower watch pane (recent .beads commits and failures every SECS).
-    #[arg(long, value_name = "SECS", hide = true)]
-    pub feed: Option<u64>,
-    /// Internal: the feed stops when this process ends.
-    #[arg(long, value_name = "PID", hide = true)]
-    pub owner: Option<u32>,
-}
-
-/// `spec` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum SpecCmd {
-    /// Every spec with its counts of verify, judge and unannotated criteria.
-    List,
-    /// One spec's criteria and annotations, each as path:line.
-    Show {
-        /// Spec name or path.
-        #[arg(add = super::complete::spec())]
-        name: String,
-    },
-    /// Check every link: file exists, function defined; warn on unreferenced tests and on
-    /// links GitHub would not open (`::`, a path read from the wrong folder).
-    Check {
-        /// Rewrite those links to `../tests/x.sh#fn` from the spec's folder (prints the diff).
-        #[arg(long)]
-        fix: bool,
-    },
-}
-
-/// Options of `gate`.
-#[derive(Debug, Args)]
-pub struct GateArgs {
-    /// red, green, refactor or implement.
-    pub phase: String,
-    /// The bead (or its test spec) the gate is for.
-    #[arg(add = super::complete::bead_id())]
-    pub id: String,
-    /// Acceptance criterion number (1-based) of the test spec.
-    #[arg(long, value_name = "N")]
-    pub ac: Option<usize>,
-    /// The command to run instead of the criterion's or config's.
-    #[arg(long, value_name = "CMD")]
-    pub cmd: Option<String>,
-}
-
-/// `tasks` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum TasksCmd {
-    /// Run the commands of every `[VERIFY]` item; end with VERIFICATION_PASS, _FAIL or _ERROR.
-    Verify {
-        /// The tasks file (markdown).
-        file: std::path::PathBuf,
-        /// Tick passing items `[x]` in the file.
-        #[arg(long)]
-        mark: bool,
-        /// requirements.md holding the AC-x.y items an "AC checklist" item checks.
-        #[arg(long, value_name = "FILE")]
-        requirements: Option<std::path::PathBuf>,
-    },
-}
-
-/// `hooks` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum HooksCmd {
-    /// Install the hook (an existing hook from another tool is kept and chained).
-    Install {
-        /// Hook name.
-        #[arg(default_value = "pre-push")]
-        name: String,
-    },
-    /// Remove vermas's hook and restore the one it chained, if any.
-    Uninstall {
-        /// Hook name.
-        #[arg(default_value = "pre-push")]
-        name: String,
-    },
-    /// Run the hook as git would (reads git's ref lines on stdin).
-    Run {
-        /// Hook name.
-        name: String,
-        /// The arguments git passes (remote name and URL for pre-push).
-        args: Vec<String>,
-    },
-    /// The git hooks vermas provides and the Inspector's lifecycle hooks present.
-    List,
-}
-
-/// `config` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum ConfigCmd {
-    /// Print one setting, e.g. `git.commit`.
-    Get {
-        /// Dotted key.
-        key: String,
-    },
-    /// Change one setting and commit vermas.yaml.
-    Set {
-        /// Dotted key.
-        key: String,
-        /// New value (`null` clears an optional one).
-        value: String,
-    },
-    /// Put one setting back to its default (or remove a `llm.roles.ROLE` entry) and commit.
-    Unset {
-        /// Dotted key.
-        key: String,
-    },
-    /// Print every setting.
-    List,
-}
-
-/// `import` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum ImportCmd {
-    /// bd's JSONL (one issue per line): each issue becomes or updates the bead of its id.
-    Bd {
-        /// The file (default: .beads/issues.jsonl, where bd keeps it).
-        file: Option<std::path::PathBuf>,
-    },
-}
-
-/// `export` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum ExportCmd {
-    /// bd's JSONL: one issue per line, sorted by id, that `bd import` reads.
-    Bd {
-        /// Write to FILE instead of standard output (`-`: standard output).
-        #[arg(conflicts_with = "output")]
-        file: Option<std::path::PathBuf>,
-        /// Write to FILE (bd's spelling of the same).
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<std::path::PathBuf>,
     },
 }

@@ -1,6 +1,7 @@
 //! The clap arguments of the bead commands (`create`, `ready`, `search`, `comments`, `list`,
 //! `update`, `dep`, `label`).
 
+use crate::bead::{DepType, IssueType, Status};
 use clap::{Args, Subcommand};
 
 /// Options of `create` and `q`.
@@ -10,10 +11,10 @@ pub struct CreateArgs {
     pub title: String,
     /// Type: task, feature, bug, epic, chore, test-spec, ...
     #[arg(short = 't', long = "type", default_value = "task", add = super::complete::issue_type())]
-    pub issue_type: String,
+    pub issue_type: IssueType,
     /// Priority 0 (critical) to 4, or P0 to P4.
-    #[arg(short, long, default_value = "2")]
-    pub priority: String,
+    #[arg(short, long, default_value = "2", value_parser = crate::bead::model::parse_priority)]
+    pub priority: u8,
     /// Description (markdown).
     #[arg(short, long, conflicts_with = "body_file")]
     pub description: Option<String>,
@@ -48,7 +49,7 @@ pub struct ReadyArgs {
     pub limit: Option<usize>,
     /// Only this type (test specs and messages are shown only when asked).
     #[arg(short = 't', long = "type", add = super::complete::issue_type())]
-    pub issue_type: Option<String>,
+    pub issue_type: Option<IssueType>,
     /// Only beads assigned to this name.
     #[arg(short, long, conflicts_with = "unassigned")]
     pub assignee: Option<String>,
@@ -59,8 +60,8 @@ pub struct ReadyArgs {
     #[arg(short, long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
     /// Only this priority (0-4 or P0-P4).
-    #[arg(short, long)]
-    pub priority: Option<String>,
+    #[arg(short, long, value_parser = crate::bead::model::parse_priority)]
+    pub priority: Option<u8>,
 }
 
 /// Options of `search`.
@@ -71,10 +72,10 @@ pub struct SearchArgs {
     pub text: Vec<String>,
     /// Only this status (closed beads are searched too).
     #[arg(short, long, add = super::complete::status())]
-    pub status: Option<String>,
+    pub status: Option<Status>,
     /// Only this type.
     #[arg(short = 't', long = "type", add = super::complete::issue_type())]
-    pub issue_type: Option<String>,
+    pub issue_type: Option<IssueType>,
     /// Only beads with this label (repeatable: all must match).
     #[arg(short, long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
@@ -116,10 +117,10 @@ pub enum CommentsCmd {
 pub struct ListArgs {
     /// Only this status.
     #[arg(short, long, add = super::complete::status())]
-    pub status: Option<String>,
+    pub status: Option<Status>,
     /// Only this type.
     #[arg(short = 't', long = "type", add = super::complete::issue_type())]
-    pub issue_type: Option<String>,
+    pub issue_type: Option<IssueType>,
     /// Only beads with this label (repeatable: all must match).
     #[arg(short, long = "label")]
     pub labels: Vec<String>,
@@ -133,8 +134,8 @@ pub struct ListArgs {
     #[arg(short = 'n', long)]
     pub limit: Option<usize>,
     /// Only this priority (0-4 or P0-P4).
-    #[arg(short, long)]
-    pub priority: Option<String>,
+    #[arg(short, long, value_parser = crate::bead::model::parse_priority)]
+    pub priority: Option<u8>,
     /// Only beads whose title holds this text (any case).
     #[arg(long)]
     pub title: Option<String>,
@@ -148,19 +149,19 @@ pub struct UpdateArgs {
     pub ids: Vec<String>,
     /// New status.
     #[arg(short, long, add = super::complete::status())]
-    pub status: Option<String>,
+    pub status: Option<Status>,
     /// New title.
     #[arg(long)]
     pub title: Option<String>,
     /// New priority (0-4 or P0-P4).
-    #[arg(short, long)]
-    pub priority: Option<String>,
+    #[arg(short, long, value_parser = crate::bead::model::parse_priority)]
+    pub priority: Option<u8>,
     /// New assignee (empty string clears it).
     #[arg(short, long)]
     pub assignee: Option<String>,
     /// New type.
     #[arg(short = 't', long = "type", add = super::complete::issue_type())]
-    pub issue_type: Option<String>,
+    pub issue_type: Option<IssueType>,
     /// New description.
     #[arg(short, long)]
     pub description: Option<String>,
@@ -194,7 +195,7 @@ pub enum DepCmd {
         depends_on: String,
         /// blocks, parent-child, related, discovered-from, or another of bd's types.
         #[arg(short = 't', long = "type", default_value = "blocks", add = super::complete::dep_type())]
-        dep_type: String,
+        dep_type: DepType,
     },
     /// Remove a dependency.
     #[command(visible_alias = "remove")]
@@ -207,7 +208,7 @@ pub enum DepCmd {
         depends_on: String,
         /// Only this type (default: any).
         #[arg(short = 't', long = "type", add = super::complete::dep_type())]
-        dep_type: Option<String>,
+        dep_type: Option<DepType>,
     },
     /// What a bead depends on, transitively.
     Tree {

@@ -1,33 +1,20 @@
 //! Handlers of the bead commands: turn arguments into library calls and render answers.
 
-use super::args::{CreateArgs, DepCmd, LabelCmd, ListArgs, ReadyArgs, UpdateArgs};
+use super::bead_args::{CreateArgs, DepCmd, ListArgs, ReadyArgs, UpdateArgs};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
-use super::{Ctx, Outcome, render};
+use super::{CmdResult, Ctx, render};
 use crate::bead::catalog::{Catalog, IndexedBead};
 use crate::bead::fields::{BeadFields, first_in_order};
-use crate::bead::model::{DEP_TYPES, STATUSES, TYPES, parse_choice, parse_priority};
 use crate::bead::ops::{self, Changed, Changes, NewBead};
 use crate::bead::query::Filter;
 use crate::bead::store::load_one;
-use crate::bead::{Bead, BeadSet, DepType, IssueType, Status, graph};
+use crate::bead::{Bead, BeadSet, DepType, IssueType, graph};
 use crate::error::{Error, Result};
 use serde_json::json;
 use std::io::Read;
 
-pub(super) fn status(text: &str) -> Result<Status> {
-    parse_choice("status", text, STATUSES)
-}
-
-pub(super) fn issue_type(text: &str) -> Result<IssueType> {
-    parse_choice("type", text, TYPES)
-}
-
-fn dep_type(text: &str) -> Result<DepType> {
-    parse_choice("dependency type", text, DEP_TYPES)
-}
-
 /// `create` and `q`.
-pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
+pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     let description = match (&a.description, &a.body_file) {
         (Some(d), _) => d.clone(),
@@ -50,14 +37,14 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
         .filter(|s| !s.is_empty())
     {
         match spec.split_once(':') {
-            Some((t, id)) => deps.push((dep_type(t)?, id.to_string())),
+            Some((t, id)) => deps.push((t.parse::<DepType>()?, id.to_string())),
             None => deps.push((DepType::Blocks, spec.to_string())),
         }
     }
     let new = NewBead {
         title: a.title,
-        issue_type: issue_type(&a.issue_type)?,
-        priority: parse_priority(&a.priority)?,
+        issue_type: a.issue_type,
+        priority: a.priority,
         description,
         labels: split_labels(&a.labels),
         parent: a.parent,
@@ -66,7 +53,7 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> Outcome {
         assignee: a.assignee,
         no_spec: a.no_spec,
     };
-    let changed = ops::create(&ws, &ctx.actor(&ws)?, new)?;
+    let changed = crate::inspect::testspec::create(&ws, &ctx.actor(&ws)?, new)?;
     let bead = &changed.beads[0];
     recorded_note(&changed.recorded);
     if ctx.json {
@@ -115,14 +102,14 @@ fn warn_broken(ctx: &Ctx, broken: &[Error]) {
 }
 
 /// `list`.
-pub fn list(ctx: &Ctx, a: ListArgs) -> Outcome {
+pub fn list(ctx: &Ctx, a: ListArgs) -> CmdResult {
     let ws = ctx.workspace()?;
-    let want_status = a.status.as_deref().map(status).transpose()?;
-    let want_type = a.issue_type.as_deref().map(issue_type).transpose()?;
+    let want_status = a.status;
+    let want_type = a.issue_type;
     let filter = Filter {
         labels: a.labels,
         assignee: a.assignee,
-        priority: a.priority.as_deref().map(parse_priority).transpose()?,
+        priority: a.priority,
         title: a.title,
         ..Filter::default()
     };
@@ -167,7 +154,7 @@ fn print_indexed(
     shown: &[IndexedBead<'_>],
     empty: &str,
     heading: Option<String>,
-) -> Outcome {
+) -> CmdResult {
     let mut set = catalog.bead_set(shown);
     let ids: Vec<String> = shown
         .iter()
@@ -185,7 +172,7 @@ pub(super) fn print_beads(
     ids: &[String],
     empty: &str,
     heading: Option<String>,
-) -> Outcome {
+) -> CmdResult {
     if ctx.json {
         set.complete(ws, ids.iter().map(String::as_str))?;
         let beads: Vec<&Bead> = ids.iter().map(|id| &set.beads[id]).collect();
@@ -205,7 +192,7 @@ pub(super) fn print_beads(
 }
 
 /// `show`.
-pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
+pub fn show(ctx: &Ctx, ids: &[String]) -> CmdResult {
     let ws = ctx.workspace()?;
     // Each id on its own first, so a broken file reports its own diagnostic.
     let beads = ids
@@ -225,7 +212,7 @@ pub fn show(ctx: &Ctx, ids: &[String]) -> Outcome {
 
 /// Renders the result of a change; beads it left as they were are named on stderr as
 /// "nothing changed".
-pub(super) fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
+pub(super) fn changed(ctx: &Ctx, verb: &str, c: Changed) -> CmdResult {
     nothing_changed(ctx, &c);
     if !c.nothing() {
         recorded_note(&c.recorded);
@@ -259,14 +246,14 @@ fn nothing_changed(ctx: &Ctx, c: &Changed) {
 }
 
 /// `update`.
-pub fn update(ctx: &Ctx, a: UpdateArgs) -> Outcome {
+pub fn update(ctx: &Ctx, a: UpdateArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let changes = Changes {
-        status: a.status.as_deref().map(status).transpose()?,
+        status: a.status,
         title: a.title,
-        priority: a.priority.as_deref().map(parse_priority).transpose()?,
+        priority: a.priority,
         assignee: a.assignee.map(Some),
-        issue_type: a.issue_type.as_deref().map(issue_type).transpose()?,
+        issue_type: a.issue_type,
         description: a.description,
         spec: a.spec,
         add_labels: split_labels(&a.add_labels),
@@ -279,48 +266,35 @@ pub fn update(ctx: &Ctx, a: UpdateArgs) -> Outcome {
 }
 
 /// `close`.
-pub fn close(ctx: &Ctx, ids: &[String], reason: Option<&str>) -> Outcome {
+pub fn close(ctx: &Ctx, ids: &[String], reason: Option<&str>) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::close(&ws, &ctx.actor(&ws)?, ids, reason)?;
     changed(ctx, "Closed", c)
 }
 
 /// `reopen`.
-pub fn reopen(ctx: &Ctx, ids: &[String]) -> Outcome {
+pub fn reopen(ctx: &Ctx, ids: &[String]) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::reopen(&ws, &ctx.actor(&ws)?, ids)?;
     changed(ctx, "Reopened", c)
 }
 
-/// `label add|rm|list`.
-pub fn label(ctx: &Ctx, cmd: LabelCmd) -> Outcome {
-    let ws = ctx.workspace()?;
-    let (id, label, add) = match cmd {
-        LabelCmd::List { id } => return super::beads_bd::label_list(ctx, &ws, id.as_deref()),
-        LabelCmd::Add { id, label } => (id, label, true),
-        LabelCmd::Rm { id, label } => (id, label, false),
-    };
-    let c = ops::label(&ws, &ctx.actor(&ws)?, &id, &label, add)?;
-    let verb = if add { "Labelled" } else { "Unlabelled" };
-    changed(ctx, verb, c)
-}
-
 /// `clarify`.
-pub fn clarify(ctx: &Ctx, id: &str, question: &str) -> Outcome {
+pub fn clarify(ctx: &Ctx, id: &str, question: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::clarify(&ws, &ctx.actor(&ws)?, id, question)?;
     changed(ctx, "Awaiting input", c)
 }
 
 /// `answer`.
-pub fn answer(ctx: &Ctx, id: &str, text: &str) -> Outcome {
+pub fn answer(ctx: &Ctx, id: &str, text: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::answer(&ws, &ctx.actor(&ws)?, id, text)?;
     changed(ctx, "Answered", c)
 }
 
 /// `dep add|rm|tree|cycles`.
-pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
+pub fn dep(ctx: &Ctx, cmd: DepCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     match cmd {
         DepCmd::Add {
@@ -328,7 +302,6 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
             depends_on,
             dep_type: t,
         } => {
-            let t = dep_type(&t)?;
             let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
             if !ctx.json {
                 if c.nothing() {
@@ -351,7 +324,6 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
             depends_on,
             dep_type: t,
         } => {
-            let t = t.as_deref().map(dep_type).transpose()?;
             let c = ops::dep_rm(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
             changed(ctx, "Updated", c)
         }
@@ -384,14 +356,14 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> Outcome {
 }
 
 /// `ready`.
-pub fn ready(ctx: &Ctx, a: ReadyArgs) -> Outcome {
+pub fn ready(ctx: &Ctx, a: ReadyArgs) -> CmdResult {
     let ws = ctx.workspace()?;
-    let want = a.issue_type.as_deref().map(issue_type).transpose()?;
+    let want = a.issue_type;
     let filter = Filter {
         labels: split_labels(&a.labels),
         assignee: a.assignee,
         unassigned: a.unassigned,
-        priority: a.priority.as_deref().map(parse_priority).transpose()?,
+        priority: a.priority,
         ..Filter::default()
     };
     let catalog = load_catalog(ctx, &ws)?;
@@ -408,7 +380,7 @@ pub fn ready(ctx: &Ctx, a: ReadyArgs) -> Outcome {
 }
 
 /// `blocked`.
-pub fn blocked(ctx: &Ctx) -> Outcome {
+pub fn blocked(ctx: &Ctx) -> CmdResult {
     let ws = ctx.workspace()?;
     let mut set = load_set(ctx, &ws)?;
     if ctx.json {
@@ -449,7 +421,7 @@ pub fn blocked(ctx: &Ctx) -> Outcome {
 }
 
 /// `history`.
-pub fn history(ctx: &Ctx, id: &str) -> Outcome {
+pub fn history(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let changes = crate::bead::history::history(&ws, id)?;
     if ctx.json {

@@ -1,10 +1,10 @@
-//! Handlers of the bead commands spelled as bd spells them: `label list`, `search`,
+//! Handlers of the bead commands spelled as bd spells them: `label add|rm|list`, `search`,
 //! `stats`, `delete` and `comments`; their `--json` keys are bd's.
 
-use super::args::{CommentsArgs, CommentsCmd, SearchArgs};
-use super::beads::{changed, issue_type, limited, load_set, print_beads, status};
+use super::bead_args::{CommentsArgs, CommentsCmd, LabelCmd, SearchArgs};
+use super::beads::{changed, limited, load_set, print_beads};
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::bead::query::{self, Filter};
 use crate::bead::store::load_one;
 use crate::bead::{BeadSet, IssueType, comments as notes, delete as deletion};
@@ -15,8 +15,21 @@ use serde_json::json;
 /// `search` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd search`.
 const SEARCH_LIMIT: usize = 50;
 
+/// `label add|rm|list`.
+pub fn label(ctx: &Ctx, cmd: LabelCmd) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (id, label, add) = match cmd {
+        LabelCmd::List { id } => return label_list(ctx, &ws, id.as_deref()),
+        LabelCmd::Add { id, label } => (id, label, true),
+        LabelCmd::Rm { id, label } => (id, label, false),
+    };
+    let c = crate::bead::ops::label(&ws, &ctx.actor(&ws)?, &id, &label, add)?;
+    let verb = if add { "Labelled" } else { "Unlabelled" };
+    changed(ctx, verb, c)
+}
+
 /// `label list [ID]`: a bead's labels, or every label in use with its count.
-pub fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> Outcome {
+fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> CmdResult {
     if let Some(id) = id {
         let bead = load_one(ws, id)?;
         if ctx.json {
@@ -43,7 +56,7 @@ pub fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> Outcome {
             outln!(
                 "  {:width$}  ({})",
                 c.label,
-                crate::report::plural(c.count, "bead")
+                crate::words::plural(c.count, "bead")
             );
         }
     }
@@ -51,14 +64,14 @@ pub fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> Outcome {
 }
 
 /// `search TEXT`: beads whose id, title, description or notes hold the text.
-pub fn search(ctx: &Ctx, a: SearchArgs) -> Outcome {
+pub fn search(ctx: &Ctx, a: SearchArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let text = a.text.join(" ");
     if text.trim().is_empty() {
         return Err(Error::Invalid("the search text is empty".into()));
     }
-    let want_status = a.status.as_deref().map(status).transpose()?;
-    let want_type = a.issue_type.as_deref().map(issue_type).transpose()?;
+    let want_status = a.status;
+    let want_type = a.issue_type;
     let filter = Filter {
         labels: super::beads::split_labels(&a.labels),
         assignee: a.assignee,
@@ -89,7 +102,7 @@ pub fn search(ctx: &Ctx, a: SearchArgs) -> Outcome {
     let shown = limited(&ids, a.limit.unwrap_or(SEARCH_LIMIT), ctx.json);
     let heading = format!(
         "Found {} matching '{text}':",
-        crate::report::plural(ids.len(), "bead")
+        crate::words::plural(ids.len(), "bead")
     );
     let empty = format!("No beads found matching '{text}'.");
     let heading = (!ids.is_empty()).then_some(heading);
@@ -97,7 +110,7 @@ pub fn search(ctx: &Ctx, a: SearchArgs) -> Outcome {
 }
 
 /// `stats`: counts by status and type, ready and blocked.
-pub fn stats(ctx: &Ctx) -> Outcome {
+pub fn stats(ctx: &Ctx) -> CmdResult {
     let ws = ctx.workspace()?;
     let stats = query::stats(&load_set(ctx, &ws)?);
     if ctx.json {
@@ -127,7 +140,7 @@ pub fn stats(ctx: &Ctx) -> Outcome {
 }
 
 /// `delete ID... [--force]`: without --force, shows what would go and exits 2.
-pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> Outcome {
+pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     if !force {
         let plan = deletion::plan(&ws, ids)?;
@@ -165,8 +178,8 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> Outcome {
         }
         outln!(
             "  Removed {} from {}",
-            crate::report::plural(plan.references.len(), "dependency link"),
-            crate::report::plural(plan.updated().len(), "other bead")
+            crate::words::plural(plan.references.len(), "dependency link"),
+            crate::words::plural(plan.updated().len(), "other bead")
         );
     }
     Ok(0)
@@ -176,7 +189,7 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> Outcome {
 fn preview(plan: &deletion::Plan) -> String {
     let mut s = format!(
         "DELETE PREVIEW\n\n{} to delete:\n",
-        crate::report::plural(plan.delete.len(), "bead")
+        crate::words::plural(plan.delete.len(), "bead")
     );
     for d in &plan.delete {
         s.push_str(&format!("  {}: {}\n", d.id, d.title));
@@ -200,7 +213,7 @@ fn preview(plan: &deletion::Plan) -> String {
 }
 
 /// `comments ID` and `comments add ID TEXT`.
-pub fn comments(ctx: &Ctx, a: CommentsArgs) -> Outcome {
+pub fn comments(ctx: &Ctx, a: CommentsArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     if let Some(CommentsCmd::Add { id, text }) = a.command {
         let (c, comment) = notes::add(&ws, &ctx.actor(&ws)?, &id, &text)?;

@@ -27,7 +27,7 @@ fn workspace() -> Option<crate::workspace::Workspace> {
 /// Ids of the beads in this workspace: the file names under `.beads/issues/`, none read.
 fn bead_ids() -> Vec<CompletionCandidate> {
     let ids = workspace()
-        .and_then(|ws| crate::bead::store::list_ids(&ws).ok())
+        .and_then(|ws| ws.bead_ids().ok())
         .unwrap_or_default();
     candidates(ids)
 }
@@ -52,17 +52,6 @@ fn formula_names() -> Vec<CompletionCandidate> {
     candidates(names)
 }
 
-/// The command line the shell completes: vermas's, without the long names of the internal
-/// flags the watch passes to its own pane (`status --feed/--owner`). They are `hide = true`
-/// already, but clap_complete still offers a hidden flag when no visible one matches the
-/// word typed (`--f`); without a long name they can never be offered.
-pub fn command() -> clap::Command {
-    <super::args::Cli as clap::CommandFactory>::command().mut_subcommand("status", |s| {
-        s.mut_arg("feed", |a| a.long(None))
-            .mut_arg("owner", |a| a.long(None))
-    })
-}
-
 /// Completes bead ids.
 pub fn bead_id() -> ArgValueCandidates {
     ArgValueCandidates::new(bead_ids)
@@ -81,6 +70,11 @@ pub fn issue_type() -> ArgValueCandidates {
 /// Completes dependency types.
 pub fn dep_type() -> ArgValueCandidates {
     fixed(DEP_TYPES)
+}
+
+/// Completes gate phases.
+pub fn phase() -> ArgValueCandidates {
+    fixed(crate::gate::classify::PHASES)
 }
 
 /// Completes spec names.

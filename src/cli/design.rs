@@ -4,7 +4,7 @@
 use super::approve::{Approver, Proposal};
 use super::design_args::{DesignArgs, PlanArgs, StrategizeArgs};
 use super::output::{outln, print_json, recorded_note, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::bead::model::AcceptanceCriterion;
 use crate::error::{Error, Result};
 use crate::inspect::design::{self, DesignInput, Requirements};
@@ -17,7 +17,7 @@ use serde_json::json;
 const DECLINED: i32 = 1;
 
 /// `design REQUEST [--bead ID] [--yes]`.
-pub fn design(ctx: &Ctx, a: DesignArgs) -> Outcome {
+pub fn design(ctx: &Ctx, a: DesignArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let input = DesignInput::new(&ws, &a.request, a.bead.as_deref())?;
@@ -60,7 +60,7 @@ pub fn design(ctx: &Ctx, a: DesignArgs) -> Outcome {
 }
 
 /// `strategize ID [--yes] [--approve]`.
-pub fn strategize(ctx: &Ctx, a: StrategizeArgs) -> Outcome {
+pub fn strategize(ctx: &Ctx, a: StrategizeArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let input = StrategyInput::new(&ws, &a.id)?;
@@ -82,7 +82,7 @@ pub fn strategize(ctx: &Ctx, a: StrategizeArgs) -> Outcome {
 }
 
 /// `plan REQUEST | --resume MOL | --list [--yes] [--approve]`.
-pub fn plan(ctx: &Ctx, a: PlanArgs) -> Outcome {
+pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     if a.list {
         return list_plans(ctx, &ws);
@@ -200,7 +200,7 @@ fn settle_strategy(
 }
 
 /// A declined proposal: nothing written, exit 1.
-fn declined(ctx: &Ctx, what: &str) -> Outcome {
+fn declined(ctx: &Ctx, what: &str) -> CmdResult {
     if ctx.json {
         print_json(&versioned(json!({"declined": what})));
     } else {
@@ -253,7 +253,7 @@ fn report_strategy(done: &Strategized) {
     }
     outln!(
         "Added {} to {}: {}",
-        crate::report::counted(done.added.len(), "criterion", "criteria"),
+        crate::words::counted(done.added.len(), "criterion", "criteria"),
         done.spec.id,
         done.added.join(", ")
     );
@@ -268,7 +268,7 @@ fn report_strategy(done: &Strategized) {
 }
 
 /// `plan --list`.
-fn list_plans(ctx: &Ctx, ws: &Workspace) -> Outcome {
+fn list_plans(ctx: &Ctx, ws: &Workspace) -> CmdResult {
     let plans = plan::unfinished(ws)?;
     let next = |m: &crate::mol::molecule::Molecule| {
         plan::STEPS

@@ -1,7 +1,7 @@
 //! Handler of `discover`: find the project's quality commands.
 
 use super::output::{diagnostic, outln, print_json, recorded_note, short_commit, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::discover::{self, Discovery};
 use crate::error::Error;
 use crate::git::GitRepo;
@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 /// `discover [--write]`: prints the Quality Commands table; with `--write` stores them as
 /// `gates.*` and commits. A malformed source is a warning (the rest is still reported);
 /// the exit code is 2 only when sources exist and none of them could be read.
-pub fn discover(ctx: &Ctx, write: bool) -> Outcome {
+pub fn discover(ctx: &Ctx, write: bool) -> CmdResult {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let ws = match ctx.workspace() {
         Ok(ws) => Some(ws),

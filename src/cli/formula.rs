@@ -1,15 +1,15 @@
 //! Handler of `formula` (`list`, `show`), and [`render_proto`], the human form of a cooked
 //! proto that `mol cook` prints.
 
-use super::args::FormulaCmd;
+use super::formula_args::FormulaCmd;
 use super::output::{outln, print_json, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::mol::{self, FormulaInfo, FormulaSummary, Proto, ProtoStep};
 use std::fmt::Write as _;
 
 /// `formula list` / `formula show NAME` (built-ins work outside a workspace too).
-pub fn formula(ctx: &Ctx, cmd: FormulaCmd) -> Outcome {
+pub fn formula(ctx: &Ctx, cmd: FormulaCmd) -> CmdResult {
     let ws = match ctx.workspace() {
         Ok(ws) => Some(ws),
         Err(Error::NoWorkspace(_)) => None,

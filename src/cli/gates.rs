@@ -1,19 +1,13 @@
 //! Handler of `gate`: run one deterministic gate phase and render its evidence.
 
-use super::args::GateArgs;
+use super::gates_args::GateArgs;
 use super::output::{outln, print_json, recorded_note, versioned};
-use super::{Ctx, Outcome};
-use crate::error::Error;
-use crate::gate::{self, GateRequest, Phase};
+use super::{CmdResult, Ctx};
+use crate::gate::{self, GateRequest};
 
 /// `gate PHASE ID [--ac N] [--cmd CMD]`: exit 0 only when the gate accepts.
-pub fn gate(ctx: &Ctx, a: GateArgs) -> Outcome {
-    let phase = Phase::parse(&a.phase).ok_or_else(|| {
-        Error::invalid_with_help(
-            format!("unknown gate phase '{}'", a.phase),
-            "phases: red, green, refactor, implement",
-        )
-    })?;
+pub fn gate(ctx: &Ctx, a: GateArgs) -> CmdResult {
+    let phase = a.phase;
     let ws = ctx.workspace()?;
     let req = GateRequest {
         phase,

@@ -3,7 +3,7 @@
 
 use super::inspect_args::{InspectCmd, StepArgs};
 use super::output::{outln, print_json, recorded_note, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::inspect::pipeline::{self, Inspection, Options, Upto, Verdict};
 use crate::inspect::{hooks, route};
@@ -11,7 +11,7 @@ use crate::time::Timestamp;
 use std::time::{Duration, Instant};
 
 /// `inspect ...`: dispatches to the handlers below.
-pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> Outcome {
+pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
     let step = |s: StepArgs, upto: Upto, wait: Option<Duration>| Request {
         id: s.id,
         upto,
@@ -74,7 +74,7 @@ fn exit_code(v: Verdict) -> i32 {
 }
 
 /// `inspect verify|audit|review|run ID`.
-pub fn pipeline(ctx: &Ctx, req: &Request) -> Outcome {
+pub fn pipeline(ctx: &Ctx, req: &Request) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = if req.upto == Upto::Run {
         Some(ctx.actor(&ws)?)
@@ -195,7 +195,7 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
 }
 
 /// `inspect feedback ID`: the latest failure report of the work.
-pub fn feedback(ctx: &Ctx, id: &str) -> Outcome {
+pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, _) = pipeline::work_and_spec(&ws, id)?;
     let set = crate::bead::store::BeadSet::load(&ws)?;
@@ -225,7 +225,7 @@ pub fn feedback(ctx: &Ctx, id: &str) -> Outcome {
 }
 
 /// `inspect status [ID]`: beads with their latest verdict and its age.
-pub fn status(ctx: &Ctx, id: Option<&str>) -> Outcome {
+pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
     let ws = ctx.workspace()?;
     let wanted = id
         .map(|i| pipeline::work_and_spec(&ws, i).map(|(w, _)| w.id))

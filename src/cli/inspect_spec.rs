@@ -2,13 +2,13 @@
 //! add-criteria|approve` and `sling`. They call `crate::inspect` and render.
 
 use super::output::{out, outln, print_json, recorded_note, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::bead::model::Status;
 use crate::inspect::testspec::{self, Check};
 use serde_json::json;
 
 /// `inspect pending [--watch]`.
-pub fn pending(ctx: &Ctx, watch: bool) -> Outcome {
+pub fn pending(ctx: &Ctx, watch: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     if watch {
         super::redraw::refuse_json(ctx, "vermas inspect pending")?;
@@ -41,7 +41,7 @@ fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
             "{:<16} {:<14} {}  {}\n",
             s.id,
             s.parent.as_deref().unwrap_or("-"),
-            crate::report::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
+            crate::words::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
             s.title
         ));
     }
@@ -49,7 +49,7 @@ fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
 }
 
 /// `inspect show ID`.
-pub fn show(ctx: &Ctx, id: &str) -> Outcome {
+pub fn show(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, spec) = crate::inspect::pipeline::work_and_spec(&ws, id)?;
     let latest = crate::results::load(&ws, &work.id)?;
@@ -94,7 +94,7 @@ pub fn show(ctx: &Ctx, id: &str) -> Outcome {
 }
 
 /// `inspect create-spec ID`.
-pub fn create_spec(ctx: &Ctx, id: &str) -> Outcome {
+pub fn create_spec(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (spec, recorded) = testspec::create_for(&ws, &ctx.actor(&ws)?, id)?;
     recorded_note(&recorded);
@@ -107,7 +107,7 @@ pub fn create_spec(ctx: &Ctx, id: &str) -> Outcome {
 }
 
 /// `inspect add-criteria SPEC -d TEXT --cmd|--verify|--judge`.
-pub fn add_criteria(ctx: &Ctx, spec: &str, description: &str, check: Check) -> Outcome {
+pub fn add_criteria(ctx: &Ctx, spec: &str, description: &str, check: Check) -> CmdResult {
     let ws = ctx.workspace()?;
     let (spec, id, recorded) =
         testspec::add_criterion(&ws, &ctx.actor(&ws)?, spec, description, check)?;
@@ -121,7 +121,7 @@ pub fn add_criteria(ctx: &Ctx, spec: &str, description: &str, check: Check) -> O
 }
 
 /// `inspect approve SPEC`.
-pub fn approve(ctx: &Ctx, spec: &str) -> Outcome {
+pub fn approve(ctx: &Ctx, spec: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (spec, recorded) = testspec::approve(&ws, &ctx.actor(&ws)?, spec)?;
     recorded_note(&recorded);
@@ -140,7 +140,7 @@ pub fn sling(
     agent: Option<&str>,
     force: bool,
     reason: Option<&str>,
-) -> Outcome {
+) -> CmdResult {
     let ws = ctx.workspace()?;
     let forced = if force { reason } else { None };
     let slung = crate::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, forced)?;

@@ -1,46 +1,20 @@
 //! `inspector run [--once] [--interval 5s]`: the Inspector's own loop over `inspector/`
 //! mail (see [`crate::inspector`]), one line per message it acts on.
 
+use super::inspector_args::InspectorCmd;
 use super::output::{outln, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::inspector::{self, Event, LoopOptions};
-use clap::Subcommand;
-use std::time::Duration;
-
-/// `inspector` subcommands.
-#[derive(Debug, Subcommand)]
-pub enum InspectorCmd {
-    /// Act on `inspector/` mail: NEW SPEC NEEDED -> the strategist's proposal mailed to
-    /// mayor/; MERGE REQUEST -> `refinery run --once`; RE: NEEDS_CLARIFICATION -> inspect
-    /// again. Other messages stay unread. Runs until Ctrl-C unless --once.
-    Run {
-        /// One pass over the mailbox, then exit.
-        #[arg(long)]
-        once: bool,
-        /// The wait between passes, e.g. 5s, 1m.
-        #[arg(long, default_value = "5s", value_parser = interval)]
-        interval: Duration,
-    },
-}
-
-/// Parses `--interval`: a duration above zero.
-fn interval(text: &str) -> Result<Duration, String> {
-    let d = crate::duration::parse_duration(text)?;
-    if d.is_zero() {
-        return Err("the interval must be above zero".into());
-    }
-    Ok(d)
-}
 
 /// `inspector ...`.
-pub fn inspector(ctx: &Ctx, cmd: InspectorCmd) -> Outcome {
+pub fn inspector(ctx: &Ctx, cmd: InspectorCmd) -> CmdResult {
     match cmd {
         InspectorCmd::Run { once, interval } => run(ctx, LoopOptions { once, interval }),
     }
 }
 
 /// `inspector run`: exit 0, or 3 when an action failed (its message stays taken).
-fn run(ctx: &Ctx, opts: LoopOptions) -> Outcome {
+fn run(ctx: &Ctx, opts: LoopOptions) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let json = ctx.json;
@@ -59,7 +33,7 @@ fn run(ctx: &Ctx, opts: LoopOptions) -> Outcome {
     }
     let failed = events
         .iter()
-        .any(|e| e.outcome == inspector::Outcome::Failed);
+        .any(|e| e.outcome == inspector::Disposition::Failed);
     Ok(if failed { 3 } else { 0 })
 }
 
@@ -78,7 +52,7 @@ fn show(e: &Event, json: bool) {
     );
     if matches!(
         e.outcome,
-        inspector::Outcome::Failed | inspector::Outcome::Unreadable
+        inspector::Disposition::Failed | inspector::Disposition::Unreadable
     ) {
         eprintln!("{line}");
     } else {

@@ -1,10 +1,10 @@
 //! `import bd` and `export bd`: call the interop module and say what it did.
 
-use super::args::{ExportCmd, ImportCmd};
+use super::interop_args::{ExportCmd, ImportCmd};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
-use super::{Ctx, Outcome, warn};
+use super::{CmdResult, Ctx, warn};
 use crate::interop::{export, import};
-use crate::report::counted;
+use crate::words::counted;
 use crate::store::Recorded;
 use serde_json::json;
 
@@ -12,7 +12,7 @@ use serde_json::json;
 const SHOWN_IN_FULL: usize = 20;
 
 /// `import bd [FILE]`.
-pub fn import(ctx: &Ctx, cmd: ImportCmd) -> Outcome {
+pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
     let ImportCmd::Bd { file } = cmd;
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
@@ -94,7 +94,7 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> Outcome {
 }
 
 /// `export bd [FILE|-]`.
-pub fn export(ctx: &Ctx, cmd: ExportCmd) -> Outcome {
+pub fn export(ctx: &Ctx, cmd: ExportCmd) -> CmdResult {
     let ExportCmd::Bd { file, output } = cmd;
     let target = output.or(file).filter(|p| p.as_os_str() != "-");
     let ws = ctx.workspace()?;

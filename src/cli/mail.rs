@@ -1,14 +1,15 @@
 //! Handler of `mail`: turn arguments into mail library calls and render answers.
 
-use super::args::MailCmd;
+use super::mail_args::MailCmd;
 use super::output::{
     diagnostic, out, outln, print_json, print_json_elements, print_json_list, recorded_note,
     short_commit, versioned,
 };
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
+use crate::duration::HumanDuration;
 use crate::error::{Error, Result};
 use crate::mail::index::{Entry, json_unesc};
-use crate::mail::message::{MSG_TYPES, PRIORITIES, parse_priority, parse_type};
+use crate::mail::message::{MSG_TYPES, PRIORITIES};
 use crate::mail::ops::{self, Changed, Outgoing};
 use crate::mail::query;
 use crate::mail::{Address, Message, store};
@@ -24,7 +25,7 @@ use std::time::Duration;
 const POLL: Duration = Duration::from_millis(150);
 
 /// `mail ...`.
-pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
+pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     match cmd {
         MailCmd::Send {
@@ -39,8 +40,6 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
             reply_to,
             ephemeral,
         } => {
-            let msg_type = parse_type(&msg_type)?;
-            let priority = parse_priority(&priority)?;
             let body = match message {
                 Some(m) => Some(m),
                 None if stdin => Some(read_stdin()?),
@@ -132,7 +131,7 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> Outcome {
 }
 
 /// `mail inbox ADDR --watch`: the inbox again whenever its mailboxes change.
-fn watch_inbox(ctx: &Ctx, ws: &Workspace, addr: &str, unread: bool) -> Outcome {
+fn watch_inbox(ctx: &Ctx, ws: &Workspace, addr: &str, unread: bool) -> CmdResult {
     super::redraw::refuse_json(ctx, "vermas mail inbox")?;
     let folders = crate::session::changes::inbox_folders(ws, addr)?;
     let title = format!("vermas mail inbox {addr}");
@@ -148,11 +147,8 @@ fn watch_inbox(ctx: &Ctx, ws: &Workspace, addr: &str, unread: bool) -> Outcome {
 }
 
 /// `mail wait`: the reply, or exit 1 when none came in time.
-fn wait(ctx: &Ctx, ws: &Workspace, msg: &str, timeout: &str) -> Outcome {
-    let limit = crate::config::parse_duration(timeout).map_err(|m| {
-        Error::invalid_with_help(format!("bad --timeout: {m}"), "e.g. --timeout 30s or 5m")
-    })?;
-    match query::wait(ws, msg, limit, POLL)? {
+fn wait(ctx: &Ctx, ws: &Workspace, msg: &str, timeout: &HumanDuration) -> CmdResult {
+    match query::wait(ws, msg, timeout.get(), POLL)? {
         Some(reply) => {
             let mut reply = vec![reply];
             store::complete(ws, &mut reply)?;
@@ -186,7 +182,7 @@ fn warn(ctx: &Ctx, e: &Error) {
 }
 
 /// Renders the result of a send, reply or archive.
-fn changed(ctx: &Ctx, verb: &str, c: Changed) -> Outcome {
+fn changed(ctx: &Ctx, verb: &str, c: Changed) -> CmdResult {
     recorded_note(&c.recorded);
     if ctx.json {
         match c.messages.as_slice() {
@@ -276,7 +272,7 @@ fn inbox_view(addr: &str, entries: &[&Entry<'_>], unread_only: bool) -> String {
     let _ = writeln!(
         s,
         "{addr}: {}, {unread} unread",
-        crate::report::plural(entries.len(), "message")
+        crate::words::plural(entries.len(), "message")
     );
     let id_w = entries.iter().map(|m| m.id.len()).max().unwrap_or(0);
     let from_w = entries
@@ -372,7 +368,7 @@ fn thread_view(msgs: &[Message]) -> String {
             s,
             "Thread {} ({})",
             first.thread,
-            crate::report::plural(msgs.len(), "message")
+            crate::words::plural(msgs.len(), "message")
         );
     }
     for m in msgs {

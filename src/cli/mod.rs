@@ -1,6 +1,5 @@
 //! The command line: parse arguments, call the library, render results and errors.
 
-mod agent_args;
 mod approve;
 pub mod args;
 mod bead_args;
@@ -11,26 +10,38 @@ mod design;
 mod design_args;
 mod discover;
 mod formula;
+mod formula_args;
 mod gates;
-mod hooks;
+mod gates_args;
+mod githooks;
+mod githooks_args;
 mod inspect_args;
 mod inspect_run;
 mod inspect_spec;
 mod inspector;
+mod inspector_args;
 mod interop;
+mod interop_args;
 mod mail;
+mod mail_args;
 mod mol;
+mod mol_args;
 mod output;
 mod progress;
 mod ralph;
+mod ralph_args;
 mod redraw;
 mod refinery;
 mod refinery_args;
 mod render;
 mod session;
+mod session_args;
 mod setup;
+mod setup_args;
 mod specs;
+mod specs_args;
 mod tasks;
+mod tasks_args;
 mod watch;
 
 use crate::error::Error;
@@ -39,12 +50,12 @@ use args::{Cli, Command};
 use clap::Parser;
 
 /// What a command handler returns: the process exit code.
-type Outcome = Result<i32, Error>;
+type CmdResult = Result<i32, Error>;
 
 /// Runs vermas with the process arguments and returns the exit code.
 pub fn main() -> i32 {
     // A shell asking for completions (COMPLETE=bash vermas -- ...) is answered and exits.
-    clap_complete::CompleteEnv::with_factory(complete::command).complete();
+    clap_complete::CompleteEnv::with_factory(args::completion_command).complete();
     crate::git::install_interrupt_cleanup();
     // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
     let cli = match Cli::try_parse_from(ralph::command_line()) {
@@ -54,7 +65,16 @@ pub fn main() -> i32 {
                 let _ = e.print();
                 return 0;
             }
-            if std::env::args().any(|a| a == "--json") {
+            let json = std::env::args().any(|a| a == "--json");
+            // A value the domain's own parser refused is reported as that error (its code,
+            // message and hint), as if the handler had parsed it.
+            if let Some(refused) = std::error::Error::source(&e)
+                .and_then(|s| s.downcast_ref::<Error>())
+            {
+                output::error(refused, json);
+                return refused.exit_code();
+            }
+            if json {
                 // The message up to clap's usage block, on one line: a missing argument's
                 // name sits on the line after "were not provided:".
                 let detail = e.to_string();
@@ -105,7 +125,7 @@ pub(crate) fn warn(json: bool, code: &str, text: &str) {
 }
 
 /// Runs one parsed command.
-fn dispatch(cli: Cli) -> Outcome {
+fn dispatch(cli: Cli) -> CmdResult {
     let ctx = Ctx {
         json: cli.json,
         actor: cli.actor,
@@ -137,7 +157,7 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Dep(cmd) => beads::dep(&ctx, cmd),
         Command::Ready(a) => beads::ready(&ctx, a),
         Command::Blocked => beads::blocked(&ctx),
-        Command::Label(cmd) => beads::label(&ctx, cmd),
+        Command::Label(cmd) => beads_bd::label(&ctx, cmd),
         Command::Search(a) => beads_bd::search(&ctx, a),
         Command::Stats => beads_bd::stats(&ctx),
         Command::Delete { ids, force } => beads_bd::delete(&ctx, &ids, force),
@@ -149,7 +169,7 @@ fn dispatch(cli: Cli) -> Outcome {
         Command::Gate(a) => gates::gate(&ctx, a),
         Command::Discover { write } => discover::discover(&ctx, write),
         Command::Tasks(cmd) => tasks::tasks(&ctx, cmd),
-        Command::Hooks(cmd) => hooks::hooks(&ctx, cmd),
+        Command::Hooks(cmd) => githooks::hooks(&ctx, cmd),
         Command::Mail(cmd) => mail::mail(&ctx, cmd),
         Command::Formula(cmd) => formula::formula(&ctx, cmd),
         Command::Mol(cmd) => mol::mol(&ctx, cmd),
@@ -177,6 +197,12 @@ fn dispatch(cli: Cli) -> Outcome {
             reason,
         } => inspect_spec::sling(&ctx, &id, agent.as_deref(), force, reason.as_deref()),
     }
+}
+
+/// Finds the project around the current directory; specs work without `.beads`.
+pub(crate) fn project() -> Result<crate::verification::Project, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    crate::verification::Project::locate(&cwd)
 }
 
 /// Options every handler sees.

@@ -1,9 +1,9 @@
 //! Handler of `mol`: cook, pour, wisp, list, show, ready, start, done, block, squash,
 //! burn and run.
 
-use super::args::MolCmd;
+use super::mol_args::MolCmd;
 use super::output::{outln, print_json, recorded_note, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::error::{Error, Result};
 use crate::mol::Proto;
 use crate::mol::molecule::{self, Molecule, Step, StepStatus};
@@ -14,7 +14,7 @@ use crate::workspace::Workspace;
 use serde_json::json;
 
 /// `mol ...`.
-pub fn mol(ctx: &Ctx, cmd: MolCmd) -> Outcome {
+pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
     if let MolCmd::Cook { name, vars } = &cmd {
         let ws = ctx.workspace().ok();
         if let Some(ws) = &ws {
@@ -103,7 +103,7 @@ fn cook(ws: Option<&Workspace>, name: &str, vars: &[String]) -> Result<Proto> {
 }
 
 /// Reports a new molecule (pour or wisp).
-fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> Outcome {
+fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> CmdResult {
     if let Some(r) = &changed.recorded {
         recorded_note(r);
     }
@@ -116,7 +116,7 @@ fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> Outcome 
         "{verb} {}: {} ({})",
         m.id,
         m.formula,
-        crate::report::plural(m.steps.len(), "step")
+        crate::words::plural(m.steps.len(), "step")
     );
     if let Some(bead) = &m.bead_id {
         line.push_str(&format!(" for {bead}"));
@@ -130,7 +130,7 @@ fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> Outcome 
 }
 
 /// `mol list`.
-fn list(ctx: &Ctx, ws: &Workspace) -> Outcome {
+fn list(ctx: &Ctx, ws: &Workspace) -> CmdResult {
     let (mols, broken) = molecule::load_all(ws);
     for e in &broken {
         super::output::diagnostic("warning", e);
@@ -183,7 +183,7 @@ fn summary(m: &Molecule) -> serde_json::Value {
 }
 
 /// `mol show`.
-fn show(ctx: &Ctx, ws: &Workspace, id: &str) -> Outcome {
+fn show(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
     let (path, m) = molecule::load(ws, id)?;
     if ctx.json {
         let mut v = versioned(&m);
@@ -249,7 +249,7 @@ fn step_line(m: &Molecule, s: &Step) -> String {
 
 /// `2/5 steps`, `0/1 step`: progress with the noun in the number of the total.
 fn steps(done: usize, total: usize) -> String {
-    format!("{done}/{}", crate::report::plural(total, "step"))
+    format!("{done}/{}", crate::words::plural(total, "step"))
 }
 
 /// A digest's `done/total` progress with its noun (`1/1 step`).
@@ -275,7 +275,7 @@ fn first_line(text: &str) -> String {
 }
 
 /// `mol ready`.
-fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> Outcome {
+fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
     let (_, m) = molecule::load(ws, id)?;
     let steps = m.ready();
     if ctx.json {
@@ -287,7 +287,7 @@ fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> Outcome {
         if m.is_complete() {
             outln!(
                 "No steps ready: all {} of {} complete.",
-                crate::report::plural(total, "step"),
+                crate::words::plural(total, "step"),
                 m.id
             );
         } else {
@@ -312,7 +312,7 @@ fn step_change(
     id: &str,
     step: &str,
     change: StepChange,
-) -> Outcome {
+) -> CmdResult {
     let verb = match &change {
         StepChange::Start => "Started",
         StepChange::Done(_) => "Completed",
@@ -358,7 +358,7 @@ fn run_mol(
     id: &str,
     handler: &str,
     jobs: Option<usize>,
-) -> Outcome {
+) -> CmdResult {
     if jobs == Some(0) {
         return Err(Error::Invalid("--jobs must be at least 1".into()));
     }
@@ -404,7 +404,7 @@ fn run_mol(
             outln!(
                 "{}: all {} complete",
                 report.molecule,
-                crate::report::plural(total, "step")
+                crate::words::plural(total, "step")
             );
         } else {
             let why: Vec<String> = report

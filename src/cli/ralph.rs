@@ -3,7 +3,8 @@
 //! and judge (the domain is [`crate::ralph`]; this file parses and renders).
 
 use super::output::{out, outln};
-use super::{Ctx, Outcome};
+use super::ralph_args::{RalphCmd, RalphSpecArgs, RalphStatusArgs};
+use super::{CmdResult, Ctx};
 use crate::check::Outcome as CheckOutcome;
 use crate::error::Error;
 use crate::live::AnnotationRun;
@@ -15,72 +16,9 @@ use crate::ralph::{index, table_molecule};
 use crate::spec::{self, Spec};
 use crate::time::{Timestamp, short_age};
 use crate::verification::Project;
-use clap::{Args, Subcommand};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The ralph commands vermas provides.
-#[derive(Debug, Subcommand)]
-pub enum RalphCmd {
-    /// Spec annotations: the index (instant, nothing runs), or run the [verify] and
-    /// [judge] checks (all specs, or --spec NAME).
-    Spec(RalphSpecArgs),
-    /// Workflow progress of the current spec; with --verify/--judge, its checks too.
-    Status(RalphStatusArgs),
-    /// Print ralph's annotation records of a spec file, one per criterion:
-    /// criterion, kind, file, function, checked (tab-separated).
-    Annotations {
-        /// The spec file.
-        file: PathBuf,
-    },
-    /// Any other ralph command (refused: it belongs to wrapix's ralph).
-    #[command(external_subcommand)]
-    Other(Vec<OsString>),
-}
-
-/// Flags of `ralph spec`.
-#[derive(Debug, Args)]
-pub struct RalphSpecArgs {
-    /// Show each criterion with its annotation kind and test (no short flag).
-    #[arg(long)]
-    pub verbose: bool,
-    /// Run the [verify] shell tests.
-    #[arg(short = 'v', long)]
-    pub verify: bool,
-    /// Run the [judge] LLM evaluations.
-    #[arg(short = 'j', long)]
-    pub judge: bool,
-    /// Run both --verify and --judge.
-    #[arg(short = 'a', long)]
-    pub all: bool,
-    /// Only this spec (by name, without .md).
-    #[arg(short = 's', long = "spec", value_name = "NAME", add = super::complete::spec())]
-    pub spec: Option<String>,
-    /// Ask the LLM again even when a reply to the same judge prompt is cached.
-    #[arg(long)]
-    pub no_cache: bool,
-}
-
-/// Flags of `ralph status`.
-#[derive(Debug, Args)]
-pub struct RalphStatusArgs {
-    /// Also run the spec's [verify] shell tests.
-    #[arg(long)]
-    pub verify: bool,
-    /// Also run the spec's [judge] LLM evaluations.
-    #[arg(long)]
-    pub judge: bool,
-    /// The workflow (spec name) to show instead of the current one.
-    #[arg(short = 's', long = "spec", value_name = "NAME", add = super::complete::spec())]
-    pub spec: Option<String>,
-    /// Show each check's output, passing ones included.
-    #[arg(long)]
-    pub verbose: bool,
-    /// Ask the LLM again even when a reply to the same judge prompt is cached.
-    #[arg(long)]
-    pub no_cache: bool,
-}
 
 /// The process arguments, with `ralph ARGS` (vermas run through a symlink or copy named
 /// `ralph`) read as `vermas ralph ARGS`.
@@ -98,7 +36,7 @@ pub fn command_line() -> Vec<OsString> {
 }
 
 /// `ralph ...`.
-pub fn ralph(ctx: &Ctx, cmd: RalphCmd) -> Outcome {
+pub fn ralph(ctx: &Ctx, cmd: RalphCmd) -> CmdResult {
     if ctx.json {
         return Err(Error::Invalid(
             "ralph's commands print text only: for JSON use `vermas spec list --json` or `vermas status --verify --json`".into(),
@@ -129,8 +67,8 @@ fn ralph_dir(p: &Project) -> RalphDir {
 }
 
 /// `ralph spec`.
-fn spec_cmd(a: RalphSpecArgs) -> Outcome {
-    let p = super::specs::project()?;
+fn spec_cmd(a: RalphSpecArgs) -> CmdResult {
+    let p = super::project()?;
     let mut specs = super::specs::specs_of(&p)?;
     let single = a.spec.is_some();
     if let Some(name) = &a.spec {
@@ -172,8 +110,8 @@ fn run_specs(
 
 /// `ralph annotations FILE`: exit 1 with no output when the file has no success
 /// criteria, as ralph's `parse_spec_annotations` returns.
-fn annotations_cmd(file: &Path) -> Outcome {
-    let p = super::specs::project()?;
+fn annotations_cmd(file: &Path) -> CmdResult {
+    let p = super::project()?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let path = cwd.join(file);
     if !path.is_file() {
@@ -207,8 +145,8 @@ fn annotations_cmd(file: &Path) -> Outcome {
 
 /// `ralph status`: the workflow's progress, then with --verify/--judge its checks (the
 /// current spec, else every spec).
-fn status_cmd(a: RalphStatusArgs) -> Outcome {
-    let p = super::specs::project()?;
+fn status_cmd(a: RalphStatusArgs) -> CmdResult {
+    let p = super::project()?;
     let ralph = ralph_dir(&p);
     let label = a.spec.clone().or_else(|| ralph.current_label());
     let workflow = label.as_deref().map(|l| ralph.workflow(l));

@@ -5,7 +5,7 @@
 //! and so does the reader of a pipe going away.
 
 use super::watch::Frames;
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::session::changes::Fingerprint;
 use std::io::IsTerminal;
@@ -35,7 +35,7 @@ pub(super) fn on_change(
     title: &str,
     folders: &[PathBuf],
     mut render: impl FnMut() -> Result<String, Error>,
-) -> Outcome {
+) -> CmdResult {
     let terminal = std::io::stdout().is_terminal();
     let mut frames = Frames::new(terminal);
     let mut last: Option<Fingerprint> = None;

@@ -2,14 +2,14 @@
 
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::refinery_args::RefineryCmd;
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::refinery::queue::{self, Submission};
 use crate::refinery::request::{MergeRequest, State};
 use crate::refinery::run::{self, RunOptions};
 use crate::refinery::settle::{Taken, short};
 
 /// `refinery ...`: dispatches to the handlers below.
-pub fn refinery(ctx: &Ctx, cmd: RefineryCmd) -> Outcome {
+pub fn refinery(ctx: &Ctx, cmd: RefineryCmd) -> CmdResult {
     match cmd {
         RefineryCmd::Submit { branch, bead, into } => {
             submit(ctx, &Submission { branch, bead, into })
@@ -26,7 +26,7 @@ pub fn refinery(ctx: &Ctx, cmd: RefineryCmd) -> Outcome {
 }
 
 /// `refinery submit BRANCH [--bead ID] [--into TARGET]`.
-fn submit(ctx: &Ctx, sub: &Submission) -> Outcome {
+fn submit(ctx: &Ctx, sub: &Submission) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let done = queue::submit(&ws, &actor, sub)?;
@@ -62,7 +62,7 @@ fn submit(ctx: &Ctx, sub: &Submission) -> Outcome {
 /// `refinery run [--once]`: exit 0 when every request taken merged (or none waited), 1
 /// when any was rejected or conflicted, else 3 when any ended in error, else 4 when any
 /// waits for a person.
-fn run(ctx: &Ctx, opts: RunOptions) -> Outcome {
+fn run(ctx: &Ctx, opts: RunOptions) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let json = ctx.json;
@@ -146,7 +146,7 @@ fn render_taken(t: &Taken) {
 }
 
 /// `refinery status`: the queue, oldest first.
-fn status(ctx: &Ctx) -> Outcome {
+fn status(ctx: &Ctx) -> CmdResult {
     let ws = ctx.workspace()?;
     let (all, broken) = queue::list(&ws)?;
     for e in &broken {
@@ -164,7 +164,7 @@ fn status(ctx: &Ctx) -> Outcome {
         outln!("{}", line(r));
     }
     let waiting = all.iter().filter(|r| r.state.is_waiting()).count();
-    outln!("{} waiting", crate::report::plural(waiting, "request"));
+    outln!("{} waiting", crate::words::plural(waiting, "request"));
     Ok(0)
 }
 

@@ -1,7 +1,9 @@
-//! Human views of beads: list lines, full records, trees.
+//! Human views of beads (list lines, full records, trees) and the plain `status`.
 
 use crate::bead::graph::{self, TreeNode};
 use crate::bead::{Bead, BeadSet};
+use crate::summary::Summary;
+use crate::time::{Timestamp, short_age};
 use std::fmt::Write;
 
 /// One line per bead: `vm-k3f9 [P2] [feature] open - Title @alice [labels]`.
@@ -129,5 +131,81 @@ pub fn tree(root: &TreeNode) -> String {
     }
     let mut out = format!("{}\n", node_label(root));
     walk(root, "", &mut out);
+    out
+}
+
+/// In-progress beads listed by name in the plain status (the rest are counted).
+const IN_PROGRESS_SHOWN: usize = 10;
+
+/// The plain-status view.
+pub fn summary(s: &Summary, has_workspace: bool) -> String {
+    let mut out = String::new();
+    if has_workspace {
+        let parts: Vec<String> = s
+            .by_status
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Beads: {} ({}% done)  {}",
+            s.total,
+            s.percent_done,
+            parts.join(" · ")
+        );
+        if s.unreadable > 0 {
+            let _ = writeln!(
+                out,
+                "  {} cannot be read (`vermas doctor`)",
+                crate::words::plural(s.unreadable, "bead file")
+            );
+        }
+        if !s.in_progress.is_empty() {
+            let _ = writeln!(out, "In progress ({}):", s.in_progress.len());
+            for b in s.in_progress.iter().take(IN_PROGRESS_SHOWN) {
+                let who = b
+                    .assignee
+                    .as_deref()
+                    .map(|a| format!(" @{a}"))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  {} {}{who}", b.id, b.title);
+            }
+        }
+        let _ = writeln!(out, "Ready: {}", s.ready);
+        if !s.awaiting.is_empty() {
+            let _ = writeln!(out, "Awaiting input:");
+            for w in &s.awaiting {
+                let _ = writeln!(out, "  [awaiting] {} {}", w.id, w.title);
+                if let Some(q) = &w.question {
+                    let text = q.text.trim_start_matches("Question:").trim();
+                    let age = short_age(q.at.seconds_until(Timestamp::now()));
+                    let _ = writeln!(out, "    \"{text}\" ({age} ago)");
+                }
+            }
+        }
+    } else {
+        let _ = writeln!(out, "No .beads here (run `vermas init` to track work).");
+    }
+    if s.specs.is_empty() {
+        let _ = writeln!(out, "Specs: none");
+    } else {
+        let _ = writeln!(out, "Specs:");
+        for sp in &s.specs {
+            let last = match &sp.last {
+                Some(r) => format!(
+                    "last {} {} ago",
+                    r.verdict,
+                    short_age(r.at.seconds_until(Timestamp::now()))
+                ),
+                None => "not recorded".to_string(),
+            };
+            let noun = if sp.criteria == 1 {
+                "criterion"
+            } else {
+                "criteria"
+            };
+            let _ = writeln!(out, "  {:<24} {:>3} {noun:<9} {last}", sp.name, sp.criteria);
+        }
+    }
     out
 }

@@ -1,16 +1,16 @@
 //! Handlers of `start`, `stop` and the hidden `status-line`: call `crate::session` and
 //! say what was opened, found, attached or stopped.
 
-use super::args::StartArgs;
+use super::session_args::StartArgs;
 use super::output::{outln, print_json, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::session::{self, Opened, Plan, status_line::Figures};
 use serde_json::json;
 use std::io::IsTerminal;
 
 /// `start [--attach | --detach]`.
-pub fn start(ctx: &Ctx, a: &StartArgs) -> Outcome {
+pub fn start(ctx: &Ctx, a: &StartArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     session::check_installed()?;
     let inside = session::inside_tmux();
@@ -78,7 +78,7 @@ fn terminal_size() -> Option<(u16, u16)> {
 }
 
 /// `stop`.
-pub fn stop(ctx: &Ctx) -> Outcome {
+pub fn stop(ctx: &Ctx) -> CmdResult {
     let ws = ctx.workspace()?;
     session::check_installed()?;
     let name = session::session_name(&ws.root);
@@ -109,7 +109,7 @@ pub fn stop(ctx: &Ctx) -> Outcome {
 }
 
 /// `status-line` (hidden): the line tmux shows under the session.
-pub fn status_line(ctx: &Ctx) -> Outcome {
+pub fn status_line(ctx: &Ctx) -> CmdResult {
     let ws = ctx.workspace()?;
     let f = session::status_line::figures(&ws)?;
     if ctx.json {

@@ -1,8 +1,8 @@
 //! Handlers of the setup commands: init, config, completions, doctor.
 
-use super::args::ConfigCmd;
+use super::setup_args::ConfigCmd;
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::config::Config;
 use crate::error::Error;
 use crate::setup;
@@ -58,9 +58,9 @@ pub fn init(
     prefix: Option<&str>,
     hooks: bool,
     roles: Option<crate::roles::Existing>,
-) -> Outcome {
+) -> CmdResult {
     // With --hooks, a missing git repository is refused before anything is written.
-    let repo = hooks.then(super::hooks::git_repo).transpose()?;
+    let repo = hooks.then(super::githooks::git_repo).transpose()?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let report = setup::init(&cwd, prefix, ctx.actor.as_deref(), roles)?;
     let base = report.beads_dir.parent().map(std::path::Path::to_path_buf);
@@ -76,7 +76,7 @@ pub fn init(
     }
     recorded_note(&report.recorded);
     let installed = repo
-        .map(|r| super::hooks::install(&r, "pre-push"))
+        .map(|r| super::githooks::install(&r, "pre-push"))
         .transpose()?;
     if ctx.json {
         let mut v = json!({
@@ -93,7 +93,7 @@ pub fn init(
                 .collect();
         }
         if let Some(i) = &installed {
-            v["hook"] = super::hooks::installed_json(i);
+            v["hook"] = super::githooks::installed_json(i);
         }
         print_json(&versioned(v));
     } else if report.written.is_empty() {
@@ -121,7 +121,7 @@ pub fn init(
         }
     }
     if !ctx.json {
-        for line in installed.iter().flat_map(super::hooks::installed_lines) {
+        for line in installed.iter().flat_map(super::githooks::installed_lines) {
             outln!("{line}");
         }
     }
@@ -129,7 +129,7 @@ pub fn init(
 }
 
 /// `config get|set|list`.
-pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
+pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     match cmd {
         ConfigCmd::Get { key } => {
@@ -162,7 +162,7 @@ pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> Outcome {
 }
 
 /// Reports a config change: the key's value now, or "nothing changed" on stderr.
-fn config_changed(ctx: &Ctx, key: &str, config: &Config, recorded: &Recorded) -> Outcome {
+fn config_changed(ctx: &Ctx, key: &str, config: &Config, recorded: &Recorded) -> CmdResult {
     if *recorded == Recorded::Unchanged {
         let msg = format!("nothing changed: {key} already as asked");
         super::warn(ctx.json, "unchanged", &msg);
@@ -192,7 +192,7 @@ fn plain(value: &Value) -> String {
 
 /// `completions SHELL`: the shell's registration of vermas's dynamic completion (bead
 /// ids, statuses, types, specs and formulas are asked of vermas as you type).
-pub fn completions(shell: clap_complete::Shell) -> Outcome {
+pub fn completions(shell: clap_complete::Shell) -> CmdResult {
     let name = shell.to_string();
     let shells = clap_complete::env::Shells::builtins();
     let completer = shells
@@ -207,7 +207,7 @@ pub fn completions(shell: clap_complete::Shell) -> Outcome {
 }
 
 /// `doctor [--fix]`: with --fix, first commits the unrecorded record files.
-pub fn doctor(ctx: &Ctx, fix: bool) -> Outcome {
+pub fn doctor(ctx: &Ctx, fix: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     if fix {
         let actor = ctx.actor(&ws)?;

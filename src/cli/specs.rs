@@ -1,23 +1,14 @@
 //! Handlers of `status` and `spec`: select specs, run checks, render reports.
 
-use super::args::{SpecCmd, StatusArgs};
+use super::specs_args::{SpecCmd, StatusArgs};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
-use super::{Ctx, Outcome};
+use super::{CmdResult, Ctx};
 use crate::check;
 use crate::error::{Error, ParseError};
 use crate::live::{self, Kinds, RunSettings};
 use crate::spec::{self, Spec, lint};
-use crate::summary::{self, Summary};
-use crate::time::{Timestamp, short_age};
+use crate::summary;
 use crate::verification::Project;
-use std::fmt::Write as _;
-use std::io::IsTerminal;
-
-/// Finds the project around the current directory; specs work without `.beads`.
-pub(super) fn project() -> Result<Project, Error> {
-    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    Project::locate(&cwd)
-}
 
 /// Every spec of `p`, with a warning on stderr for each one refused.
 pub(super) fn specs_of(p: &Project) -> Result<Vec<Spec>, Error> {
@@ -48,8 +39,8 @@ pub(super) fn run_checks(
 }
 
 /// `status`.
-pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
-    let p = project()?;
+pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
+    let p = super::project()?;
     let selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
     if a.baseline.is_some() && !a.verify {
         return Err(Error::Invalid("--baseline goes with --verify".into()));
@@ -73,7 +64,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         if ctx.json {
             print_json(&versioned(&s));
         } else {
-            out!("{}", render_summary(&s, p.ws.is_some()));
+            out!("{}", super::render::summary(&s, p.ws.is_some()));
         }
         return Ok(0);
     }
@@ -115,7 +106,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
     } else if a.tap {
         out!("{}", crate::report::tap(&runs));
     } else {
-        out!("{}", crate::report::human(&runs, kinds, colour()));
+        out!("{}", crate::report::human(&runs, kinds, super::output::colour()));
     }
     if a.record {
         let actor = actor.unwrap_or_default();
@@ -126,7 +117,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> Outcome {
         .iter()
         .fold(live::Counts::default(), |t, r| t.plus(r.counts));
     if total.nothing_verified() {
-        let specs = crate::report::plural(runs.len(), "spec");
+        let specs = crate::words::plural(runs.len(), "spec");
         eprintln!(
             "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
             kinds.heading().to_lowercase().replace(" + ", " or ")
@@ -153,90 +144,9 @@ fn check_writable_parent(path: &std::path::Path) -> Result<(), Error> {
     }
 }
 
-/// True when stdout is a terminal and `NO_COLOR` is not set.
-pub(super) fn colour() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-/// In-progress beads listed by name in the plain status (the rest are counted).
-const IN_PROGRESS_SHOWN: usize = 10;
-
-/// The plain-status view.
-pub(super) fn render_summary(s: &Summary, has_workspace: bool) -> String {
-    let mut out = String::new();
-    if has_workspace {
-        let parts: Vec<String> = s
-            .by_status
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "Beads: {} ({}% done)  {}",
-            s.total,
-            s.percent_done,
-            parts.join(" · ")
-        );
-        if s.unreadable > 0 {
-            let _ = writeln!(
-                out,
-                "  {} cannot be read (`vermas doctor`)",
-                crate::report::plural(s.unreadable, "bead file")
-            );
-        }
-        if !s.in_progress.is_empty() {
-            let _ = writeln!(out, "In progress ({}):", s.in_progress.len());
-            for b in s.in_progress.iter().take(IN_PROGRESS_SHOWN) {
-                let who = b
-                    .assignee
-                    .as_deref()
-                    .map(|a| format!(" @{a}"))
-                    .unwrap_or_default();
-                let _ = writeln!(out, "  {} {}{who}", b.id, b.title);
-            }
-        }
-        let _ = writeln!(out, "Ready: {}", s.ready);
-        if !s.awaiting.is_empty() {
-            let _ = writeln!(out, "Awaiting input:");
-            for w in &s.awaiting {
-                let _ = writeln!(out, "  [awaiting] {} {}", w.id, w.title);
-                if let Some(q) = &w.question {
-                    let text = q.text.trim_start_matches("Question:").trim();
-                    let age = short_age(q.at.seconds_until(Timestamp::now()));
-                    let _ = writeln!(out, "    \"{text}\" ({age} ago)");
-                }
-            }
-        }
-    } else {
-        let _ = writeln!(out, "No .beads here (run `vermas init` to track work).");
-    }
-    if s.specs.is_empty() {
-        let _ = writeln!(out, "Specs: none");
-    } else {
-        let _ = writeln!(out, "Specs:");
-        for sp in &s.specs {
-            let last = match &sp.last {
-                Some(r) => format!(
-                    "last {} {} ago",
-                    r.verdict,
-                    short_age(r.at.seconds_until(Timestamp::now()))
-                ),
-                None => "not recorded".to_string(),
-            };
-            let noun = if sp.criteria == 1 {
-                "criterion"
-            } else {
-                "criteria"
-            };
-            let _ = writeln!(out, "  {:<24} {:>3} {noun:<9} {last}", sp.name, sp.criteria);
-        }
-    }
-    out
-}
-
 /// `spec list|show|check`.
-pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
-    let p = project()?;
+pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
+    let p = super::project()?;
     match cmd {
         SpecCmd::List => {
             let specs = specs_of(&p)?;
@@ -309,7 +219,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> Outcome {
 }
 
 /// `spec check [--fix]`.
-fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
+fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
     let mut specs = spec::checkable(specs_of(p)?);
     if fix {
         for s in specs.iter_mut().filter(|s| s.refused.is_none()) {
@@ -334,7 +244,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
     } else {
         for f in &findings {
             // Never a snippet from behind a symlink leading outside the repository.
-            let text = crate::store::contain(&p.root, &p.root.join(&f.file))
+            let text = crate::contain::resolve(&p.root, &p.root.join(&f.file))
                 .ok()
                 .and_then(|real| std::fs::read_to_string(real).ok())
                 .unwrap_or_default();
@@ -348,7 +258,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> Outcome {
             diagnostic(kind, &Error::from(pe));
         }
         let warnings = findings.len() - errors;
-        use crate::report::plural;
+        use crate::words::plural;
         outln!(
             "{} checked: {}, {}",
             plural(specs.len(), "spec"),

@@ -1,15 +1,16 @@
 //! Handler of `tasks verify`: run [VERIFY] task items; exit 0 pass, 1 fail, 3 error.
 
-use super::args::TasksCmd;
 use super::output::{out, print_json, versioned};
-use super::{Ctx, Outcome};
+use super::tasks_args::TasksCmd;
+use super::{CmdResult, Ctx};
 use crate::config::Config;
+use crate::contain::absolute;
 use crate::error::Error;
 use crate::tasks::{self, Request, Settings};
-use crate::workspace::{Workspace, absolute};
+use crate::workspace::Workspace;
 
 /// `tasks verify FILE`.
-pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> Outcome {
+pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> CmdResult {
     let TasksCmd::Verify {
         file,
         mark,
@@ -20,7 +21,7 @@ pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> Outcome {
     let folder = absolute(&file)
         .parent()
         .map_or_else(|| cwd.clone(), std::path::Path::to_path_buf);
-    let root = crate::git::GitRepo::open(&folder).map_or(cwd, |r| r.workdir().to_path_buf());
+    let root = crate::workspace::git_root(&folder).unwrap_or(cwd);
     let (config, cache_dir) = match crate::workspace::locate(&root) {
         Some(dir) => {
             let ws = Workspace::open(dir)?;

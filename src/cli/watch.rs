@@ -3,9 +3,8 @@
 //! lives only as long as the watch: the watch closes it when it ends, and the pane itself
 //! stops once its owner (the watch) is gone, however that went.
 
-use super::args::StatusArgs;
-use super::specs::{project, render_summary};
-use super::{Ctx, Outcome};
+use super::specs_args::StatusArgs;
+use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::verification::Project;
 use std::io::{IsTerminal, Write};
@@ -17,7 +16,7 @@ use std::time::{Duration, Instant};
 const OWNER_POLL: Duration = Duration::from_millis(200);
 
 /// Runs the watch loop until interrupted (or, for the feed pane, until its owner exits).
-pub fn run(ctx: &Ctx, a: &StatusArgs, secs: u64) -> Outcome {
+pub fn run(ctx: &Ctx, a: &StatusArgs, secs: u64) -> CmdResult {
     if a.watch == Some(0) {
         return Err(Error::invalid_with_help(
             "--watch 0: the interval must be at least 1 second",
@@ -53,7 +52,7 @@ pub fn run(ctx: &Ctx, a: &StatusArgs, secs: u64) -> Outcome {
 
 /// Starts a tmux session whose only pane runs this same command line; being inside tmux,
 /// that watch splits its window itself.
-fn start_session(exe: &Path) -> Outcome {
+fn start_session(exe: &Path) -> CmdResult {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let status = Command::new("tmux")
         .args(["new-session", "-s", "vermas-watch", "-c"])
@@ -72,7 +71,7 @@ fn start_session(exe: &Path) -> Outcome {
 
 /// One frame of the top pane.
 fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
-    let p = project()?;
+    let p = super::project()?;
     let specs = crate::spec::select(crate::spec::checkable(p.specs()?), &a.specs)?;
     let now = crate::time::Timestamp::now();
     let mut screen = format!(
@@ -86,10 +85,10 @@ fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
         };
         let settings = p.settings(kinds, a.jobs, !a.no_cache);
         let runs = p.run(&specs, &settings, |_, _| {});
-        screen.push_str(&crate::report::human(&runs, kinds, super::specs::colour()));
+        screen.push_str(&crate::report::human(&runs, kinds, super::output::colour()));
     } else {
         let s = crate::summary::summarise(p.ws.as_ref(), &specs)?;
-        screen.push_str(&render_summary(&s, p.ws.is_some()));
+        screen.push_str(&super::render::summary(&s, p.ws.is_some()));
     }
     let _ = ctx;
     Ok(screen)
@@ -131,7 +130,7 @@ impl Frames {
 /// The lower pane: the agent log (`watch.agent_log`) followed with `tail -F` when the file
 /// exists, else recent `.beads` commits and recorded failures redrawn every `secs`; either
 /// way it ends once the `owner` process (the top pane) is gone.
-pub fn feed(p: &Project, secs: u64, owner: Option<u32>) -> Outcome {
+pub fn feed(p: &Project, secs: u64, owner: Option<u32>) -> CmdResult {
     let mut note = None;
     if let Some(log) = agent_log(p) {
         match Command::new("tail")
@@ -167,7 +166,7 @@ fn agent_log(p: &Project) -> Option<PathBuf> {
 }
 
 /// Waits for the `tail` child, ending it as soon as the owner is gone.
-fn follow(mut child: std::process::Child, owner: Option<u32>) -> Outcome {
+fn follow(mut child: std::process::Child, owner: Option<u32>) -> CmdResult {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Ok(status.code().unwrap_or(1)),

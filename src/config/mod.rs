@@ -12,10 +12,15 @@ mod llm;
 mod refinery;
 mod render;
 mod session;
+mod timeouts;
 mod unset;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
 pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
+pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
+use timeouts::spelled;
+
+use crate::duration::HumanDuration;
 
 /// The file under `.beads/` vermas keeps its settings in (bd keeps its own in
 /// `config.yaml`, see [`bd`]).
@@ -65,14 +70,15 @@ pub struct InspectConfig {
     /// A judge's PASS with less confidence than this (0 to 1) needs a person.
     pub min_confidence: f64,
     /// Longest one lifecycle hook (`.beads/hooks/<Point>`) may run.
-    pub hook_timeout: String,
+    #[serde(deserialize_with = "timeouts::hook")]
+    pub hook_timeout: HumanDuration,
 }
 
 impl Default for InspectConfig {
     fn default() -> Self {
         InspectConfig {
             min_confidence: 0.7,
-            hook_timeout: "30s".to_string(),
+            hook_timeout: spelled(HOOK_TIMEOUT),
         }
     }
 }
@@ -112,7 +118,8 @@ pub struct VerifyConfig {
     /// Checks run at once; none: the number of cores.
     pub jobs: Option<usize>,
     /// Longest a check may run, such as `120s` or `5m`.
-    pub timeout: String,
+    #[serde(deserialize_with = "timeouts::verify")]
+    pub timeout: HumanDuration,
     /// Bytes of output kept per check.
     pub output_cap: u64,
     /// Exit codes that mean SKIP.
@@ -128,7 +135,8 @@ pub struct LlmConfig {
     /// Command that reads a prompt on stdin and answers on stdout.
     pub command: String,
     /// Longest an LLM call may take.
-    pub timeout: String,
+    #[serde(deserialize_with = "timeouts::llm")]
+    pub timeout: HumanDuration,
     /// A different command per role (judge, auditor, advocate, critic, designer, strategist).
     pub roles: BTreeMap<String, String>,
     /// New asks after a designer's or strategist's reply that does not parse.
@@ -168,7 +176,8 @@ pub struct GatesConfig {
     /// IMPLEMENT: the build must succeed.
     pub implement: Option<String>,
     /// Longest a gate command may run.
-    pub timeout: String,
+    #[serde(deserialize_with = "timeouts::gates")]
+    pub timeout: HumanDuration,
     /// Times GREEN runs its command; runs that disagree are flaky.
     pub green_runs: u32,
     /// Extra output substrings that mean "a test failed" (beyond the built-in ones).
@@ -184,7 +193,7 @@ impl Default for GatesConfig {
             green: None,
             refactor: None,
             implement: None,
-            timeout: "120s".to_string(),
+            timeout: spelled(COMMAND_TIMEOUT),
             green_runs: 3,
             failure_patterns: Vec::new(),
             syntax_patterns: Vec::new(),
@@ -244,7 +253,7 @@ impl Default for VerifyConfig {
     fn default() -> Self {
         VerifyConfig {
             jobs: None,
-            timeout: "120s".to_string(),
+            timeout: spelled(COMMAND_TIMEOUT),
             output_cap: 1024 * 1024,
             skip_codes: vec![77, 78],
             runners: BTreeMap::new(),
@@ -256,7 +265,7 @@ impl Default for LlmConfig {
     fn default() -> Self {
         LlmConfig {
             command: "claude -p".to_string(),
-            timeout: "300s".to_string(),
+            timeout: spelled(LLM_TIMEOUT),
             roles: BTreeMap::new(),
             retries: 2,
         }
@@ -304,17 +313,10 @@ impl Config {
         Ok(config)
     }
 
-    /// Checks values serde cannot: prefix spelling, durations, scope names.
+    /// Checks values serde cannot: prefix spelling, scope names, ranges (durations were
+    /// parsed as they were read).
     fn validate(&self) -> std::result::Result<(), (String, String)> {
         validate_prefix(&self.prefix).map_err(|m| ("prefix".to_string(), m))?;
-        for (key, value) in [
-            ("verify.timeout", &self.verify.timeout),
-            ("llm.timeout", &self.llm.timeout),
-            ("gates.timeout", &self.gates.timeout),
-            ("inspect.hook_timeout", &self.inspect.hook_timeout),
-        ] {
-            parse_duration(value).map_err(|m| (key.to_string(), format!("{key}: {m}")))?;
-        }
         if !matches!(self.hooks.pre_push.scope.as_str(), "changed" | "all") {
             return Err((
                 "scope".to_string(),
@@ -408,7 +410,13 @@ impl Config {
                     if msg.contains("unknown field") {
                         return Err(unknown_key(key));
                     }
-                    last_error = Some(Error::Invalid(format!("{key}: {msg}")));
+                    // A duration's own message already names its key.
+                    let msg = if msg.starts_with(&format!("{key}: ")) {
+                        msg
+                    } else {
+                        format!("{key}: {msg}")
+                    };
+                    last_error = Some(Error::Invalid(msg));
                 }
             }
         }

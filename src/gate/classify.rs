@@ -16,6 +16,23 @@ pub enum Phase {
     Implement,
 }
 
+/// Every phase's name, in order.
+pub const PHASES: &[&str] = &["red", "green", "refactor", "implement"];
+
+impl std::str::FromStr for Phase {
+    type Err = crate::error::Error;
+
+    /// Parses a phase name (any case), naming the phases on failure.
+    fn from_str(text: &str) -> Result<Phase, Self::Err> {
+        Phase::parse(text).ok_or_else(|| {
+            crate::error::Error::invalid_with_help(
+                format!("unknown gate phase '{text}'"),
+                format!("phases: {}", PHASES.join(", ")),
+            )
+        })
+    }
+}
+
 impl Phase {
     /// Parses `red`, `green`, `refactor` or `implement` (any case).
     pub fn parse(text: &str) -> Option<Phase> {

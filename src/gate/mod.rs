@@ -17,7 +17,6 @@ use crate::bead::model::{AcceptanceCriterion, Bead, IssueType};
 use crate::bead::store::{BeadSet, bead_path, load_one};
 use crate::check::process::{self, Job};
 use crate::check::{VerifySettings, command_for};
-use crate::config::parse_duration;
 use crate::error::{Error, Result};
 use crate::results::{self, Evidence, ResultRecord};
 use crate::store::{CommitMessage, Recorded, Txn};
@@ -93,15 +92,13 @@ pub fn run_gate(ws: &Workspace, actor: &str, req: &GateRequest) -> Result<(GateR
         failure: ws.config.gates.failure_patterns.clone(),
         syntax: ws.config.gates.syntax_patterns.clone(),
     };
-    let job = Job {
-        program: "sh".into(),
-        args: vec!["-c".into(), command.clone()],
-        dir: ws.root.clone(),
-        stdin: None,
-        env: vec![("VERMAS_GATE".into(), req.phase.name().into())],
-        timeout: parse_duration(&ws.config.gates.timeout).unwrap_or(Duration::from_secs(120)),
-        output_cap: settings.output_cap,
-    };
+    let job = Job::shell(
+        command.clone(),
+        &ws.root,
+        ws.config.gates.timeout.get(),
+        settings.output_cap,
+    )
+    .with_env("VERMAS_GATE", req.phase.name());
     let runs = if req.phase == Phase::Green {
         ws.config.gates.green_runs.max(1)
     } else {
@@ -173,7 +170,7 @@ fn pick_criterion(
             Error::Invalid(format!(
                 "--ac {n}: {} has {}",
                 spec.id,
-                crate::report::counted(count, "acceptance criterion", "acceptance criteria")
+                crate::words::counted(count, "acceptance criterion", "acceptance criteria")
             ))
         })?;
     if let Some(judge) = &c.judge

@@ -260,9 +260,9 @@ fn name_len(rest: &[char]) -> Option<usize> {
 /// `value` written so that, where `stack` says it stands, the shell reads exactly it.
 fn quote(name: &str, value: &str, stack: &[Ctx]) -> Result<String> {
     let mut q = match stack.last() {
-        Some(Ctx::Single) => format!("'{}'", single_quoted(value)),
+        Some(Ctx::Single) => format!("'{}'", crate::shell::quote(value)),
         Some(Ctx::Double) => escaped(value, DOUBLE_SPECIAL),
-        Some(Ctx::Comment) => single_quoted(&value.replace(['\n', '\r'], " ")),
+        Some(Ctx::Comment) => crate::shell::quote(&value.replace(['\n', '\r'], " ")),
         Some(Ctx::Arith(_)) => {
             if value.is_empty() || !value.chars().all(|c| c.is_ascii_digit()) {
                 return Err(Error::invalid_with_help(
@@ -287,18 +287,13 @@ fn quote(name: &str, value: &str, stack: &[Ctx]) -> Result<String> {
                 value.to_string()
             }
         }
-        Some(Ctx::Plain(_) | Ctx::Backtick) | None => single_quoted(value),
+        Some(Ctx::Plain(_) | Ctx::Backtick) | None => crate::shell::quote(value),
     };
     // Each enclosing backquote takes away one level of backslashes first.
     for _ in stack.iter().filter(|c| **c == Ctx::Backtick) {
         q = escaped(&q, BACKQUOTE_SPECIAL);
     }
     Ok(q)
-}
-
-/// `'value'`, each `'` written as `'\''`.
-fn single_quoted(value: &str) -> String {
-    format!("'{}'", value.replace('\'', r"'\''"))
 }
 
 /// `value` with a backslash before each of `special`.

@@ -78,8 +78,7 @@ impl GitRepo {
         commit: &NewCommit,
         owner_file: &Path,
     ) -> std::result::Result<Option<gix::ObjectId>, CommitError> {
-        let repo = &self.repo;
-        let index_path = repo.index_path();
+        let index_path = self.repo.index_path();
         let lock_path = {
             let mut p = index_path.clone().into_os_string();
             p.push(".lock");
@@ -87,10 +86,48 @@ impl GitRepo {
         };
         let note = CrashNote::new(owner_file.to_path_buf(), lock_path.clone());
         note.recover();
+        let lock = self.lock_index(&note, &index_path, &lock_path)?;
+        let mut index = self.open_index(&index_path)?;
+        if let Some(refusal) = refusal(&self.repo, &index, &top_dir(rela_paths)) {
+            return Err(refusal.into());
+        }
+        let (parent, head_tree_id) = self.head_and_tree()?;
+        let states = self.disk_states(rela_paths, &index)?;
+        let new_tree = self.new_tree(head_tree_id, &states)?;
+        // A change interrupted after its commit but before its index write leaves the index
+        // behind HEAD: bring our entries up to date even when there is nothing to commit.
+        if new_tree.is_none() && !index_stale(&index, &states) {
+            return Ok(None);
+        }
+        let commit_id = match new_tree {
+            Some(tree_id) => Some(self.write_commit(tree_id, parent, commit)?),
+            None => None,
+        };
+        update_index(&mut index, &states);
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
+        index
+            .write_to(&mut out, gix::index::write::Options::default())
+            .map_err(git_err)?;
+        out.into_inner()
+            .map_err(|e| git_err(e.into_error()))?
+            .commit()
+            .map_err(|e| git_err(e.error))?;
+        note.clear();
+        Ok(commit_id)
+    }
+
+    /// Takes git's own index lock (vermas and the git CLI serialise on it; held until the
+    /// commit ends) and notes in `note` which lock files are ours, so a successor can
+    /// remove them if this process is killed.
+    fn lock_index(
+        &self,
+        note: &CrashNote,
+        index_path: &Path,
+        lock_path: &Path,
+    ) -> Result<gix::lock::File> {
         note.record(&Phase::LockingIndex);
-        // git's own lock: vermas and the git CLI serialise on it. Held until the end.
         let lock = gix::lock::File::acquire_to_update_resource(
-            &index_path,
+            index_path,
             Fail::AfterDurationWithBackoff(Duration::from_secs(10)),
             None,
             0,
@@ -102,34 +139,41 @@ impl GitRepo {
                 index_path.display()
             ))
         })?;
-        // Say which index.lock is ours, so a successor can remove it if we are killed.
-        let index_ino = std::fs::metadata(&lock_path).map_or(0, |m| m.ino());
+        let index_ino = std::fs::metadata(lock_path).map_or(0, |m| m.ino());
         let ref_locks = self.ref_lock_paths();
         note.record(&Phase::Committing {
             index_ino,
             ref_locks: &ref_locks,
         });
-        let mut index = if index_path.exists() {
-            repo.open_index().map_err(git_err)?
+        Ok(lock)
+    }
+
+    /// The index at `index_path` (an empty one when there is none yet); a split or sparse
+    /// index is refused.
+    fn open_index(&self, index_path: &Path) -> Result<gix::index::File> {
+        let index = if index_path.exists() {
+            self.repo.open_index().map_err(git_err)?
         } else {
             gix::index::File::from_state(
-                gix::index::State::new(repo.object_hash()),
-                index_path.clone(),
+                gix::index::State::new(self.repo.object_hash()),
+                index_path.to_path_buf(),
             )
         };
         if index.link().is_some() || index.is_sparse() {
             return Err(Error::Git(
                 "split or sparse index is not supported; run `git update-index --no-split-index`"
                     .into(),
-            )
-            .into());
+            ));
         }
-        if let Some(refusal) = refusal(repo, &index, &top_dir(rela_paths)) {
-            return Err(refusal.into());
-        }
+        Ok(index)
+    }
+
+    /// HEAD's commit (none on an unborn branch) and its tree (the empty tree then).
+    fn head_and_tree(&self) -> Result<(Option<gix::ObjectId>, gix::ObjectId)> {
+        let repo = &self.repo;
         let parent: Option<gix::ObjectId> =
             repo.head().map_err(git_err)?.id().map(|id| id.detach());
-        let head_tree_id = match parent {
+        let tree = match parent {
             Some(p) => repo
                 .find_commit(p)
                 .map_err(git_err)?
@@ -138,9 +182,16 @@ impl GitRepo {
                 .detach(),
             None => gix::ObjectId::empty_tree(repo.object_hash()),
         };
-        let head_tree = repo.find_tree(head_tree_id).map_err(git_err)?;
+        Ok((parent, tree))
+    }
 
-        // Hash only files whose stat differs from their index entry.
+    /// Each path as it is on disk. Only files whose stat differs from their index entry are
+    /// hashed (and written as blobs).
+    fn disk_states(
+        &self,
+        rela_paths: &[BString],
+        index: &gix::index::File,
+    ) -> Result<Vec<DiskState>> {
         let stat_opts = stat::Options::default();
         let mut states = Vec::with_capacity(rela_paths.len());
         for rela in rela_paths {
@@ -157,7 +208,7 @@ impl GitRepo {
                         }
                         _ => {
                             let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
-                            repo.write_blob(bytes).map_err(git_err)?.detach()
+                            self.repo.write_blob(bytes).map_err(git_err)?.detach()
                         }
                     };
                     Some((id, st, md.is_executable()))
@@ -169,10 +220,19 @@ impl GitRepo {
                 file,
             });
         }
+        Ok(states)
+    }
 
-        let mut editor = repo.edit_tree(head_tree_id).map_err(git_err)?;
+    /// HEAD's tree with `states` applied, written; `None` when that changes nothing.
+    fn new_tree(
+        &self,
+        head_tree_id: gix::ObjectId,
+        states: &[DiskState],
+    ) -> Result<Option<gix::ObjectId>> {
+        let head_tree = self.repo.find_tree(head_tree_id).map_err(git_err)?;
+        let mut editor = self.repo.edit_tree(head_tree_id).map_err(git_err)?;
         let mut tree_changed = false;
-        for s in &states {
+        for s in states {
             let in_head = head_tree
                 .lookup_entry_by_path(s.rela.to_str_lossy().as_ref())
                 .map_err(git_err)?
@@ -196,82 +256,10 @@ impl GitRepo {
                 _ => {}
             }
         }
-        // A change interrupted after its commit but before its index write leaves the index
-        // behind HEAD: bring our entries up to date even when there is nothing to commit.
-        let index_stale =
-            states
-                .iter()
-                .any(|s| match (&s.file, index.entry_by_path(s.rela.as_bstr())) {
-                    (Some((id, _, _)), Some(e)) => e.id != *id,
-                    (None, None) => false,
-                    _ => true,
-                });
-        if !tree_changed && !index_stale {
+        if !tree_changed {
             return Ok(None);
         }
-        let commit_id = if tree_changed {
-            let tree_id = editor.write().map_err(git_err)?.detach();
-            Some(self.write_commit(tree_id, parent, commit)?)
-        } else {
-            None
-        };
-
-        // Index: our paths get their new id and stat; removed ones go; the rest is untouched.
-        let mut touched: Vec<BString> = Vec::new();
-        let mut new_entries = Vec::new();
-        for s in &states {
-            if let Some((id, st, exe)) = &s.file {
-                let mode = if *exe {
-                    Mode::FILE_EXECUTABLE
-                } else {
-                    Mode::FILE
-                };
-                match index.entry_mut_by_path_and_stage(
-                    s.rela.as_bstr(),
-                    gix::index::entry::Stage::Unconflicted,
-                ) {
-                    Some(e) => {
-                        if e.id != *id || e.mode != mode {
-                            touched.push(s.rela.clone());
-                        }
-                        e.id = *id;
-                        e.stat = *st;
-                        e.mode = mode;
-                    }
-                    None => {
-                        touched.push(s.rela.clone());
-                        new_entries.push((s.rela.clone(), *id, *st, mode));
-                    }
-                }
-            } else if index.entry_by_path(s.rela.as_bstr()).is_some() {
-                touched.push(s.rela.clone());
-            }
-        }
-        let removed: HashSet<&[u8]> = states
-            .iter()
-            .filter(|s| s.file.is_none())
-            .map(|s| s.rela.as_bytes())
-            .collect();
-        index.remove_entries(|_, path, _| removed.contains(path.as_bytes()));
-        for (rela, id, st, mode) in new_entries {
-            index.dangerously_push_entry(st, id, Flags::empty(), mode, rela.as_bstr());
-        }
-        index.sort_entries();
-        if let Some(tree) = index.tree_mut() {
-            for p in &touched {
-                invalidate_cache_tree(tree, p);
-            }
-        }
-        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
-        index
-            .write_to(&mut out, gix::index::write::Options::default())
-            .map_err(git_err)?;
-        out.into_inner()
-            .map_err(|e| git_err(e.into_error()))?
-            .commit()
-            .map_err(|e| git_err(e.error))?;
-        note.clear();
-        Ok(commit_id)
+        Ok(Some(editor.write().map_err(git_err)?.detach()))
     }
 
     /// Writes the commit object for `tree_id` (signed when git asks for signed commits)
@@ -420,6 +408,67 @@ enum CommitError {
 impl From<Error> for CommitError {
     fn from(e: Error) -> Self {
         CommitError::Other(e)
+    }
+}
+
+/// True when an index entry of `states` differs from the disk (or is missing, or left).
+fn index_stale(index: &gix::index::File, states: &[DiskState]) -> bool {
+    states
+        .iter()
+        .any(|s| match (&s.file, index.entry_by_path(s.rela.as_bstr())) {
+            (Some((id, _, _)), Some(e)) => e.id != *id,
+            (None, None) => false,
+            _ => true,
+        })
+}
+
+/// The index with `states` applied: those paths get their new id and stat, removed ones
+/// go, the rest is untouched; the cache tree forgets the folders that changed.
+fn update_index(index: &mut gix::index::File, states: &[DiskState]) {
+    let mut touched: Vec<BString> = Vec::new();
+    let mut new_entries = Vec::new();
+    for s in states {
+        if let Some((id, st, exe)) = &s.file {
+            let mode = if *exe {
+                Mode::FILE_EXECUTABLE
+            } else {
+                Mode::FILE
+            };
+            match index.entry_mut_by_path_and_stage(
+                s.rela.as_bstr(),
+                gix::index::entry::Stage::Unconflicted,
+            ) {
+                Some(e) => {
+                    if e.id != *id || e.mode != mode {
+                        touched.push(s.rela.clone());
+                    }
+                    e.id = *id;
+                    e.stat = *st;
+                    e.mode = mode;
+                }
+                None => {
+                    touched.push(s.rela.clone());
+                    new_entries.push((s.rela.clone(), *id, *st, mode));
+                }
+            }
+        } else if index.entry_by_path(s.rela.as_bstr()).is_some() {
+            touched.push(s.rela.clone());
+        }
+    }
+    let removed: HashSet<&[u8]> = states
+        .iter()
+        .filter(|s| s.file.is_none())
+        .map(|s| s.rela.as_bytes())
+        .collect();
+    index.remove_entries(|_, path, _| removed.contains(path.as_bytes()));
+    for (rela, id, st, mode) in new_entries {
+        index.dangerously_push_entry(st, id, Flags::empty(), mode, rela.as_bstr());
+    }
+    index.sort_entries();
+    if let Some(tree) = index.tree_mut() {
+        for p in &touched {
+            invalidate_cache_tree(tree, p);
+        }
     }
 }
 

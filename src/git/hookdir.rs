@@ -9,7 +9,7 @@
 
 use super::{GitRepo, git_err};
 use crate::error::Result;
-use crate::workspace::absolute;
+use crate::contain::absolute;
 use std::path::PathBuf;
 
 /// What a pushed tip is compared against to find the paths it changes.

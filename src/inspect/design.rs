@@ -5,7 +5,8 @@
 
 use super::roles::{self, Role};
 use crate::bead::model::{Bead, IssueType};
-use crate::bead::ops::{NewBead, create_in};
+use crate::bead::ops::NewBead;
+use super::testspec::create_in;
 use crate::bead::store::{bead_path, load_one};
 use crate::error::{Error, ParseError, Result};
 use crate::store::{CommitMessage, Recorded, Txn};

@@ -12,9 +12,6 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// How long a hook may run when `inspect.hook_timeout` cannot be read.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// Bytes of a hook's output kept.
 const OUTPUT_CAP: usize = 64 * 1024;
 
@@ -141,7 +138,7 @@ pub struct HookFile {
 /// The hook files of `point`, in the order they run: `<Name>`, then `<Name>.d/*` by name
 /// (names starting with `.` left out). Symlinks are listed too, for [`run`] to check.
 pub fn files(ws: &Workspace, point: HookPoint) -> Vec<PathBuf> {
-    let dir = ws.beads_dir.join("hooks");
+    let dir = ws.path(crate::workspace::layout::HOOKS);
     let mut out = Vec::new();
     let single = dir.join(point.name());
     if std::fs::symlink_metadata(&single).is_ok_and(|m| !m.is_dir()) {
@@ -176,7 +173,7 @@ pub fn present(ws: &Workspace) -> Vec<HookFile> {
 
 /// How long one hook may run: `inspect.hook_timeout`.
 pub fn timeout(ws: &Workspace) -> Duration {
-    crate::duration::parse_duration(&ws.config.inspect.hook_timeout).unwrap_or(DEFAULT_TIMEOUT)
+    ws.config.inspect.hook_timeout.get()
 }
 
 /// Runs the hooks of `point` with `payload` (one JSON line) on stdin. A Pre point stops
@@ -205,18 +202,17 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
             ));
             continue;
         }
-        let done = process::run(&Job {
-            program: real.to_string_lossy().into_owned(),
-            args: Vec::new(),
-            dir: ws.root.clone(),
-            stdin: Some(input.clone()),
-            env: vec![
-                ("VERMAS_HOOK".into(), point.name().into()),
-                ("VERMAS_ROOT".into(), ws.root.to_string_lossy().into_owned()),
-            ],
-            timeout: limit,
-            output_cap: OUTPUT_CAP,
-        });
+        let job = Job::new(
+            real.to_string_lossy(),
+            Vec::new(),
+            &ws.root,
+            limit,
+            OUTPUT_CAP,
+        )
+        .with_stdin(input.clone())
+        .with_env("VERMAS_HOOK", point.name())
+        .with_env("VERMAS_ROOT", ws.root.to_string_lossy());
+        let done = process::run(&job);
         let failure = if let Some(e) = &done.spawn_error {
             Some(e.clone())
         } else if done.timed_out {

@@ -5,8 +5,9 @@
 
 use super::hooks::{self, HookPoint};
 use super::roles::{self, Finding, Judgment, Role};
+use super::verifier::CriterionCheck;
 use crate::bead::model::{Bead, IssueType, Status};
-use crate::check::{CheckResult, Outcome};
+use crate::check::Outcome;
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -40,22 +41,6 @@ pub struct Options {
 }
 
 pub use super::roles::Verdict;
-
-/// One criterion as the verifier ran it.
-#[derive(Debug, Clone, Serialize)]
-pub struct CriterionCheck {
-    /// `ac-1`, or `specs/x.md:12` for a live-spec criterion.
-    pub id: String,
-    /// What must hold.
-    pub description: String,
-    /// `cmd`, `verify` or `judge`.
-    pub kind: String,
-    /// The command or `file#function`.
-    pub target: String,
-    /// What happened.
-    #[serde(flatten)]
-    pub result: CheckResult,
-}
 
 /// The auditor's word on one criterion.
 #[derive(Debug, Clone, Serialize)]
@@ -479,7 +464,7 @@ fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
             1.0,
             vec![format!(
                 "{} passed",
-                crate::report::plural(ins.checks.len(), "check")
+                crate::words::plural(ins.checks.len(), "check")
             )],
         )
     };

@@ -6,7 +6,6 @@
 use crate::judge::llm::Llm;
 use crate::workspace::Workspace;
 use serde::Serialize;
-use std::time::Duration;
 
 /// One LLM role of the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -82,10 +81,7 @@ impl Role {
 
 /// The prompt for `role` over `evidence` (the work, the criteria, what ran, the diff).
 pub fn prompt(ws: &Workspace, role: Role, evidence: &str) -> String {
-    let own = ws
-        .beads_dir
-        .join("roles")
-        .join(format!("{}.md", role.name()));
+    let own = crate::roles::path(ws, role.name());
     let context = ws
         .contain(&own)
         .ok()
@@ -99,7 +95,7 @@ pub fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
     let c = &ws.config;
     Llm {
         command: c.llm_command(role.name()).to_string(),
-        timeout: crate::config::parse_duration(&c.llm.timeout).unwrap_or(Duration::from_secs(300)),
+        timeout: c.llm.timeout.get(),
         cache_dir: Some(ws.cache_dir()),
         use_cache,
     }
@@ -148,7 +144,7 @@ pub fn ask_checked<T>(
         message: format!(
             "the {}'s reply could not be used ({}): {why}",
             role.name(),
-            crate::report::counted(asks as usize, "ask", "asks")
+            crate::words::counted(asks as usize, "ask", "asks")
         ),
         help: "nothing was written; run it again, or raise llm.retries for more asks".into(),
     })

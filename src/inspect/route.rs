@@ -262,7 +262,7 @@ fn result_bead(
     actor: &str,
     now: Timestamp,
 ) -> Result<Bead> {
-    let ids = crate::bead::store::list_ids(ws)?;
+    let ids = ws.bead_ids()?;
     let id = crate::bead::ops::next_child_id(&ids, &work.id);
     let mut b = Bead::new(id, format!("Verification failed: {}", work.title));
     b.issue_type = IssueType::VerificationResult;

@@ -3,6 +3,7 @@
 //! and approved (closed) before the work may be slung.
 
 use crate::bead::model::{AcceptanceCriterion, Bead, DepType, Dependency, IssueType, Status};
+use crate::bead::ops::{self, Changed, NewBead};
 use crate::bead::store::{BeadSet, bead_path, load_one};
 use crate::error::{Error, Result};
 use crate::mail::ops::Outgoing;
@@ -10,6 +11,43 @@ use crate::mail::{Address, MsgType, Priority};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
+
+/// Creates a bead (with its test spec when config `specs.auto_create` and its type want
+/// one, unless `new.no_spec`) and commits it.
+pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
+    ops::check_new(actor, &new)?;
+    let mut txn = Txn::begin(ws)?;
+    let (written, msg) = create_in(&mut txn, ws, actor, new)?;
+    let recorded = txn.commit(&msg)?;
+    Ok(Changed {
+        beads: written,
+        unchanged: Vec::new(),
+        recorded,
+    })
+}
+
+/// Writes a new bead (and its test spec, as [`create`] does) into the open change `txn`,
+/// for a command that records more in the same commit; returns the beads written, the new
+/// one first, and the commit message `create` would use.
+pub fn create_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    actor: &str,
+    new: NewBead,
+) -> Result<(Vec<Bead>, CommitMessage)> {
+    let no_spec = new.no_spec;
+    let (mut bead, mut msg) = ops::build_new(ws, actor, new)?;
+    let mut written = vec![];
+    if !no_spec && ws.config.specs.auto_create && wants_spec(&bead) {
+        let now = bead.created_at.unwrap_or_else(Timestamp::now);
+        let spec = attach(txn, ws, &mut bead, actor, now)?;
+        msg.ids.push(spec.id.clone());
+        written.push(spec);
+    }
+    ops::write_new(txn, ws, &bead)?;
+    written.insert(0, bead);
+    Ok((written, msg))
+}
 
 /// True for work that gets a test spec: tasks, features and bugs.
 pub fn wants_spec(work: &Bead) -> bool {
@@ -311,7 +349,7 @@ pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bea
             format!(
                 "{} ({}) is approved.",
                 spec.id,
-                crate::report::counted(spec.acceptance_criteria.len(), "criterion", "criteria")
+                crate::words::counted(spec.acceptance_criteria.len(), "criterion", "criteria")
             ),
         ),
     )?;

@@ -2,11 +2,27 @@
 //! verify target or a judge rubric) and of the live spec the work links, run in parallel
 //! through the check runner. No LLM decides here.
 
-use super::pipeline::CriterionCheck;
 use crate::bead::model::{AcceptanceCriterion, Bead};
 use crate::check::{self, CheckResult, Outcome};
 use crate::live::{Kinds, RunSettings};
 use crate::workspace::Workspace;
+use serde::Serialize;
+
+/// One criterion as the verifier ran it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CriterionCheck {
+    /// `ac-1`, or `specs/x.md:12` for a live-spec criterion.
+    pub id: String,
+    /// What must hold.
+    pub description: String,
+    /// `cmd`, `verify` or `judge`.
+    pub kind: String,
+    /// The command or `file#function`.
+    pub target: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub result: CheckResult,
+}
 
 /// The verifier: every criterion of the approved test spec and of the live spec the work
 /// links, run in parallel through the check runner.
@@ -58,15 +74,12 @@ pub fn verify(
 /// Runs one acceptance criterion: a shell command, a verify target or a judge rubric.
 fn run_criterion(ws: &Workspace, c: &AcceptanceCriterion, s: &RunSettings) -> CriterionCheck {
     let (kind, target, result) = if let Some(cmd) = &c.verify_command {
-        let job = check::process::Job {
-            program: "sh".into(),
-            args: vec!["-c".into(), cmd.clone()],
-            dir: ws.root.clone(),
-            stdin: None,
-            env: Vec::new(),
-            timeout: s.verify.timeout,
-            output_cap: s.verify.output_cap,
-        };
+        let job = check::process::Job::shell(
+            cmd.clone(),
+            &ws.root,
+            s.verify.timeout,
+            s.verify.output_cap,
+        );
         (
             "cmd",
             cmd.clone(),

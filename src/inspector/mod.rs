@@ -45,7 +45,7 @@ pub fn classify(subject: &str) -> Option<Kind> {
 /// How the loop left a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum Disposition {
     /// Taken, acted on and archived.
     Done,
     /// Taken by an earlier run that stopped before finishing; finished now.
@@ -60,16 +60,16 @@ pub enum Outcome {
     Unreadable,
 }
 
-impl Outcome {
+impl Disposition {
     /// The word shown for it.
     pub fn as_str(self) -> &'static str {
         match self {
-            Outcome::Done => "done",
-            Outcome::Resumed => "resumed",
-            Outcome::Refused => "refused",
-            Outcome::Failed => "failed",
-            Outcome::Unknown => "unknown",
-            Outcome::Unreadable => "unreadable",
+            Disposition::Done => "done",
+            Disposition::Resumed => "resumed",
+            Disposition::Refused => "refused",
+            Disposition::Failed => "failed",
+            Disposition::Unknown => "unknown",
+            Disposition::Unreadable => "unreadable",
         }
     }
 }
@@ -84,7 +84,7 @@ pub struct Event {
     /// Its kind, when the loop knows it.
     pub kind: Option<Kind>,
     /// How it was left.
-    pub outcome: Outcome,
+    pub outcome: Disposition,
     /// What was done, or why not.
     pub note: String,
 }
@@ -200,7 +200,7 @@ pub fn pass(
                 message: text.split(':').next().unwrap_or_default().to_string(),
                 subject: String::new(),
                 kind: None,
-                outcome: Outcome::Unreadable,
+                outcome: Disposition::Unreadable,
                 note: text,
             });
         }
@@ -228,7 +228,7 @@ fn handle(ws: &Workspace, actor: &str, memory: &mut Memory, msg: &Message) -> Op
     }
     let kind = classify(&msg.subject);
     let resumed = mark::taken_at(msg).is_some();
-    let event = |outcome: Outcome, note: String| Event {
+    let event = |outcome: Disposition, note: String| Event {
         message: msg.id.clone(),
         subject: msg.subject.clone(),
         kind,
@@ -244,7 +244,7 @@ fn handle(ws: &Workspace, actor: &str, memory: &mut Memory, msg: &Message) -> Op
             return None;
         }
         return Some(event(
-            Outcome::Unknown,
+            Disposition::Unknown,
             "not a kind the inspector acts on: left unread".into(),
         ));
     };
@@ -259,12 +259,12 @@ fn handle(ws: &Workspace, actor: &str, memory: &mut Memory, msg: &Message) -> Op
         Kind::Answered => act::answered(ws, actor, &m),
     });
     Some(match acted {
-        Ok(a) if a.refused => event(Outcome::Refused, a.note),
-        Ok(a) if resumed => event(Outcome::Resumed, a.note),
-        Ok(a) => event(Outcome::Done, a.note),
+        Ok(a) if a.refused => event(Disposition::Refused, a.note),
+        Ok(a) if resumed => event(Disposition::Resumed, a.note),
+        Ok(a) => event(Disposition::Done, a.note),
         Err(e) => {
             memory.failed.insert(msg.id.clone());
-            event(Outcome::Failed, failure(&e, resumed))
+            event(Disposition::Failed, failure(&e, resumed))
         }
     })
 }

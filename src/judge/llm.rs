@@ -59,15 +59,8 @@ impl Llm {
         if self.command.trim().is_empty() {
             return Err(format!("no LLM is configured: {how}"));
         }
-        let job = Job {
-            program: "sh".into(),
-            args: vec!["-c".into(), self.command.clone()],
-            dir: root.to_path_buf(),
-            stdin: Some(prompt.as_bytes().to_vec()),
-            env: Vec::new(),
-            timeout: self.timeout,
-            output_cap: 1 << 20,
-        };
+        let job = Job::shell(self.command.clone(), root, self.timeout, 1 << 20)
+            .with_stdin(prompt.as_bytes());
         let done = process::run(&job);
         if let Some(e) = done.spawn_error {
             return Err(format!("{e}; {how}"));

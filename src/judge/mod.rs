@@ -6,7 +6,7 @@ pub mod rubric;
 pub mod verdict;
 
 use crate::check::{CheckResult, Outcome};
-use crate::config::{Config, parse_duration};
+use crate::config::Config;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -44,7 +44,7 @@ impl JudgeSettings {
     pub fn from_config(c: &Config, cache_dir: Option<PathBuf>, use_cache: bool) -> JudgeSettings {
         JudgeSettings {
             command: c.llm_command("judge").to_string(),
-            timeout: parse_duration(&c.llm.timeout).unwrap_or(Duration::from_secs(300)),
+            timeout: c.llm.timeout.get(),
             max_file_bytes: c.judge.max_file_bytes,
             samples: c.judge.samples.max(1),
             cache_dir,

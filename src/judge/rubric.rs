@@ -28,6 +28,9 @@ pub struct JudgedFile {
     pub truncated: bool,
 }
 
+/// Longest the sourcing of one rubric file may take.
+const RUBRIC_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Bash that binds the two rubric words, sources the file and calls the function.
 const PRELUDE: &str = r#"judge_files() { for f in "$@"; do printf 'F\0%s\0' "$f" >> "$VERMAS_RUBRIC"; done; }
 judge_criterion() { printf 'C\0%s\0' "$*" >> "$VERMAS_RUBRIC"; }
@@ -38,7 +41,7 @@ declare -F "$2" >/dev/null || { echo "vermas: function not defined: $2" >&2; exi
 /// Runs the rubric function `function` of `file` and returns what it asked for.
 pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Result<Rubric, String> {
     // Never sourced from behind a symlink leading outside the repository.
-    let real = crate::store::contain(&canonical(root), Path::new(file))
+    let real = crate::contain::resolve(&canonical(root), Path::new(file))
         .map_err(|e| format!("rubric file {e}"))?;
     if !real.is_file() {
         return Err(format!("rubric file {file} does not exist"));
@@ -47,24 +50,15 @@ pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Resul
         .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
     let record = scratch.join(format!("rubric-{}-{}.bin", std::process::id(), unique()));
     let _ = std::fs::remove_file(&record);
-    let job = Job {
-        program: "bash".into(),
-        args: vec![
-            "-c".into(),
-            PRELUDE.into(),
-            "vermas".into(),
-            file.into(),
-            function.into(),
-        ],
-        dir: root.to_path_buf(),
-        stdin: None,
-        env: vec![(
-            "VERMAS_RUBRIC".into(),
-            record.to_string_lossy().into_owned(),
-        )],
-        timeout: Duration::from_secs(30),
-        output_cap: 64 * 1024,
-    };
+    let args = vec![
+        "-c".into(),
+        PRELUDE.into(),
+        "vermas".into(),
+        file.into(),
+        function.into(),
+    ];
+    let job = Job::new("bash", args, root, RUBRIC_TIMEOUT, 64 * 1024)
+        .with_env("VERMAS_RUBRIC", record.to_string_lossy());
     let done = process::run(&job);
     let recorded = std::fs::read(&record).unwrap_or_default();
     let _ = std::fs::remove_file(&record);
@@ -115,7 +109,7 @@ fn unique() -> usize {
     NEXT.fetch_add(1, Ordering::SeqCst)
 }
 
-/// `root` with its symlinks resolved, as [`crate::store::contain`] wants it.
+/// `root` with its symlinks resolved, as [`crate::contain::resolve`] wants it.
 fn canonical(root: &Path) -> PathBuf {
     std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
@@ -143,7 +137,7 @@ pub fn read_files(
     }
     let mut out = Vec::new();
     for rel in paths {
-        let real = crate::store::contain(&canon_root, Path::new(&rel))
+        let real = crate::contain::resolve(&canon_root, Path::new(&rel))
             .map_err(|e| format!("judge_files: {e}"))?;
         let bytes = std::fs::read(&real).map_err(|e| format!("judge_files: {rel}: {e}"))?;
         let size = bytes.len() as u64;

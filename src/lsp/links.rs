@@ -4,7 +4,7 @@
 use super::position;
 use super::state::SpecDoc;
 use super::uri;
-use crate::spec::{self, Annotation, lint};
+use crate::spec::{self, Annotation};
 use lsp_types::DocumentLink;
 use std::path::Path;
 
@@ -46,7 +46,7 @@ pub fn links(doc: &SpecDoc) -> Vec<DocumentLink> {
 fn function_line(real: &Path, a: &Annotation) -> Option<usize> {
     let function = a.function.as_deref()?;
     let text = String::from_utf8_lossy(&std::fs::read(real).ok()?).into_owned();
-    let defined = lint::defined_functions(&a.file, &text)?;
+    let defined = crate::check::functions::defined_functions(&a.file, &text)?;
     // `Class::method` and `test[param]` open at the last part's definition.
     let base = function.split('[').next().unwrap_or(function);
     let last = base.rsplit("::").next().unwrap_or(base);

@@ -172,14 +172,22 @@ impl Message {
     }
 }
 
-/// Parses a message type, listing the valid ones on failure.
-pub fn parse_type(text: &str) -> Result<MsgType> {
-    crate::bead::model::parse_choice("message type", text, MSG_TYPES)
+impl std::str::FromStr for MsgType {
+    type Err = Error;
+
+    /// Parses a message type, listing the valid ones on failure.
+    fn from_str(text: &str) -> Result<MsgType> {
+        crate::bead::model::parse_choice("message type", text, MSG_TYPES)
+    }
 }
 
-/// Parses a priority, listing the valid ones on failure.
-pub fn parse_priority(text: &str) -> Result<Priority> {
-    crate::bead::model::parse_choice("message priority", text, PRIORITIES)
+impl std::str::FromStr for Priority {
+    type Err = Error;
+
+    /// Parses a priority, listing the valid ones on failure.
+    fn from_str(text: &str) -> Result<Priority> {
+        crate::bead::model::parse_choice("message priority", text, PRIORITIES)
+    }
 }
 
 #[cfg(test)]
@@ -234,8 +242,8 @@ mod tests {
         .unwrap_err();
         let Error::Parse(p) = e else { panic!("{e:?}") };
         assert_eq!(p.line, 6, "{p:?}");
-        assert!(parse_type("memo").is_err());
-        assert_eq!(parse_priority("high").unwrap(), Priority::High);
+        assert!("memo".parse::<MsgType>().is_err());
+        assert_eq!("high".parse::<Priority>().unwrap(), Priority::High);
     }
 
     #[test]

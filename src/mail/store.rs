@@ -5,7 +5,7 @@ use super::address::ARCHIVE;
 use super::message::Message;
 use crate::error::{Error, Result};
 use crate::store::index::{self, Loaded, Snapshot};
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, layout};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -62,11 +62,11 @@ impl Dir {
 
 /// `.beads/mail` or `.beads/wisps/mail`.
 pub fn root(ws: &Workspace, ephemeral: bool) -> PathBuf {
-    if ephemeral {
-        ws.beads_dir.join("wisps").join("mail")
+    ws.path(if ephemeral {
+        layout::WISP_MAIL
     } else {
-        ws.beads_dir.join("mail")
-    }
+        layout::MAIL
+    })
 }
 
 /// The live (not archived) folders of `mailbox`: committed, then ephemeral.

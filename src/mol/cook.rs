@@ -11,8 +11,9 @@
 
 use super::builtin::{builtin, builtin_names};
 use super::formula::{self, At, ExpandRule, Formula, FormulaType, Source, StepDef, VarDef};
-use super::plan::{Graph, PlanStep, Sourced, Text, var_map};
+use super::plan::{Graph, PlanStep, Sourced, var_map};
 use super::proto::{Proto, ProtoStep};
+use super::template::Text;
 use super::template::fill;
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -121,10 +122,12 @@ impl<'a> Loader<'a> {
         }
         let mut found = None;
         if let (Some(dir), false) = (self.beads_dir, builtin_only) {
-            let path = dir.join("formulas").join(format!("{name}{FORMULA_SUFFIX}"));
+            let path = dir
+                .join(crate::workspace::layout::FORMULAS)
+                .join(format!("{name}{FORMULA_SUFFIX}"));
             // A symlink only when it stays inside the repository.
             let root = dir.parent().unwrap_or(dir);
-            match crate::store::read_to_string(&path, |p| crate::store::contain(root, p)) {
+            match crate::contain::read_to_string(&path, |p| crate::contain::resolve(root, p)) {
                 Ok(text) => {
                     let shown = display(dir, &path);
                     found = Some((text, shown.clone(), false, Some(shown)));
@@ -441,7 +444,7 @@ fn source_kind(l: &Loaded) -> &'static str {
 pub fn list_formulas(beads_dir: Option<&Path>) -> Result<Vec<FormulaSummary>> {
     let mut names = Vec::new();
     if let Some(dir) = beads_dir {
-        let fdir = dir.join("formulas");
+        let fdir = dir.join(crate::workspace::layout::FORMULAS);
         match std::fs::read_dir(&fdir) {
             Ok(entries) => {
                 for entry in entries {
@@ -467,7 +470,8 @@ pub fn list_formulas(beads_dir: Option<&Path>) -> Result<Vec<FormulaSummary>> {
         let path = beads_dir.map(|d| {
             display(
                 d,
-                &d.join("formulas").join(format!("{name}{FORMULA_SUFFIX}")),
+                &d.join(crate::workspace::layout::FORMULAS)
+                    .join(format!("{name}{FORMULA_SUFFIX}")),
             )
         });
         out.push(match loader.load(name, false) {

@@ -44,6 +44,9 @@ pub struct At<T> {
     pub span: Range<usize>,
 }
 
+/// Where a value was written: a file and a byte range.
+pub type Loc = (Arc<Source>, Range<usize>);
+
 /// What kind of formula a file is (`type`, else inferred from its content).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FormulaType {

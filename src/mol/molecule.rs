@@ -6,7 +6,7 @@
 use super::proto::Proto;
 use crate::error::{Error, Result};
 use crate::time::Timestamp;
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, layout};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -307,17 +307,17 @@ impl Digest {
 
 /// `.beads/mols`: poured molecules.
 pub fn mols_dir(ws: &Workspace) -> PathBuf {
-    ws.beads_dir.join("mols")
+    ws.path(layout::MOLS)
 }
 
 /// `.beads/mols/archive`: squashed digests.
 pub fn archive_dir(ws: &Workspace) -> PathBuf {
-    mols_dir(ws).join("archive")
+    ws.path(layout::MOLS_ARCHIVE)
 }
 
 /// `.beads/wisps/mols`: wisps.
 pub fn wisps_dir(ws: &Workspace) -> PathBuf {
-    ws.beads_dir.join("wisps").join("mols")
+    ws.path(layout::WISP_MOLS)
 }
 
 /// The file a molecule lives in, by its state.
@@ -466,7 +466,7 @@ pub fn new_id(ws: &Workspace, formula: &str, actor: &str) -> String {
 /// Takes the lock that serialises changes to wisps (`.beads/wisps/.lock`, never
 /// committed); released when the file is dropped.
 pub fn lock_wisps(ws: &Workspace) -> Result<File> {
-    ws.lock_file(&ws.beads_dir.join("wisps"), ".lock")
+    ws.lock_file(&ws.path(layout::WISPS), layout::LOCK)
 }
 
 #[cfg(test)]

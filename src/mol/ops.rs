@@ -286,7 +286,7 @@ pub fn squash(ws: &Workspace, actor: &str, id: &str, summary: Option<String>) ->
         &format!(
             "{} ({done}/{})",
             mol.formula,
-            crate::report::plural(total, "step")
+            crate::words::plural(total, "step")
         ),
         actor,
     ))?;

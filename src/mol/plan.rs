@@ -13,27 +13,14 @@
 //! target's needs; steps that needed the target need the template steps nothing else in the
 //! template needs (its last steps).
 
-use super::formula::{At, ExpandRule, Formula, FormulaType, Source, StepDef, VarDef};
-use super::template::placeholders;
+use super::formula::{At, ExpandRule, Formula, FormulaType, Loc, Source, StepDef, VarDef};
+use super::template::{Text, placeholders};
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
-use std::ops::Range;
 use std::sync::Arc;
-
-/// Where a value was written: a file and a byte range.
-pub type Loc = (Arc<Source>, Range<usize>);
 
 /// A value with the file it was read from.
 pub type Sourced<T> = (T, Arc<Source>);
-
-/// A title or description with where it was written (for `{{var}}` errors).
-#[derive(Debug, Clone)]
-pub struct Text {
-    /// The text (placeholders of expansions substituted, `{{var}}` not yet).
-    pub value: String,
-    /// Where it was written, when it was.
-    pub at: Option<Loc>,
-}
 
 /// One step of the ordered graph.
 #[derive(Debug, Clone)]

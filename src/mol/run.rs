@@ -258,22 +258,11 @@ fn handler_job(
         .join("tmp")
         .join(format!("mol-run-{}-{serial}.stderr", std::process::id()));
     let script = format!("exec 2>\"$VERMAS_MOL_STDERR\"\n{}", opts.handler);
-    let job = Job {
-        program: "sh".into(),
-        args: vec!["-c".into(), script],
-        dir: ws.root.clone(),
-        stdin: Some(format!("{input}\n").into_bytes()),
-        env: vec![
-            ("VERMAS_MOL_ID".into(), mol_id.to_string()),
-            ("VERMAS_STEP_ID".into(), step_id.to_string()),
-            (
-                "VERMAS_MOL_STDERR".into(),
-                stderr_path.to_string_lossy().into_owned(),
-            ),
-        ],
-        timeout: opts.timeout,
-        output_cap: opts.output_cap,
-    };
+    let job = Job::shell(script, &ws.root, opts.timeout, opts.output_cap)
+        .with_stdin(format!("{input}\n"))
+        .with_env("VERMAS_MOL_ID", mol_id)
+        .with_env("VERMAS_STEP_ID", step_id)
+        .with_env("VERMAS_MOL_STDERR", stderr_path.to_string_lossy());
     (job, stderr_path)
 }
 

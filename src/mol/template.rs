@@ -1,9 +1,18 @@
 //! Placeholders: `{{var}}` (the formula's variables, at cook time) and `{name}` (expansion
 //! templates: `{target}`, `{target.title}`..., and the expansion's vars).
 
-use super::plan::Text;
+use super::formula::Loc;
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
+
+/// A title or description with where it was written (for `{{var}}` errors).
+#[derive(Debug, Clone)]
+pub struct Text {
+    /// The text (placeholders of expansions substituted, `{{var}}` not yet).
+    pub value: String,
+    /// Where it was written, when it was.
+    pub at: Option<Loc>,
+}
 
 /// Replaces `{name}` by `vars[name]`; leaves `{{var}}` and unknown names alone.
 pub fn placeholders(s: &str, vars: &HashMap<String, String>) -> String {

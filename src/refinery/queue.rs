@@ -144,7 +144,7 @@ fn bead_of(ws: &Workspace, branch: &str, given: Option<&str>) -> Result<String> 
         return Ok(crate::inspect::pipeline::work_and_spec(ws, id)?.0.id);
     }
     let last = branch.rsplit('/').next().unwrap_or(branch);
-    let named = crate::bead::store::list_ids(ws)?
+    let named = ws.bead_ids()?
         .into_iter()
         .find(|id| id == last);
     match named {

@@ -108,7 +108,7 @@ fn verdict_word<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<S
 
 /// `.beads/mq`: the merge requests.
 pub fn dir(ws: &Workspace) -> PathBuf {
-    ws.beads_dir.join("mq")
+    ws.path(crate::workspace::layout::MERGE_QUEUE)
 }
 
 /// The file of request `id`.

@@ -66,7 +66,7 @@ impl End {
             State::Conflict,
             format!(
                 "the merge conflicts in {}: {}",
-                crate::report::plural(paths.len(), "file"),
+                crate::words::plural(paths.len(), "file"),
                 paths.join(", ")
             ),
         );

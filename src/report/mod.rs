@@ -6,6 +6,7 @@ pub use machine::{json, junit, tap};
 
 use crate::check::Outcome;
 use crate::live::{Counts, Kinds, SpecRun};
+use crate::words::plural;
 use std::fmt::Write;
 
 /// Lines of a failing check's output shown in the human report.
@@ -153,16 +154,3 @@ fn tag(o: Outcome, colour: bool) -> String {
     format!("\x1b[{code}m{text}\x1b[0m")
 }
 
-/// `1 spec`, `2 specs`: a count with its noun in the right number (`-s` added).
-pub fn plural(n: usize, noun: &str) -> String {
-    counted(n, noun, &format!("{noun}s"))
-}
-
-/// `1 criterion`, `2 criteria`: a count with the noun's own singular or plural.
-pub fn counted(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}

@@ -42,7 +42,8 @@ pub struct RoleFile {
 
 /// `.beads/roles/<role>.md`.
 pub fn path(ws: &Workspace, role: &str) -> PathBuf {
-    ws.beads_dir.join("roles").join(format!("{role}.md"))
+    ws.path(crate::workspace::layout::ROLES)
+        .join(format!("{role}.md"))
 }
 
 /// Writes every role file into the open change `txn`: missing ones always, existing ones

@@ -14,7 +14,8 @@ use crate::config::{Config, PaneConfig};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
-use tmux::{Answer, sh_word};
+use crate::shell;
+use tmux::Answer;
 
 pub use tmux::check_installed;
 
@@ -53,7 +54,7 @@ pub struct Plan {
 
 /// The plan for `ws`, its panes running `exe` (this vermas binary).
 pub fn plan(ws: &Workspace, exe: &Path) -> Plan {
-    let exe = sh_word(&exe.to_string_lossy());
+    let exe = shell::word(&exe.to_string_lossy());
     let root = ws.root.clone();
     Plan {
         name: session_name(&root),
@@ -62,7 +63,7 @@ pub fn plan(ws: &Workspace, exe: &Path) -> Plan {
         right: pane(&ws.config, &ws.config.layout.right, &exe),
         status_command: format!(
             "cd {} && {exe} status-line",
-            sh_word(&root.to_string_lossy())
+            shell::word(&root.to_string_lossy())
         ),
         root,
     }
@@ -329,7 +330,7 @@ fn close(opened: &Opened, name: &str) {
 
 /// The command a person types to attach to session `name`.
 pub fn attach_command(name: &str) -> String {
-    format!("tmux attach -t {}", sh_word(name))
+    format!("tmux attach -t {}", shell::word(name))
 }
 
 /// Shows `opened` on this terminal: outside tmux attaches to its session (returning

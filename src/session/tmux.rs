@@ -76,31 +76,3 @@ fn not_runnable(e: std::io::Error) -> Error {
         Error::Invalid(format!("cannot run tmux: {e}"))
     }
 }
-
-/// `text` as one word for `sh`: as it is when it holds only safe characters, else in
-/// single quotes (each `'` written as `'\''`).
-pub fn sh_word(text: &str) -> String {
-    let safe = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
-    if safe {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_are_quoted_only_when_needed() {
-        assert_eq!(sh_word("/usr/bin/vermas"), "/usr/bin/vermas");
-        assert_eq!(sh_word("/tmp/my repo"), "'/tmp/my repo'");
-        assert_eq!(sh_word("it's"), r"'it'\''s'");
-        assert_eq!(sh_word(""), "''");
-        assert_eq!(sh_word("$HOME"), "'$HOME'");
-    }
-}

@@ -5,10 +5,11 @@ mod migrate;
 
 use crate::bead::{BeadSet, graph};
 use crate::config::{Config, validate_prefix};
+use crate::contain::absolute;
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
 use crate::store::{CommitMessage, Recorded, Txn};
-use crate::workspace::{BEADS_DIR, PrefixOrigin, Workspace, absolute};
+use crate::workspace::{PrefixOrigin, Workspace};
 pub use migrate::{Migration, migrate_legacy_config};
 use std::path::{Path, PathBuf};
 
@@ -42,21 +43,12 @@ pub fn init(
         validate_prefix(p).map_err(Error::Invalid)?;
     }
     let start = absolute(start);
-    let root = match std::env::var_os("BEADS_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => absolute(Path::new(&dir))
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| start.clone()),
-        None => GitRepo::open(&start).map_or_else(|| start.clone(), |r| r.workdir().to_path_buf()),
-    };
-    let beads_dir = match std::env::var_os("BEADS_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => absolute(Path::new(&dir)),
-        None => root.join(BEADS_DIR),
-    };
+    let beads_dir = crate::workspace::home(&start);
+    let root = beads_dir.parent().map_or(start, Path::to_path_buf);
     // Nothing is created through a symlink leading outside the repository.
     if let Ok(rel) = beads_dir.strip_prefix(&root) {
         let canon = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-        crate::store::contain(&canon, &rel.join("issues"))?;
+        crate::contain::resolve(&canon, &rel.join(crate::workspace::layout::ISSUES))?;
     }
     let mut ws = Workspace::open(beads_dir.clone())?;
     // Refused before anything is written: an actor or a commit git would not accept.
@@ -70,7 +62,8 @@ pub fn init(
     }
     let config_path = ws.config_path();
     let existing = config_path.exists();
-    std::fs::create_dir_all(beads_dir.join("issues")).map_err(|e| Error::io(&beads_dir, e))?;
+    std::fs::create_dir_all(beads_dir.join(crate::workspace::layout::ISSUES))
+        .map_err(|e| Error::io(&beads_dir, e))?;
     let mut txn = Txn::begin(&ws)?;
     let mut written = Vec::new();
     let mut config = ws.config.clone();
@@ -308,10 +301,7 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     let set = BeadSet::load(ws)?;
     add(
         "ok",
-        format!(
-            "{} readable",
-            crate::report::plural(set.beads.len(), "bead")
-        ),
+        format!("{} readable", crate::words::plural(set.beads.len(), "bead")),
     );
     for e in &set.broken {
         add("error", e.to_string());
@@ -431,7 +421,7 @@ pub fn commit_unrecorded(ws: &Workspace, actor: &str) -> Result<(Vec<String>, Re
         ids: Vec::new(),
         title: format!(
             "commit {}",
-            crate::report::plural(paths.len(), "unrecorded file")
+            crate::words::plural(paths.len(), "unrecorded file")
         ),
         actor: actor.to_string(),
     })?;

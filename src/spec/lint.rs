@@ -4,6 +4,7 @@
 
 use super::target::{self, PathBase};
 use super::{Annotation, LinkForm, Spec};
+use crate::check::functions::{defined_functions, is_defined};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -264,13 +265,6 @@ fn finding(
     }
 }
 
-/// True when `function` (possibly `Class::method` or `test[param]`) is among `defined`.
-pub fn is_defined(function: &str, defined: &[(String, usize)]) -> bool {
-    let base = function.split('[').next().unwrap_or(function);
-    base.split("::")
-        .all(|part| defined.iter().any(|(name, _)| name == part))
-}
-
 /// True for an executable shell script that never looks at its arguments: run with a
 /// function name, it would ignore it.
 fn runs_without_dispatcher(path: &Path, text: &str) -> bool {
@@ -285,61 +279,6 @@ fn runs_without_dispatcher(path: &Path, text: &str) -> bool {
         && !["$1", "$@", "$*", "${1", "${@", "${*", "$#"]
             .iter()
             .any(|r| text.contains(r))
-}
-
-/// Functions (and Python classes) defined in a file with their lines, for languages vermas
-/// can read; `None` for others.
-pub fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>> {
-    let ext = Path::new(file)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("");
-    let shell = matches!(ext, "sh" | "bash" | "bats")
-        || (ext.is_empty()
-            && text.starts_with("#!")
-            && text.lines().next().is_some_and(|l| l.contains("sh")));
-    let lang = match ext {
-        "py" => "py",
-        "rs" => "rs",
-        _ if shell => "sh",
-        _ => return None,
-    };
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim_start();
-        let name = match lang {
-            "py" => t
-                .strip_prefix("async def ")
-                .or_else(|| t.strip_prefix("def "))
-                .or_else(|| t.strip_prefix("class "))
-                .map(ident),
-            "rs" => {
-                let t = t.strip_prefix("pub ").unwrap_or(t);
-                let t = t.strip_prefix("async ").unwrap_or(t);
-                t.strip_prefix("fn ").map(ident)
-            }
-            _ => match t.strip_prefix("function ") {
-                Some(rest) => Some(ident(rest.trim_start())),
-                None => {
-                    let name = ident(t);
-                    let after = t[name.len()..].trim_start();
-                    (!name.is_empty() && after.starts_with("()")).then_some(name)
-                }
-            },
-        };
-        if let Some(n) = name.filter(|n| !n.is_empty()) {
-            out.push((n.to_string(), i + 1));
-        }
-    }
-    Some(out)
-}
-
-/// The leading identifier of `s`.
-fn ident(s: &str) -> &str {
-    let end = s
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == ':' || c == '.'))
-        .unwrap_or(s.len());
-    s[..end].trim_end_matches(':')
 }
 
 /// `text` with every markdown link target of `spec` that GitHub or an editor would not
@@ -370,31 +309,6 @@ pub fn fix_links(text: &str, spec: &Spec) -> String {
     out
 }
 
-/// `file:line` of the definition of `function` in repository file `file`, when the file
-/// is inside `root`, readable, in a language [`defined_functions`] knows, and defines it:
-/// the place a report points at so a terminal click lands on the check itself.
-pub fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
-    let path = crate::check::contained(root, file).ok()?;
-    let text = std::fs::read_to_string(path).ok()?;
-    let line = function_line(function, &defined_functions(file, &text)?)?;
-    Some(format!("{file}:{line}"))
-}
-
-/// The line where `function` (possibly `Class::method` or `test[param]`) is defined among
-/// `defined` (from [`defined_functions`]): the line of its last part, each part found
-/// after the one before it.
-pub fn function_line(function: &str, defined: &[(String, usize)]) -> Option<usize> {
-    let base = function.split('[').next().unwrap_or(function);
-    let mut line = 0;
-    for part in base.split("::") {
-        line = defined
-            .iter()
-            .find(|(name, at)| name == part && *at > line)?
-            .1;
-    }
-    (line > 0).then_some(line)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,15 +335,5 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_method_is_found_inside_its_class() {
-        let defined: Vec<(String, usize)> = [("test_y", 1), ("TestX", 4), ("test_y", 5)]
-            .iter()
-            .map(|(n, l)| (n.to_string(), *l))
-            .collect();
-        assert_eq!(function_line("test_y", &defined), Some(1));
-        assert_eq!(function_line("TestX::test_y", &defined), Some(5));
-        assert_eq!(function_line("test_y[1-2]", &defined), Some(1));
-        assert_eq!(function_line("TestX::nope", &defined), None);
-    }
+
 }

@@ -1,8 +1,12 @@
 //! Escaping for the line-per-record index files: one record per line, fields separated by
 //! tabs, so tabs, newlines and backslashes inside values are escaped.
 
-use super::index::{ITEM, PART};
 use std::borrow::Cow;
+
+/// Separates items of a list field.
+pub const ITEM: char = '\u{1f}';
+/// Separates the parts of one item.
+pub const PART: char = '\u{1e}';
 
 /// Escapes the characters the format uses as separators.
 pub fn esc(s: &str) -> String {

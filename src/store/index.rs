@@ -24,15 +24,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use line::{LineSpan, decode_index, encode_line};
 
 pub use super::escape::{
-    choice, esc, esc_into, esc_list, esc_opt, esc_opt_into, unesc, unesc_cow, unesc_list, unesc_opt,
+    ITEM, PART, choice, esc, esc_into, esc_list, esc_opt, esc_opt_into, unesc, unesc_cow,
+    unesc_list, unesc_opt,
 };
 pub use super::listing::{FileStamp, RACY_NANOS};
 use crate::par::par_map;
-
-/// Separates items of a list field.
-pub const ITEM: char = '\u{1f}';
-/// Separates the parts of one item.
-pub const PART: char = '\u{1e}';
 
 /// The current time in nanoseconds since the epoch.
 pub fn now_ns() -> i128 {
@@ -129,7 +125,7 @@ impl<T> Snapshot<T> {
 
 /// Loads every `*.md` record of `dir`, decoding current index lines and parsing the rest
 /// with `parse` (see [`snapshot`]). `parse` is given symlinked entries too and must refuse
-/// one leading outside the repository ([`crate::store::contain()`]).
+/// one leading outside the repository ([`crate::contain::resolve()`]).
 pub fn load<T: Indexed>(
     dir: &Path,
     index_path: &Path,
@@ -240,7 +236,7 @@ struct Fresh {
 ///
 /// `parse` gets the file's path and, for a regular file, its text (read through the open
 /// folder, never through a symlink); with `None` it must read the file itself, refusing a
-/// symlink that leads outside the repository ([`crate::store::contain()`]).
+/// symlink that leads outside the repository ([`crate::contain::resolve()`]).
 pub fn lines<T: Indexed>(
     dir: &Path,
     index_path: &Path,

@@ -1,7 +1,6 @@
 //! Files under `.beads/`: atomic writes, the write lock, front matter, ids, index caches,
 //! and keeping every read and write inside the repository.
 
-pub mod contain;
 mod escape;
 pub mod frontmatter;
 pub mod id;
@@ -9,5 +8,4 @@ pub mod index;
 mod listing;
 mod txn;
 
-pub use contain::{contain, read_to_string};
 pub use txn::{CommitMessage, Recorded, Txn, write_atomic};

@@ -89,8 +89,8 @@ impl<'a> Txn<'a> {
     /// Takes the write lock (waiting for other vermas writers) and picks up paths an
     /// interrupted change left uncommitted.
     pub fn begin(ws: &'a Workspace) -> Result<Txn<'a>> {
-        let lock_path = ws.beads_dir.join(".lock");
-        let lock = super::contain::open(
+        let lock_path = ws.path(crate::workspace::layout::LOCK);
+        let lock = crate::contain::open(
             OpenOptions::new().create(true).truncate(false).write(true),
             &lock_path,
             |p| ws.contain(p),
@@ -210,7 +210,7 @@ impl<'a> Txn<'a> {
         self.ws.contain(path)?;
         let journal = self.journal_path();
         std::fs::create_dir_all(self.ws.cache_dir()).map_err(|e| Error::io(&journal, e))?;
-        let mut f = super::contain::open(
+        let mut f = crate::contain::open(
             OpenOptions::new().create(true).append(true),
             &journal,
             |p| self.ws.contain(p),
@@ -302,9 +302,9 @@ impl Drop for Txn<'_> {
 pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp_dir = tmp_dir.join("tmp");
     if let Some(root) = tmp_dir.ancestors().nth(3) {
-        super::contain(root, &tmp_dir)?;
+        crate::contain::resolve(root, &tmp_dir)?;
         if let Some(parent) = path.parent().filter(|p| p.starts_with(root)) {
-            super::contain(root, parent)?;
+            crate::contain::resolve(root, parent)?;
         }
     }
     std::fs::create_dir_all(&tmp_dir).map_err(|e| Error::io(&tmp_dir, e))?;

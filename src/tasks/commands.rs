@@ -80,15 +80,7 @@ fn item_outcome(commands: &[CheckResult]) -> (Outcome, Option<String>) {
 /// not found (127) or not executable (126), a failure to start, a timeout or a signal
 /// ERROR.
 pub fn run_command(command: &str, s: &Settings) -> CheckResult {
-    let f = process::run(&Job {
-        program: "sh".into(),
-        args: vec!["-c".into(), command.into()],
-        dir: s.root.clone(),
-        stdin: None,
-        env: Vec::new(),
-        timeout: s.timeout,
-        output_cap: s.output_cap,
-    });
+    let f = process::run(&Job::shell(command, &s.root, s.timeout, s.output_cap));
     let text = f.text();
     // What the shell said about a command it could not run, after `what`.
     let shell_says = |words: &[&str], what: &str| match text

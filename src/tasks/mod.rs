@@ -15,7 +15,7 @@ pub mod parse;
 pub mod render;
 
 use crate::check::{CheckResult, Outcome};
-use crate::config::{Config, parse_duration};
+use crate::config::Config;
 use crate::error::Error;
 use crate::judge::{self, JudgeSettings};
 use crate::time::Timestamp;
@@ -47,7 +47,7 @@ impl Settings {
     pub fn from_config(root: PathBuf, config: &Config, cache_dir: Option<PathBuf>) -> Settings {
         Settings {
             root,
-            timeout: parse_duration(&config.gates.timeout).unwrap_or(Duration::from_secs(120)),
+            timeout: config.gates.timeout.get(),
             output_cap: usize::try_from(config.verify.output_cap).unwrap_or(usize::MAX),
             judge: JudgeSettings::from_config(config, cache_dir.clone(), true),
             cache_dir,

@@ -1413,6 +1413,49 @@ fn json_errors_are_one_object_on_stderr() {
 }
 
 #[test]
+fn typed_flags_are_parsed_before_the_command_runs() {
+    // Every spelling accepted before stays accepted: P1/p1/1, any-case phases.
+    let repo = Repo::initialised();
+    let out = repo.run(&["q", "typed", "-p", "P1", "-t", "bug"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = repo.run(&["list", "-p", "p1", "-t", "bug", "-s", "open"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("typed"));
+    // A bad value is the domain's own error (code, message, hint), exit 2, and is refused
+    // before anything else is looked at: here the bead does not even exist.
+    for (args, message) in [
+        (&["list", "--status", "wip"][..], "unknown status 'wip'"),
+        (&["ready", "-t", "bugg"][..], "unknown type 'bugg'"),
+        (
+            &["update", "vm-nope", "-p", "P9"][..],
+            "unknown priority 'P9'",
+        ),
+        (
+            &["gate", "blue", "vm-nope"][..],
+            "unknown gate phase 'blue'",
+        ),
+        (
+            &["dep", "add", "a", "b", "-t", "x"][..],
+            "unknown dependency type 'x'",
+        ),
+        (
+            &["mail", "wait", "m", "--timeout", "soon"][..],
+            "bad --timeout",
+        ),
+    ] {
+        let mut json = args.to_vec();
+        json.push("--json");
+        let v = json_error(&repo.run(&json));
+        assert_eq!(v["code"], "invalid", "{args:?}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(message), "{v}");
+        let err = repo.fails(args, 2);
+        assert!(
+            err.contains(message) && err.contains("help:"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn json_usage_errors_are_json_too() {
     // `--help` promises "errors go to stderr as JSON too": a clap usage error is an error.
     let repo = Repo::initialised();

@@ -203,6 +203,30 @@ fn a_beads_folder_symlinked_outside_is_refused() {
 }
 
 #[test]
+fn hooks_roles_and_merge_queue_folders_symlinked_outside_are_refused() {
+    // The Inspector runs `.beads/hooks` scripts and reads `.beads/roles` into prompts: a
+    // clone must not point them at files elsewhere on the machine.
+    for folder in ["hooks", "roles", "mq"] {
+        let repo = Repo::initialised();
+        let out = outside();
+        outside_file(&out, "Stop", &format!("#!/bin/sh\necho {SECRET}\n"));
+        let rel = format!(".beads/{folder}");
+        if repo.join(&rel).exists() {
+            std::fs::remove_dir_all(repo.join(&rel)).expect("rm");
+        }
+        link(&repo, &rel, out.path());
+        let o = repo.run(&["list"]);
+        assert_eq!(o.status.code(), Some(2), "{folder}: {}", stderr(&o));
+        assert_no_secret(&o, folder);
+        assert!(
+            stderr(&o).contains(&format!("{rel} {REFUSED}")),
+            "{folder}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
 fn a_config_symlinked_outside_is_refused_unread() {
     let repo = Repo::initialised();
     let out = outside();

@@ -264,6 +264,34 @@ fn config_get_prefix() {
 }
 
 #[test]
+fn timeouts_keep_their_spelling_and_a_bad_one_names_its_key() {
+    let repo = Repo::initialised();
+    repo.ok(&["config", "set", "llm.timeout", "1.5m"]);
+    assert_eq!(repo.ok(&["config", "get", "llm.timeout"]).trim(), "1.5m");
+    assert_eq!(
+        repo.json(&["config", "get", "llm.timeout"])["value"],
+        "1.5m"
+    );
+    let cfg = repo.read(".beads/vermas.yaml");
+    assert!(cfg.lines().any(|l| l == "  timeout: 1.5m"), "{cfg}");
+    let err = repo.fails(&["config", "set", "gates.timeout", "soon"], 2);
+    assert!(
+        err.contains("gates.timeout: 'soon' is not a duration")
+            && !err.contains("gates.timeout: gates"),
+        "{err}"
+    );
+    // A hand-edited file: the error points at the key's line.
+    let text = cfg.replace("  hook_timeout: 30s", "  hook_timeout: 400d");
+    assert_ne!(text, cfg, "the default hook_timeout is rendered");
+    std::fs::write(repo.join(".beads/vermas.yaml"), text).unwrap();
+    let err = repo.fails(&["config", "get", "inspect.hook_timeout"], 2);
+    assert!(
+        err.contains("inspect.hook_timeout: duration 400d is too long (at most 365d)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn config_set_git_commit_false_commits_config_then_writes_without_committing() {
     let repo = Repo::initialised();
     repo.ok(&["config", "set", "git.commit", "false"]);

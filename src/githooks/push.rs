@@ -261,7 +261,7 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
         let paths = repo.changed_paths(&r.remote_sha, &r.local_sha)?;
         let note = format!(
             "{name}: {} changed since the remote's {}",
-            crate::report::plural(paths.len(), "file"),
+            crate::words::plural(paths.len(), "file"),
             short(&r.remote_sha)
         );
         return Ok((paths, note));
@@ -280,7 +280,7 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
             let shown: Vec<String> = bases.iter().map(|b| short(b)).collect();
             let note = format!(
                 "{name} ({why}): {} changed since {}, where it leaves {against}",
-                crate::report::plural(paths.len(), "file"),
+                crate::words::plural(paths.len(), "file"),
                 shown.join(", ")
             );
             (paths.into_iter().collect(), note)
@@ -293,7 +293,7 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
             let paths = repo.tree_paths(&r.local_sha)?;
             let note = format!(
                 "{name} ({why}): no history in common with what is known of the remote; every commit is pushed, so every file counts as changed ({})",
-                crate::report::plural(paths.len(), "file")
+                crate::words::plural(paths.len(), "file")
             );
             (paths, note)
         }

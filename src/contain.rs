@@ -3,7 +3,7 @@
 //! the repository. One leading outside is refused with an error that names the link and
 //! shows nothing of what lies behind it.
 //!
-//! Folders are checked once per command with [`contain`] (a `lstat` per path component);
+//! Folders are checked once per command with [`resolve`] (a `lstat` per path component);
 //! the files in them are opened with `O_NOFOLLOW` ([`read_to_string`], [`open`]), so the
 //! usual case, a regular file, costs no extra system call.
 
@@ -12,12 +12,17 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
+/// `path` made absolute against the current directory, without resolving links.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// `path` (absolute and under `root`, or relative to it) as the place it really names:
 /// every symlink on the way is followed only when it resolves inside `root` (a canonical
 /// folder), and `..` may not climb out of it. Parts that do not exist yet are kept as
 /// written (so a path about to be created can be checked). A symlink leading outside, a
 /// `..` leaving `root` or an absolute path elsewhere is refused (exit 2).
-pub fn contain(root: &Path, path: &Path) -> Result<PathBuf> {
+pub fn resolve(root: &Path, path: &Path) -> Result<PathBuf> {
     let rel = if path.is_absolute() {
         path.strip_prefix(root)
             .map_err(|_| outside(root, path, None, path))?
@@ -121,18 +126,18 @@ fn is_link_error(e: &std::io::Error) -> bool {
     e.raw_os_error() == Some(libc::ELOOP)
 }
 
-/// Opens `path` with `options`, never through a final symlink unless `contain` (which
+/// Opens `path` with `options`, never through a final symlink unless `inside` (which
 /// resolves it, refusing one leading outside) lets it through; the folders on the way
 /// must have been checked already.
 pub fn open(
     options: &mut OpenOptions,
     path: &Path,
-    contain: impl FnOnce(&Path) -> Result<PathBuf>,
+    inside: impl FnOnce(&Path) -> Result<PathBuf>,
 ) -> Result<File> {
     match options.custom_flags(libc::O_NOFOLLOW).open(path) {
         Ok(f) => Ok(f),
         Err(e) if is_link_error(&e) => {
-            let real = contain(path)?;
+            let real = inside(path)?;
             options
                 .custom_flags(0)
                 .open(&real)
@@ -145,9 +150,9 @@ pub fn open(
 /// Reads the text file `path` as [`open`] opens it.
 pub fn read_to_string(
     path: &Path,
-    contain: impl FnOnce(&Path) -> Result<PathBuf>,
+    inside: impl FnOnce(&Path) -> Result<PathBuf>,
 ) -> Result<String> {
-    let file = open(OpenOptions::new().read(true), path, contain)?;
+    let file = open(OpenOptions::new().read(true), path, inside)?;
     std::io::read_to_string(file).map_err(|e| Error::io(path, e))
 }
 
@@ -171,10 +176,10 @@ mod tests {
         symlink(away.join("secret"), root.join("leaf")).unwrap();
         symlink("../away/none", root.join("dangling")).unwrap();
 
-        assert_eq!(contain(&root, &root.join("a/f")).unwrap(), root.join("a/f"));
-        assert_eq!(contain(&root, Path::new("in/f")).unwrap(), root.join("a/f"));
+        assert_eq!(resolve(&root, &root.join("a/f")).unwrap(), root.join("a/f"));
+        assert_eq!(resolve(&root, Path::new("in/f")).unwrap(), root.join("a/f"));
         assert_eq!(
-            contain(&root, Path::new("new/x")).unwrap(),
+            resolve(&root, Path::new("new/x")).unwrap(),
             root.join("new/x")
         );
         for bad in [
@@ -184,18 +189,18 @@ mod tests {
             "../away/secret",
             "a/../../x",
         ] {
-            let e = contain(&root, Path::new(bad)).unwrap_err().to_string();
+            let e = resolve(&root, Path::new(bad)).unwrap_err().to_string();
             assert!(e.contains("outside the repository"), "{bad}: {e}");
-            assert_eq!(contain(&root, Path::new(bad)).unwrap_err().exit_code(), 2);
+            assert_eq!(resolve(&root, Path::new(bad)).unwrap_err().exit_code(), 2);
         }
-        let e = contain(&root, &root.join("out/secret"))
+        let e = resolve(&root, &root.join("out/secret"))
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("out is a symlink"), "{e}");
         assert!(e.contains("on the way to out/secret"), "{e}");
-        assert!(contain(&root, &away).is_err());
+        assert!(resolve(&root, &away).is_err());
 
-        let read = |p: &str| read_to_string(&root.join(p), |p| contain(&root, p));
+        let read = |p: &str| read_to_string(&root.join(p), |p| resolve(&root, p));
         assert_eq!(read("a/f").unwrap(), "x");
         assert_eq!(read("in/f").unwrap(), "x");
         let e = read("leaf").unwrap_err().to_string();

@@ -1,20 +1,20 @@
 //! Handler of `hooks install|uninstall|run|list`: the pre-push gate, and the list of git
 //! and lifecycle hooks.
 
-use super::args::HooksCmd;
+use super::githooks_args::HooksCmd;
 use super::output::{out, outln, print_json, versioned};
-use super::specs::{colour, project};
-use super::{Ctx, Outcome};
+use super::output::colour;
+use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::git::GitRepo;
-use crate::hooks::{self, Installed, Scope, Uninstalled};
+use crate::githooks::{self, Installed, Scope, Uninstalled};
 use crate::live::{Counts, Kinds};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// `hooks ...`.
-pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
+pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> CmdResult {
     match cmd {
         HooksCmd::List => list(ctx),
         HooksCmd::Install { name } => {
@@ -29,7 +29,7 @@ pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
             Ok(0)
         }
         HooksCmd::Uninstall { name } => {
-            let done = hooks::uninstall(&git_repo()?, &name)?;
+            let done = githooks::uninstall(&git_repo()?, &name)?;
             let (action, path) = match &done {
                 Uninstalled::Restored(p) => ("restored", p),
                 Uninstalled::Removed(p) => ("removed", p),
@@ -56,15 +56,15 @@ pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> Outcome {
             Ok(0)
         }
         HooksCmd::Run { name, args } => {
-            hooks::hook_name(&name)?;
+            githooks::hook_name(&name)?;
             pre_push(ctx, &args)
         }
     }
 }
 
 /// `hooks list`: git hooks vermas provides, then every lifecycle hook file present.
-fn list(ctx: &Ctx) -> Outcome {
-    let git = hooks::git_hooks(&git_repo()?)?;
+fn list(ctx: &Ctx) -> CmdResult {
+    let git = githooks::git_hooks(&git_repo()?)?;
     // (point, path as shown, executable)
     let lifecycle: Vec<(&str, String, bool)> = match ctx.workspace() {
         Ok(ws) => crate::inspect::hooks::present(&ws)
@@ -121,7 +121,7 @@ pub(super) fn install(repo: &GitRepo, name: &str) -> Result<Installed, Error> {
     let exe = std::env::current_exe()
         .ok()
         .map(|p| std::fs::canonicalize(&p).unwrap_or(p));
-    hooks::install(repo, name, exe.as_deref())
+    githooks::install(repo, name, exe.as_deref())
 }
 
 /// An install as JSON.
@@ -170,7 +170,7 @@ macro_rules! say {
 
 /// `hooks run pre-push [REMOTE [URL]]`: reads git's ref lines on stdin, runs the verify
 /// checks of the specs the push touches, and refuses the push (non-zero) on FAIL or ERROR.
-fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
+fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
     if skip_requested() {
         say!("VERMAS_SKIP is set: checks skipped, push allowed");
         return Ok(0);
@@ -186,8 +186,8 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     stdin
         .read_to_string(&mut input)
         .map_err(|e| Error::io("<stdin>", e))?;
-    let refs = hooks::parse_refs(&input)?;
-    let p = project()?;
+    let refs = githooks::parse_refs(&input)?;
+    let p = super::project()?;
     let repo = GitRepo::open(&p.root).ok_or_else(|| {
         Error::Git(format!(
             "{} is not inside a git work tree",
@@ -197,7 +197,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     let remote = args.first().map_or("", String::as_str);
     let scope = Scope::from_config(&p.config.hooks.pre_push.scope);
     let judge = p.config.hooks.pre_push.judge;
-    let plan = hooks::plan_push(
+    let plan = githooks::plan_push(
         &repo,
         &p.root,
         remote,
@@ -219,14 +219,14 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
         );
         return Ok(0);
     }
-    let key = hooks::stamp_key(&plan, judge);
+    let key = githooks::stamp_key(&plan, judge);
     let cache = p.cache_dir();
     if let Some(dir) = &cache
-        && hooks::stamp_matches(dir, &key)
+        && githooks::stamp_matches(dir, &key)
     {
         say!(
             "this tree already passed these {} (stamp {}); nothing run",
-            crate::report::plural(plan.specs.len(), "spec"),
+            crate::words::plural(plan.specs.len(), "spec"),
             stamp_display(&p.root, dir)
         );
         return Ok(0);
@@ -249,7 +249,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     if total.nothing_verified() {
         say!(
             "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
-            crate::report::plural(plan.specs.len(), "spec")
+            crate::words::plural(plan.specs.len(), "spec")
         );
         return Ok(3);
     }
@@ -263,7 +263,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
     }
     if plan.worktree_is_pushed
         && let Some(dir) = &cache
-        && let Err(e) = hooks::write_stamp(dir, &key)
+        && let Err(e) = githooks::write_stamp(dir, &key)
     {
         say!("could not write the stamp: {e}");
     }
@@ -272,7 +272,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> Outcome {
 
 /// The stamp file as the user should see it.
 fn stamp_display(root: &Path, cache: &Path) -> String {
-    let path: PathBuf = cache.join(hooks::STAMP_FILE);
+    let path: PathBuf = cache.join(githooks::STAMP_FILE);
     path.strip_prefix(root)
         .unwrap_or(&path)
         .display()

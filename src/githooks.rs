@@ -136,7 +136,7 @@ pub enum Uninstalled {
 /// PATH) after the chained hook, if any.
 pub fn script(name: &str, exe: Option<&Path>) -> String {
     let vermas = exe
-        .map(|p| shell_quote(&p.to_string_lossy()))
+        .map(|p| crate::shell::quote(&p.to_string_lossy()))
         .unwrap_or_else(|| "vermas".to_string());
     format!(
         "#!/bin/sh
@@ -158,11 +158,6 @@ fi
 exec \"$vermas\" hooks run {name} \"$@\"
 "
     )
-}
-
-/// `s` in single quotes for sh.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// True when `bytes` is a hook script vermas wrote.

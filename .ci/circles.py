@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Fails when two modules of src/ (or the folder given) import each other (an import circle).
+
+A module imports another when its code (outside `#[cfg(test)]` items and comments) names a
+path `crate::a::b` or `super::x` that resolves to that module's file. Pairs where one
+module holds the other (a folder's mod.rs and its files) are not circles. Checked at two
+levels: files (src/bead/catalog.rs is bead/catalog) and top-level modules (bead, inspect).
+"""
+
+import os
+import re
+import sys
+
+# Top-level modules whose circles are left for later: a pair with a side in one is skipped.
+ALLOWED = {"workspace"}
+
+SRC = next(
+    (a for a in sys.argv[1:] if not a.startswith("-")),
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"),
+)
+
+
+def module_of(rel):
+    """src-relative file path -> module path as a tuple of names."""
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] in ("mod", "lib", "main"):
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+def strip_comments(text):
+    """The text without // and /* */ comments (string literals kept as they are)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def strip_test_items(text):
+    """The text without the items marked #[cfg(test)]; the names of test-only `mod x;`."""
+    out, test_mods, i = [], [], 0
+    for m in re.finditer(r"#\[cfg\(test\)\]", text):
+        if m.start() < i:
+            continue
+        out.append(text[i : m.start()])
+        j, depth = m.end(), 0
+        decl = re.match(r"\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;", text[j:])
+        if decl:
+            test_mods.append(decl.group(1))
+        while j < len(text):
+            c = text[j]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    j += 1
+                    break
+            elif c == ";" and depth == 0:
+                j += 1
+                break
+            j += 1
+        i = j
+    out.append(text[i:])
+    return "".join(out), test_mods
+
+
+def use_tree(text, i):
+    """(paths, end) of the use tree at text[i]: `a::{b, c::d}` is [a, b], [a, c, d]."""
+    prefix = []
+    while True:
+        m = re.match(r"\s*(\w+|\{)", text[i:])
+        if not m:
+            return [prefix], i
+        if m.group(1) == "{":
+            i += m.end()
+            found = []
+            while True:
+                m2 = re.match(r"\s*\}", text[i:])
+                if m2:
+                    return [prefix + p for p in found] or [prefix], i + m2.end()
+                sub, i = use_tree(text, i)
+                found.extend(sub)
+                m2 = re.match(r"\s*,", text[i:])
+                if m2:
+                    i += m2.end()
+        prefix.append(m.group(1))
+        i += m.end()
+        m2 = re.match(r"\s*::", text[i:])
+        if not m2:
+            return [prefix], i
+        i += m2.end()
+
+
+def imports(mod, text, modules):
+    """The modules `mod`'s code names through crate:: and super:: paths."""
+    found = set()
+    for m in re.finditer(r"\b(crate|(?:super\s*::\s*)*super)\s*::", text):
+        if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_:$"):
+            continue
+        if m.group(1) == "crate":
+            base = ()
+        else:
+            # `super` is the module's parent, whatever the file layout.
+            base = mod[: len(mod) - m.group(1).count("super")]
+        paths, _ = use_tree(text, m.end())
+        for p in paths:
+            full = base + tuple(p)
+            while full and full not in modules:
+                full = full[:-1]
+            if full and full != mod:
+                found.add(full)
+    return found
+
+
+def holds(a, b):
+    """True when module a is b or holds it."""
+    return b[: len(a)] == a
+
+
+def find(src, verbose=False):
+    """Every circle under src as (level, a, b)."""
+    files, test_only = {}, set()
+    for root, _, names in os.walk(src):
+        for name in names:
+            if name.endswith(".rs"):
+                path = os.path.join(root, name)
+                rel = os.path.relpath(path, src)
+                mod = module_of(rel)
+                files[mod] = path
+
+    edges = {}
+    for mod, path in files.items():
+        with open(path, encoding="utf-8") as f:
+            text, tests = strip_test_items(strip_comments(f.read()))
+        for t in tests:
+            test_only.add(mod + (t,))
+        edges[mod] = text
+    modules = set(files) | {()}
+    graph = {}
+    for mod, text in edges.items():
+        if mod in test_only or (mod and mod[-1] == "tests"):
+            continue
+        graph[mod] = imports(mod, text, modules)
+
+    def circles(level):
+        """Pairs (a, b) at `level` ('file' or 'top') that import each other."""
+        g = {}
+        for a, bs in graph.items():
+            for b in bs:
+                if level == "top":
+                    a1, b1 = a[:1], b[:1]
+                else:
+                    a1, b1 = a, b
+                if not a1 or not b1 or holds(a1, b1) or holds(b1, a1):
+                    continue
+                g.setdefault(a1, set()).add(b1)
+        pairs = set()
+        for a, bs in g.items():
+            for b in bs:
+                if a in g.get(b, ()) and a < b:
+                    names = {"/".join(a), "/".join(b)}
+                    if not any(n.split("/")[0] in ALLOWED for n in names):
+                        pairs.add(("/".join(a), "/".join(b)))
+        return sorted(pairs)
+
+    bad = [("file",) + p for p in circles("file")] + [("top",) + p for p in circles("top")]
+    if verbose:
+        for mod in sorted(graph):
+            print("/".join(mod), "->", ", ".join(sorted("/".join(b) for b in graph[mod])))
+    return bad
+
+
+def self_test():
+    """The checker finds a circle written on purpose, through a use group, and ignores
+    doc links, test code and a folder importing its own files."""
+    import tempfile
+
+    files = {
+        "lib.rs": "pub mod a;\npub mod b;\n",
+        "a/mod.rs": "mod x;\nmod y;\npub use x::X;\n",
+        "a/x.rs": "use super::y::Y;\n/// [`crate::b`]\npub struct X(Y);\n",
+        "a/y.rs": "use crate::{a::x::{self, X}};\n#[cfg(test)]\nmod tests {\n    use crate::b::B;\n}\n",
+        "b.rs": "use crate::a::X;\npub struct B;\n",
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        found = find(d)
+    assert found == [("file", "a/x", "a/y")], found
+
+
+if __name__ == "__main__":
+    if "--self-test" in sys.argv:
+        self_test()
+    bad = find(SRC, "-v" in sys.argv)
+    for level, a, b in bad:
+        print(f"import circle ({level}): {a} <-> {b}")
+    sys.exit(1 if bad else 0)

@@ -1,0 +1,21 @@
+//! Arguments of `gate`.
+
+use crate::gate::Phase;
+use clap::Args;
+
+/// Options of `gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// red, green, refactor or implement.
+    #[arg(add = super::complete::phase())]
+    pub phase: Phase,
+    /// The bead (or its test spec) the gate is for.
+    #[arg(add = super::complete::bead_id())]
+    pub id: String,
+    /// Acceptance criterion number (1-based) of the test spec.
+    #[arg(long, value_name = "N")]
+    pub ac: Option<usize>,
+    /// The command to run instead of the criterion's or config's.
+    #[arg(long, value_name = "CMD")]
+    pub cmd: Option<String>,
+}

@@ -1,0 +1,68 @@
+//! Arguments of `status` and the `spec` commands.
+
+use clap::{Args, Subcommand};
+
+/// Options of `status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Run the [verify] checks of the specs' success criteria.
+    #[arg(long)]
+    pub verify: bool,
+    /// Run the [judge] checks (asks the LLM; replies are cached).
+    #[arg(long)]
+    pub judge: bool,
+    /// Only this spec (name or path; repeatable).
+    #[arg(long = "spec", value_name = "NAME", add = super::complete::spec())]
+    pub specs: Vec<String>,
+    /// Checks run at once (default: verify.jobs, else the number of cores).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<std::path::PathBuf>,
+    /// Print TAP instead of the human report.
+    #[arg(long)]
+    pub tap: bool,
+    /// Write .beads/results/spec-<name>.yaml and commit it.
+    #[arg(long)]
+    pub record: bool,
+    /// Ask the LLM again even when a reply to the same prompt is cached.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Redraw every SECS seconds (default 5) until interrupted.
+    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "5")]
+    pub watch: Option<u64>,
+    /// With --verify: also run the checks on REV (default: the merge-base with upstream) in a
+    /// temporary worktree and flag criteria that passed there already.
+    #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "")]
+    pub baseline: Option<String>,
+    /// With --watch: split the tmux window (status on top, agent log below).
+    #[arg(long)]
+    pub tmux: bool,
+    /// Internal: the lower watch pane (recent .beads commits and failures every SECS).
+    #[arg(long, value_name = "SECS", hide = true)]
+    pub feed: Option<u64>,
+    /// Internal: the feed stops when this process ends.
+    #[arg(long, value_name = "PID", hide = true)]
+    pub owner: Option<u32>,
+}
+
+/// `spec` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum SpecCmd {
+    /// Every spec with its counts of verify, judge and unannotated criteria.
+    List,
+    /// One spec's criteria and annotations, each as path:line.
+    Show {
+        /// Spec name or path.
+        #[arg(add = super::complete::spec())]
+        name: String,
+    },
+    /// Check every link: file exists, function defined; warn on unreferenced tests and on
+    /// links GitHub would not open (`::`, a path read from the wrong folder).
+    Check {
+        /// Rewrite those links to `../tests/x.sh#fn` from the spec's folder (prints the diff).
+        #[arg(long)]
+        fix: bool,
+    },
+}
