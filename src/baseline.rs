@@ -33,7 +33,9 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
         })?;
         return cli::run(root, &["merge-base", "HEAD", upstream.trim()])
             .map(|s| s.trim().to_string())
-            .map_err(|e| Error::Git(format!("no merge-base with {}: {e}", upstream.trim())));
+            .map_err(|e| {
+                Error::git_with(format!("no merge-base with {}: {e}", upstream.trim()), e)
+            });
     }
     cli::run(
         root,
@@ -66,6 +68,7 @@ pub fn run_at(
         std::process::id(),
         &rev[..rev.len().min(12)]
     ));
+    // A worktree left by an earlier run may be there (or none): best effort.
     let _ = std::fs::remove_dir_all(&dir);
     cli::run(
         root,
@@ -78,7 +81,7 @@ pub fn run_at(
             rev,
         ],
     )
-    .map_err(|e| Error::Git(format!("cannot make a worktree at {rev}: {e}")))?;
+    .map_err(|e| Error::git_with(format!("cannot make a worktree at {rev}: {e}"), e))?;
     let guard = Worktree {
         root: root.to_path_buf(),
         dir: dir.clone(),
@@ -96,6 +99,7 @@ struct Worktree {
 
 impl Drop for Worktree {
     fn drop(&mut self) {
+        // Cleanup on drop: best effort, `worktree prune` below forgets what is left.
         let _ = cli::run(
             &self.root,
             &["worktree", "remove", "--force", &self.dir.to_string_lossy()],

@@ -120,6 +120,50 @@ pub enum Error {
         help: String,
     },
 
+    /// Options that do not go together, or one that another needs is missing.
+    #[error("{message}")]
+    #[diagnostic(code(vermas::usage))]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// How to fix it, where known.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// The record is not in a state that allows this (already archived, not approved yet).
+    #[error("{message}")]
+    #[diagnostic(code(vermas::wrong_state))]
+    WrongState {
+        /// What is wrong.
+        message: String,
+        /// How to fix it, where known.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// Someone or something else holds it (claimed by another, another tool's file).
+    #[error("{message}")]
+    #[diagnostic(code(vermas::conflict))]
+    Conflict {
+        /// What is wrong.
+        message: String,
+        /// How to fix it, where known.
+        #[help]
+        help: Option<String>,
+    },
+
+    /// A setting's key or value is not allowed.
+    #[error("{message}")]
+    #[diagnostic(code(vermas::config))]
+    Config {
+        /// What is wrong.
+        message: String,
+        /// How to fix it, where known.
+        #[help]
+        help: Option<String>,
+    },
+
     /// No record has this id.
     #[error("no bead matches '{0}'")]
     #[diagnostic(code(vermas::not_found), help("`vermas list --all` shows every bead"))]
@@ -175,9 +219,15 @@ pub enum Error {
     },
 
     /// Git refused or failed.
-    #[error("git: {0}")]
+    #[error("git: {message}")]
     #[diagnostic(code(vermas::git))]
-    Git(String),
+    Git {
+        /// What went wrong, as shown.
+        message: String,
+        /// The error from gix (or the system) behind it, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
 
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
@@ -205,11 +255,15 @@ impl Error {
             Error::NoWorkspace(_) => "no_workspace",
             Error::Parse(_) => "parse",
             Error::Invalid(_) | Error::InvalidWithHelp { .. } => "invalid",
+            Error::Usage { .. } => "usage",
+            Error::WrongState { .. } => "wrong_state",
+            Error::Conflict { .. } => "conflict",
+            Error::Config { .. } => "config",
             Error::NotFound(_) | Error::NoMessage(_) | Error::Missing { .. } => "not_found",
             Error::Ambiguous { .. } => "ambiguous",
             Error::Cycle(_) => "cycle",
             Error::Llm { .. } => "llm",
-            Error::Git(_) => "git",
+            Error::Git { .. } => "git",
             Error::Io { .. } => "io",
         }
     }
@@ -217,8 +271,96 @@ impl Error {
     /// Process exit code: 2 for bad input, 1 for failures of the system around it.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Git(_) | Error::Io { .. } | Error::Llm { .. } => 1,
+            Error::Git { .. } | Error::Io { .. } | Error::Llm { .. } => 1,
             _ => 2,
+        }
+    }
+
+    /// A git failure described by `message` alone.
+    pub fn git(message: impl Into<String>) -> Self {
+        Error::Git {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A git failure described by `message`, caused by `source` (kept as the error's
+    /// source, not only flattened into the text).
+    pub fn git_with(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Git {
+            message: message.into(),
+            source: Some(Box::new(source)),
+        }
+    }
+
+    /// A git failure that is `source` itself: its text is the message.
+    pub fn git_from(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::git_with(source.to_string(), source)
+    }
+
+    /// Options that do not go together, or a missing one (`usage`, exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error::Usage {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    /// The record is not in a state that allows this (`wrong_state`, exit 2).
+    pub fn wrong_state(message: impl Into<String>) -> Self {
+        Error::WrongState {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    /// Someone or something else holds it (`conflict`, exit 2).
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Error::Conflict {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    /// A setting's key or value is not allowed (`config`, exit 2).
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::Config {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    /// The same error with a hint on how to fix it (for the kinds that carry one).
+    pub fn with_help(self, hint: impl Into<String>) -> Self {
+        let text = hint.into();
+        let hint = Some(text.clone());
+        match self {
+            Error::Invalid(message) | Error::InvalidWithHelp { message, .. } => {
+                Error::InvalidWithHelp {
+                    message,
+                    help: text,
+                }
+            }
+            Error::Usage { message, .. } => Error::Usage {
+                message,
+                help: hint,
+            },
+            Error::WrongState { message, .. } => Error::WrongState {
+                message,
+                help: hint,
+            },
+            Error::Conflict { message, .. } => Error::Conflict {
+                message,
+                help: hint,
+            },
+            Error::Config { message, .. } => Error::Config {
+                message,
+                help: hint,
+            },
+            other => other,
         }
     }
 
@@ -252,5 +394,74 @@ impl From<ParseError> for Error {
 impl From<Box<ParseError>> for Error {
     fn from(e: Box<ParseError>) -> Self {
         Error::Parse(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_and_its_exit_code() {
+        let cases = [
+            (Error::NoWorkspace(PathBuf::from("/x")), "no_workspace", 2),
+            (Error::Invalid("x".into()), "invalid", 2),
+            (Error::invalid_with_help("x", "y"), "invalid", 2),
+            (Error::usage("x"), "usage", 2),
+            (Error::wrong_state("x"), "wrong_state", 2),
+            (Error::conflict("x"), "conflict", 2),
+            (Error::config("x"), "config", 2),
+            (Error::NotFound("x".into()), "not_found", 2),
+            (Error::NoMessage("x".into()), "not_found", 2),
+            (
+                Error::Ambiguous {
+                    prefix: "a".into(),
+                    candidates: vec!["a1".into(), "a2".into()],
+                },
+                "ambiguous",
+                2,
+            ),
+            (Error::Cycle(vec!["a".into(), "b".into()]), "cycle", 2),
+            (
+                Error::Llm {
+                    message: "x".into(),
+                    help: "y".into(),
+                },
+                "llm",
+                1,
+            ),
+            (Error::git("x"), "git", 1),
+            (Error::io("f", std::io::Error::other("x")), "io", 1),
+        ];
+        for (e, code, exit) in cases {
+            assert_eq!((e.code(), e.exit_code()), (code, exit), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_hint_keeps_the_kind_and_the_message() {
+        let e = Error::wrong_state("step s is already done").with_help("look at `mol show`");
+        assert_eq!(e.code(), "wrong_state");
+        assert_eq!(e.to_string(), "step s is already done");
+        assert_eq!(
+            e.help().map(|h| h.to_string()).as_deref(),
+            Some("look at `mol show`")
+        );
+        let e = Error::Invalid("bad".into()).with_help("fix it");
+        assert!(matches!(&e, Error::InvalidWithHelp { help, .. } if help == "fix it"));
+    }
+
+    #[test]
+    fn a_git_error_keeps_its_source_and_its_text() {
+        let io = std::io::Error::other("disk gone");
+        let e = Error::git_with(format!("cannot run git: {io}"), io);
+        assert_eq!(e.to_string(), "git: cannot run git: disk gone");
+        let source = std::error::Error::source(&e).expect("a source");
+        assert_eq!(source.to_string(), "disk gone");
+        assert!(std::error::Error::source(&Error::git("x")).is_none());
+        assert_eq!(
+            Error::git_from(std::io::Error::other("y")).to_string(),
+            "git: y"
+        );
     }
 }

@@ -201,30 +201,31 @@ pub fn install(repo: &GitRepo, name: &str, exe: Option<&Path>) -> Result<Install
         });
     }
     if present(&hook) && present(&chained) {
-        return Err(Error::invalid_with_help(
-            format!(
-                "{} is another tool's hook, and {} already holds one vermas kept earlier",
-                hook.display(),
-                chained.display()
-            ),
-            "merge or remove one of the two by hand, then install again",
-        ));
+        return Err(Error::conflict(format!(
+            "{} is another tool's hook, and {} already holds one vermas kept earlier",
+            hook.display(),
+            chained.display()
+        ))
+        .with_help("merge or remove one of the two by hand, then install again"));
     }
     std::fs::create_dir_all(&dir).map_err(|e| unwritable(&dir, e))?;
     let tmp = write_temp(&dir, name, &text)?;
     if present(&hook) {
         if let Err(e) = std::fs::rename(&hook, &chained) {
+            // Best effort: the error that matters is returned.
             let _ = std::fs::remove_file(&tmp);
             return Err(unwritable(&dir, e));
         }
         if let Err(e) = std::fs::rename(&tmp, &hook) {
             // Put the other tool's hook back: nothing is lost.
             let _ = std::fs::rename(&chained, &hook);
+            // Best effort: the error that matters is returned.
             let _ = std::fs::remove_file(&tmp);
             return Err(unwritable(&dir, e));
         }
     } else {
         std::fs::rename(&tmp, &hook).map_err(|e| {
+            // Best effort: the error that matters is returned.
             let _ = std::fs::remove_file(&tmp);
             unwritable(&dir, e)
         })?;
@@ -265,6 +266,7 @@ fn write_temp(dir: &Path, name: &str, text: &str) -> Result<PathBuf> {
     let result = std::fs::write(&tmp, text)
         .and_then(|()| std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)));
     if let Err(e) = result {
+        // Best effort: the error that matters is returned.
         let _ = std::fs::remove_file(&tmp);
         return Err(unwritable(dir, e));
     }
@@ -278,6 +280,7 @@ fn write_script(dir: &Path, hook: &Path, text: &str) -> Result<()> {
         .map_or_else(|| "hook".into(), |n| n.to_string_lossy().into_owned());
     let tmp = write_temp(dir, &name, text)?;
     std::fs::rename(&tmp, hook).map_err(|e| {
+        // Best effort: the error that matters is returned.
         let _ = std::fs::remove_file(&tmp);
         unwritable(dir, e)
     })

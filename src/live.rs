@@ -4,7 +4,7 @@
 use crate::check::{self, CheckResult, Outcome, VerifySettings};
 use crate::config::parse_duration;
 use crate::judge::{self, JudgeSettings};
-use crate::spec::{Annotation, Spec};
+use crate::spec::{Annotation, AnnotationKind, Spec};
 use serde::Serialize;
 use std::path::Path;
 
@@ -32,7 +32,7 @@ impl Kinds {
 #[derive(Debug, Clone, Serialize)]
 pub struct AnnotationRun {
     /// `verify`, `judge` or `verify:NAME`.
-    pub kind: String,
+    pub kind: AnnotationKind,
     /// `file#function`.
     pub target: String,
     /// One-based line of the link.
@@ -128,10 +128,7 @@ impl Counts {
             self.passed, self.failed, self.skipped
         );
         if self.errors > 0 {
-            s.push_str(&format!(
-                ", {}",
-                crate::words::plural(self.errors, "error")
-            ));
+            s.push_str(&format!(", {}", crate::words::plural(self.errors, "error")));
         }
         if self.unstable > 0 {
             s.push_str(&format!(", {} unstable", self.unstable));
@@ -291,7 +288,9 @@ fn plan(a: &Annotation, s: &RunSettings) -> Plan {
     if let Some(e) = &a.error {
         return Plan::Settle(Outcome::Error, format!("invalid target: {e}"));
     }
-    if a.kind.starts_with("verify:") && !s.verify.runners.contains_key(&a.kind) {
+    if let Some(key) = a.kind.runner_key()
+        && !s.verify.runners.contains_key(&key)
+    {
         return Plan::Settle(
             Outcome::Skip,
             format!(
@@ -316,7 +315,7 @@ fn run_one(root: &Path, a: &Annotation, criterion: &str, s: &RunSettings) -> Che
         .and_then(|t| parse_duration(t).ok());
     if a.is_verify() {
         let mut verify = s.verify.clone();
-        if let Some(runner) = s.verify.runners.get(&a.kind) {
+        if let Some(runner) = a.kind.runner_key().and_then(|k| s.verify.runners.get(&k)) {
             // A named kind runs with its own runner whatever the file's type.
             verify.runners = [("*".to_string(), runner.clone())].into();
         }
@@ -340,8 +339,11 @@ fn combine(checks: &[AnnotationRun], kinds: Kinds) -> (Outcome, Option<String>) 
     let considered: Vec<&AnnotationRun> = checks
         .iter()
         .filter(|c| {
-            let verify = c.kind == "verify" || c.kind.starts_with("verify:");
-            if verify { kinds.verify } else { kinds.judge }
+            if c.kind.is_verify() {
+                kinds.verify
+            } else {
+                kinds.judge
+            }
         })
         .collect();
     if considered.is_empty() {

@@ -11,6 +11,43 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The verdict of a record: the judge's decision, and (ERROR) an inspection that could not
+/// decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// Accepted.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// Rejected.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// A person must answer first.
+    #[serde(rename = "NEEDS_HUMAN")]
+    NeedsHuman,
+    /// Could not be decided (a check or an LLM could not run, nothing to verify); never
+    /// a judge's answer.
+    #[serde(rename = "ERROR")]
+    Error,
+}
+
+impl Verdict {
+    /// The spelling used in records, mail and replies.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NeedsHuman => "NEEDS_HUMAN",
+            Verdict::Error => "ERROR",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Lines of output kept as a check's snippet.
 const SNIPPET_LINES: usize = 20;
 
@@ -26,7 +63,7 @@ pub struct Evidence {
     /// Its exit code.
     pub exit_code: Option<i32>,
     /// PASS, FAIL, SKIP, ERROR or UNSTABLE.
-    pub outcome: String,
+    pub outcome: Outcome,
     /// Gate classification such as `accept`, where one applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub classification: Option<String>,
@@ -48,7 +85,7 @@ pub struct ResultRecord {
     /// A bead id or `spec:<name>`.
     pub key: String,
     /// PASS, FAIL, NEEDS_HUMAN or ERROR.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// From the judge, where one spoke.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
@@ -79,21 +116,21 @@ pub fn path(ws: &Workspace, file: &str) -> PathBuf {
 pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
     let c = run.counts;
     let verdict = if c.failed > 0 || c.unstable > 0 {
-        "FAIL"
+        Verdict::Fail
     } else if c.errors > 0 {
-        "ERROR"
+        Verdict::Error
     } else {
-        "PASS"
+        Verdict::Pass
     };
     let mut checks = Vec::new();
     for crit in &run.criteria {
         for chk in &crit.checks {
             checks.push(Evidence {
                 criterion: format!("{}:{}", run.path, crit.line),
-                kind: chk.kind.clone(),
+                kind: chk.kind.to_string(),
                 command: chk.result.command.clone(),
                 exit_code: chk.result.exit_code,
-                outcome: chk.result.outcome.to_string(),
+                outcome: chk.result.outcome,
                 classification: None,
                 duration_ms: chk.result.duration_ms,
                 attempt: 1,
@@ -114,7 +151,7 @@ pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
     }
     ResultRecord {
         key: format!("spec:{}", run.name),
-        verdict: verdict.to_string(),
+        verdict,
         confidence: None,
         at,
         checks,
@@ -184,4 +221,44 @@ pub fn load(ws: &Workspace, file: &str) -> Result<Option<ResultRecord>> {
 /// The YAML text of a record.
 pub fn render(record: &ResultRecord) -> Result<String> {
     crate::yaml::to_string(record).map_err(Error::Invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_and_outcomes_keep_their_spellings_in_the_file() {
+        let record = ResultRecord {
+            key: "vm-a1".into(),
+            verdict: Verdict::NeedsHuman,
+            confidence: None,
+            at: Timestamp(1_700_000_000),
+            checks: vec![Evidence {
+                criterion: "AC-1".into(),
+                kind: "verify".into(),
+                command: "true".into(),
+                exit_code: Some(0),
+                outcome: Outcome::Unstable,
+                classification: None,
+                duration_ms: 3,
+                attempt: 1,
+                at: None,
+                snippet: String::new(),
+            }],
+            briefs: BTreeMap::new(),
+            reasons: Vec::new(),
+            head: None,
+            prompt_hashes: BTreeMap::new(),
+        };
+        let text = render(&record).unwrap();
+        assert!(text.contains("verdict: NEEDS_HUMAN\n"), "{text}");
+        assert!(text.contains("outcome: UNSTABLE\n"), "{text}");
+        let back: ResultRecord = crate::yaml::parse(&text, "r.yaml", &text, 1).unwrap();
+        assert_eq!(back, record);
+        let json = serde_json::to_value(&record).unwrap();
+        assert_eq!(json["verdict"], "NEEDS_HUMAN");
+        assert_eq!(json["checks"][0]["outcome"], "UNSTABLE");
+        assert_eq!(Verdict::Error.to_string(), "ERROR");
+    }
 }

@@ -213,19 +213,17 @@ impl Workspace {
     /// beads do not agree on one.
     pub fn id_prefix(&self) -> Result<&str> {
         match &self.prefix_origin {
-            PrefixOrigin::Unclear(found) => Err(Error::invalid_with_help(
-                format!(
-                    "{} sets no id prefix and the existing beads use {}: vermas cannot tell \
+            PrefixOrigin::Unclear(found) => Err(Error::config(format!(
+                "{} sets no id prefix and the existing beads use {}: vermas cannot tell \
                      which one new ids should take",
-                    self.display(&self.config_path()),
-                    found
-                        .iter()
-                        .map(|p| format!("'{p}'"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                "set it, e.g. `vermas config set prefix vm`",
-            )),
+                self.display(&self.config_path()),
+                found
+                    .iter()
+                    .map(|p| format!("'{p}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .with_help("set it, e.g. `vermas config set prefix vm`")),
             _ => Ok(&self.config.prefix),
         }
     }

@@ -32,7 +32,7 @@ pub fn history(ws: &Workspace, id: &str) -> Result<Vec<BeadChange>> {
         Err(e) => return Err(e),
     };
     let repo = GitRepo::open(&ws.beads_dir)
-        .ok_or_else(|| Error::Git("not a git repository: vermas has no history to show".into()))?;
+        .ok_or_else(|| Error::git("not a git repository: vermas has no history to show"))?;
     let changes = repo.file_history(&bead_path(ws, &full))?;
     if changes.is_empty() {
         return Err(Error::NotFound(id.to_string()));

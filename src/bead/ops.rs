@@ -188,15 +188,16 @@ pub fn update(ws: &Workspace, actor: &str, ids: &[String], changes: &Changes) ->
         if changes.claim {
             match bead.assignee.as_deref() {
                 Some(other) if other != actor && !other.is_empty() => {
-                    return Err(Error::invalid_with_help(
-                        format!("{} is already claimed by {other}", bead.id),
-                        "ask them, or reassign it with `vermas update ID -a NAME`",
-                    ));
+                    return Err(Error::conflict(format!(
+                        "{} is already claimed by {other}",
+                        bead.id
+                    ))
+                    .with_help("ask them, or reassign it with `vermas update ID -a NAME`"));
                 }
                 _ => {}
             }
             if bead.is_closed() {
-                return Err(Error::Invalid(format!(
+                return Err(Error::wrong_state(format!(
                     "{} is closed; reopen it first",
                     bead.id
                 )));
@@ -295,10 +296,10 @@ pub fn answer(ws: &Workspace, actor: &str, id: &str, text: &str) -> Result<Chang
     }
     modify(ws, actor, "answer", &[id.to_string()], |bead, now| {
         if !bead.has_label(AWAITING_INPUT) {
-            return Err(Error::invalid_with_help(
-                format!("{} is not awaiting input", bead.id),
-                "`vermas clarify ID \"question\"` asks one first",
-            ));
+            return Err(
+                Error::wrong_state(format!("{} is not awaiting input", bead.id))
+                    .with_help("`vermas clarify ID \"question\"` asks one first"),
+            );
         }
         bead.labels.retain(|l| l != AWAITING_INPUT);
         add_note(bead, actor, format!("Answer: {}", text.trim()), now);

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The verdict of one check, spelled the same in every format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Outcome {
     /// It held.

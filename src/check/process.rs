@@ -115,6 +115,43 @@ pub fn run(job: &Job) -> Finished {
     reaper::prepare();
     let start = Instant::now();
     let token = Token::new();
+    let reader = match command(job, &token).reader() {
+        Ok(r) => Arc::new(r),
+        Err(e) => {
+            return Finished {
+                spawn_error: Some(format!("cannot start {}: {e}", job.program)),
+                duration: start.elapsed(),
+                ..Finished::default()
+            };
+        }
+    };
+    let pgid = reader.pids().first().copied().unwrap_or(0) as i32;
+    reaper::track(pgid, &token);
+    let kept: Arc<Mutex<(Vec<u8>, u64)>> = Arc::new(Mutex::new((Vec::new(), 0)));
+    let drain = drain(Arc::clone(&reader), Arc::clone(&kept), job.output_cap);
+    let (status, timed_out) = wait(&reader, start + job.timeout, pgid, &token);
+    // Anything the child left running goes too, in its group or not, so the pipe closes.
+    reaper::signal_group(pgid, libc::SIGKILL);
+    reaper::sweep(&token);
+    reaper::release(pgid);
+    reaper::halt_if_interrupted();
+    join_with_grace(drain, Duration::from_secs(2));
+    let (output, output_total) =
+        std::mem::take(&mut *kept.lock().unwrap_or_else(|p| p.into_inner()));
+    Finished {
+        exit_code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        timed_out,
+        spawn_error: None,
+        output,
+        output_total,
+        duration: start.elapsed(),
+    }
+}
+
+/// The command of `job`, in a process group of its own (killed with vermas on Linux),
+/// output and errors on one pipe, tagged with `token` so its strays can be found.
+fn command(job: &Job, token: &Token) -> duct::Expression {
     let mut expr = duct::cmd(&job.program, &job.args)
         .dir(&job.dir)
         .stderr_to_stdout()
@@ -136,77 +173,60 @@ pub fn run(job: &Job) -> Finished {
     for (k, v) in &job.env {
         expr = expr.env(k, v);
     }
-    expr = match &job.stdin {
+    match &job.stdin {
         Some(bytes) => expr.stdin_bytes(bytes.clone()),
         None => expr.stdin_null(),
-    };
-    let reader = match expr.reader() {
-        Ok(r) => Arc::new(r),
-        Err(e) => {
-            return Finished {
-                spawn_error: Some(format!("cannot start {}: {e}", job.program)),
-                duration: start.elapsed(),
-                ..Finished::default()
-            };
-        }
-    };
-    let pgid = reader.pids().first().copied().unwrap_or(0) as i32;
-    reaper::track(pgid, &token);
-    let kept: Arc<Mutex<(Vec<u8>, u64)>> = Arc::new(Mutex::new((Vec::new(), 0)));
-    let drain = {
-        let reader = Arc::clone(&reader);
-        let kept = Arc::clone(&kept);
-        let cap = job.output_cap;
-        std::thread::spawn(move || {
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                match (&*reader).read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
-                        let room = cap.saturating_sub(k.0.len());
-                        k.0.extend_from_slice(&buf[..n.min(room)]);
-                        k.1 += n as u64;
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
+    }
+}
+
+/// Reads the child's output on a thread until the pipe closes, keeping the first `cap`
+/// bytes and the total count in `kept`.
+fn drain(
+    reader: Arc<duct::ReaderHandle>,
+    kept: Arc<Mutex<(Vec<u8>, u64)>>,
+    cap: usize,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match (&*reader).read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    let mut k = kept.lock().unwrap_or_else(|p| p.into_inner());
+                    let room = cap.saturating_sub(k.0.len());
+                    k.0.extend_from_slice(&buf[..n.min(room)]);
+                    k.1 += n as u64;
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
             }
-        })
-    };
-    let deadline = start + job.timeout;
+        }
+    })
+}
+
+/// Waits for the child to end; at `deadline` its group and strays are killed. Returns its
+/// exit status (`None` when it cannot be had) and whether the deadline passed.
+fn wait(
+    reader: &duct::ReaderHandle,
+    deadline: Instant,
+    pgid: i32,
+    token: &Token,
+) -> (Option<std::process::ExitStatus>, bool) {
     let mut timed_out = false;
     let mut pause = Duration::from_millis(1);
-    let status = loop {
+    loop {
         match reader.try_wait() {
-            Ok(Some(out)) => break Some(out.status),
+            Ok(Some(out)) => return (Some(out.status), timed_out),
             Ok(None) => {}
-            Err(_) => break None,
+            Err(_) => return (None, timed_out),
         }
         if Instant::now() >= deadline && !timed_out {
             timed_out = true;
             reaper::signal_group(pgid, libc::SIGKILL);
-            reaper::sweep(&token);
+            reaper::sweep(token);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
-    };
-    // Anything the child left running goes too, in its group or not, so the pipe closes.
-    reaper::signal_group(pgid, libc::SIGKILL);
-    reaper::sweep(&token);
-    reaper::release(pgid);
-    reaper::halt_if_interrupted();
-    join_with_grace(drain, Duration::from_secs(2));
-    let (output, output_total) =
-        std::mem::take(&mut *kept.lock().unwrap_or_else(|p| p.into_inner()));
-    Finished {
-        exit_code: status.and_then(|s| s.code()),
-        signal: status.and_then(|s| s.signal()),
-        timed_out,
-        spawn_error: None,
-        output,
-        output_total,
-        duration: start.elapsed(),
     }
 }
 
@@ -218,6 +238,7 @@ fn join_with_grace(handle: std::thread::JoinHandle<()>, grace: Duration) {
         std::thread::sleep(Duration::from_millis(2));
     }
     if handle.is_finished() {
+        // The reader thread only collected output: its panic must not end the check.
         let _ = handle.join();
     }
 }

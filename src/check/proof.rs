@@ -75,6 +75,7 @@ pub fn arm_bash(job: &mut Job, function: Option<&str>, sourced: bool) -> Proof {
         std::process::id(),
         NEXT_MARKER.fetch_add(1, Ordering::Relaxed)
     ));
+    // Best effort: a marker left by an earlier run (or none) is removed.
     let _ = std::fs::remove_file(&marker);
     if let Some(own) = std::env::var_os("BASH_ENV").filter(|v| !v.is_empty()) {
         job.env.push((
@@ -99,6 +100,7 @@ fn private_dir() -> Option<PathBuf> {
     // SAFETY: geteuid has no preconditions.
     let uid = unsafe { libc::geteuid() };
     let dir = std::env::temp_dir().join(format!("vermas-{uid}"));
+    // It may exist already: what it is, is checked below.
     let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
     let meta = std::fs::symlink_metadata(&dir).ok()?;
     (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(dir)
@@ -116,6 +118,7 @@ pub fn missing(
         Proof::ExitCode => None,
         Proof::Bash { marker, sourced } => {
             let marks = std::fs::read_to_string(marker).unwrap_or_default();
+            // Best effort: a temporary file left behind is harmless.
             let _ = std::fs::remove_file(marker);
             if !marks.contains('L') {
                 return None;

@@ -39,7 +39,6 @@ pub fn plan(
     if !meta.is_file() {
         return Err(format!("target {file} is not a file"));
     }
-    let fn_args: Vec<String> = function.map(str::to_string).into_iter().collect();
     let name = path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
@@ -47,6 +46,7 @@ pub fn plan(
         |program: &str, args: Vec<String>| Job::new(program, args, root, settings.timeout, 1 << 20);
     if meta.permissions().mode() & 0o111 != 0 {
         // Absolute: a relative program is looked up from vermas's own folder, not `dir`.
+        let fn_args = function.map(str::to_string).into_iter().collect();
         let mut j = job(&path.to_string_lossy(), fn_args);
         let proof = if proof::is_bash_script(&path) {
             proof::arm_bash(&mut j, function, false)
@@ -58,14 +58,7 @@ pub fn plan(
     if let Some((_, runner)) = settings.runners.iter().find(|(pattern, _)| {
         crate::glob::matches(pattern, if pattern.contains('/') { file } else { &name })
     }) {
-        let mut words = runner.split_whitespace().map(str::to_string);
-        let program = words
-            .next()
-            .ok_or_else(|| format!("the runner for {file} is empty"))?;
-        let mut args: Vec<String> = words.collect();
-        args.push(file.to_string());
-        args.extend(fn_args);
-        return Ok((job(&program, args), Proof::ExitCode));
+        return runner_job(runner, file, function, &job).map(|j| (j, Proof::ExitCode));
     }
     let ext = Path::new(&name)
         .extension()
@@ -77,6 +70,37 @@ pub fn plan(
     {
         proof::defined_in_file(&path, file, f)?;
     }
+    builtin_job(ext, file, function, &job)
+}
+
+/// Makes a job from a program and its arguments.
+type MakeJob<'a> = dyn Fn(&str, Vec<String>) -> Job + 'a;
+
+/// The job of a configured runner: its words, then the file, then the function.
+fn runner_job(
+    runner: &str,
+    file: &str,
+    function: Option<&str>,
+    job: &MakeJob<'_>,
+) -> Result<Job, String> {
+    let mut words = runner.split_whitespace().map(str::to_string);
+    let program = words
+        .next()
+        .ok_or_else(|| format!("the runner for {file} is empty"))?;
+    let mut args: Vec<String> = words.collect();
+    args.push(file.to_string());
+    args.extend(function.map(str::to_string));
+    Ok(job(&program, args))
+}
+
+/// The job of the built-in runner for extension `ext` (bash, pytest, cargo test) and how
+/// its run proves it exercised the target.
+fn builtin_job(
+    ext: &str,
+    file: &str,
+    function: Option<&str>,
+    job: &MakeJob<'_>,
+) -> Result<(Job, Proof), String> {
     match (ext, function) {
         ("sh" | "bash", Some(f)) => {
             let mut j = job(

@@ -130,6 +130,7 @@ impl Approver {
 /// Writes `question` on stderr and reads one line from stdin (`None` at end of input).
 fn prompt(question: &str) -> Result<Option<String>> {
     let mut err = std::io::stderr();
+    // The answer is read either way; a closed stderr only hides the question.
     let _ = err.write_all(question.as_bytes());
     let _ = err.flush();
     let mut line = String::new();
@@ -170,6 +171,7 @@ fn edit(text: &str, extension: &str) -> Result<String> {
         .arg(&path)
         .status();
     let edited = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e));
+    // Best effort: a temporary file left behind is harmless.
     let _ = std::fs::remove_file(&path);
     match status {
         Ok(s) if s.success() => edited,

@@ -150,13 +150,11 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
             out!("{}", preview(&plan));
         }
         let named: Vec<&str> = plan.delete.iter().map(|d| d.id.as_str()).collect();
-        return Err(Error::invalid_with_help(
-            format!(
-                "nothing deleted: deleting {} needs --force",
-                named.join(", ")
-            ),
-            format!("run `vermas delete {} --force`", named.join(" ")),
-        ));
+        return Err(Error::usage(format!(
+            "nothing deleted: deleting {} needs --force",
+            named.join(", ")
+        ))
+        .with_help(format!("run `vermas delete {} --force`", named.join(" "))));
     }
     let (plan, recorded) = deletion::delete(&ws, &ctx.actor(&ws)?, ids)?;
     recorded_note(&recorded);
@@ -225,7 +223,7 @@ pub fn comments(ctx: &Ctx, a: CommentsArgs) -> CmdResult {
         return changed(ctx, "Comment added to", c);
     }
     let id =
-        a.id.ok_or_else(|| Error::Invalid("name the bead: `vermas comments ID`".into()))?;
+        a.id.ok_or_else(|| Error::usage("name the bead: `vermas comments ID`"))?;
     let bead = load_one(&ws, &id)?;
     let list = notes::comments(&bead);
     if ctx.json {

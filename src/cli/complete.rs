@@ -77,6 +77,16 @@ pub fn phase() -> ArgValueCandidates {
     fixed(crate::gate::classify::PHASES)
 }
 
+/// Completes message types.
+pub fn msg_type() -> ArgValueCandidates {
+    fixed(crate::mail::message::MSG_TYPES)
+}
+
+/// Completes message priorities.
+pub fn msg_priority() -> ArgValueCandidates {
+    fixed(crate::mail::message::PRIORITIES)
+}
+
 /// Completes spec names.
 pub fn spec() -> ArgValueCandidates {
     ArgValueCandidates::new(spec_names)

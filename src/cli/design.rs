@@ -221,10 +221,18 @@ fn resumable(plan: &Plan, step: &str, e: Error) -> Error {
             message,
             help: format!("{}; {how}", help.replacen("nothing was written; ", "", 1)),
         },
-        Error::InvalidWithHelp { message, help } => {
-            Error::invalid_with_help(message, format!("{help}; {how}"))
+        e @ (Error::Invalid(_)
+        | Error::InvalidWithHelp { .. }
+        | Error::Usage { .. }
+        | Error::WrongState { .. }
+        | Error::Conflict { .. }
+        | Error::Config { .. }) => {
+            let help = match miette::Diagnostic::help(&e) {
+                Some(h) => format!("{h}; {how}"),
+                None => how,
+            };
+            e.with_help(help)
         }
-        Error::Invalid(message) => Error::invalid_with_help(message, how),
         other => other,
     }
 }

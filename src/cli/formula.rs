@@ -6,6 +6,7 @@ use super::output::{outln, print_json, versioned};
 use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::mol::{self, FormulaInfo, FormulaSummary, Proto, ProtoStep};
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write as _;
 
 /// `formula list` / `formula show NAME` (built-ins work outside a workspace too).

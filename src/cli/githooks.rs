@@ -2,13 +2,13 @@
 //! and lifecycle hooks.
 
 use super::githooks_args::HooksCmd;
-use super::output::{out, outln, print_json, versioned};
 use super::output::colour;
+use super::output::{out, outln, print_json, versioned};
 use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::git::GitRepo;
 use crate::githooks::{self, Installed, Scope, Uninstalled};
-use crate::live::{Counts, Kinds};
+use crate::live::{Counts, Kinds, SpecRun};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -175,21 +175,10 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
         say!("VERMAS_SKIP is set: checks skipped, push allowed");
         return Ok(0);
     }
-    let mut stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Err(Error::invalid_with_help(
-            "`hooks run pre-push` reads the refs being pushed on stdin, as git gives them",
-            "git runs it on `git push`; by hand: echo \"refs/heads/main $(git rev-parse HEAD) refs/heads/main $(git rev-parse origin/main)\" | vermas hooks run pre-push origin",
-        ));
-    }
-    let mut input = String::new();
-    stdin
-        .read_to_string(&mut input)
-        .map_err(|e| Error::io("<stdin>", e))?;
-    let refs = githooks::parse_refs(&input)?;
+    let refs = pushed_refs()?;
     let p = super::project()?;
     let repo = GitRepo::open(&p.root).ok_or_else(|| {
-        Error::Git(format!(
+        Error::git(format!(
             "{} is not inside a git work tree",
             p.root.display()
         ))
@@ -245,20 +234,8 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
     } else {
         out!("{}", crate::report::human(&runs, kinds, colour()));
     }
-    let total = runs.iter().fold(Counts::default(), |t, r| t.plus(r.counts));
-    if total.nothing_verified() {
-        say!(
-            "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
-            crate::words::plural(plan.specs.len(), "spec")
-        );
-        return Ok(3);
-    }
-    let code = total.exit_code();
+    let code = push_verdict(&runs, plan.specs.len());
     if code != 0 {
-        say!(
-            "push refused ({}). Fix the checks, or bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
-            total.line()
-        );
         return Ok(code);
     }
     if plan.worktree_is_pushed
@@ -268,6 +245,40 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
         say!("could not write the stamp: {e}");
     }
     Ok(0)
+}
+
+/// The refs being pushed, from git's lines on stdin (refused on a terminal).
+fn pushed_refs() -> Result<Vec<githooks::PushRef>, Error> {
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Error::usage("`hooks run pre-push` reads the refs being pushed on stdin, as git gives them").with_help("git runs it on `git push`; by hand: echo \"refs/heads/main $(git rev-parse HEAD) refs/heads/main $(git rev-parse origin/main)\" | vermas hooks run pre-push origin"));
+    }
+    let mut input = String::new();
+    stdin
+        .read_to_string(&mut input)
+        .map_err(|e| Error::io("<stdin>", e))?;
+    githooks::parse_refs(&input)
+}
+
+/// The hook's exit code for the checks of `specs` specs: 3 when nothing was verified, the
+/// checks' code when one failed or could not run (saying the push is refused), else 0.
+fn push_verdict(runs: &[SpecRun], specs: usize) -> i32 {
+    let total = runs.iter().fold(Counts::default(), |t, r| t.plus(r.counts));
+    if total.nothing_verified() {
+        say!(
+            "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
+            crate::words::plural(specs, "spec")
+        );
+        return 3;
+    }
+    let code = total.exit_code();
+    if code != 0 {
+        say!(
+            "push refused ({}). Fix the checks, or bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
+            total.line()
+        );
+    }
+    code
 }
 
 /// The stamp file as the user should see it.

@@ -40,7 +40,7 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
                 (Some(c), _, _) => Check::Command(c),
                 (_, Some(v), _) => Check::Verify(v),
                 (_, _, Some(j)) => Check::Judge(j),
-                _ => return Err(Error::Invalid("give --cmd, --verify or --judge".into())),
+                _ => return Err(Error::usage("give --cmd, --verify or --judge")),
             };
             super::inspect_spec::add_criteria(ctx, &spec, &description, check)
         }

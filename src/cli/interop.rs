@@ -4,8 +4,8 @@ use super::interop_args::{ExportCmd, ImportCmd};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx, warn};
 use crate::interop::{export, import};
-use crate::words::counted;
 use crate::store::Recorded;
+use crate::words::counted;
 use serde_json::json;
 
 /// Bad lines shown with their line quoted; any after these get one line each.

@@ -17,8 +17,10 @@ use crate::time::{Timestamp, short_age};
 use crate::workspace::Workspace;
 use serde_json::json;
 use std::borrow::Cow;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 use std::io::Read;
+use std::mem::ManuallyDrop;
 use std::time::Duration;
 
 /// How often `mail wait` looks for a reply.
@@ -78,28 +80,7 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
             addr,
             unread,
             watch,
-        } => {
-            let addr = ops::inbox_address(&ws, addr.as_deref(), ctx.actor.as_deref())?;
-            if watch {
-                return watch_inbox(ctx, &ws, &addr, unread);
-            }
-            let inbox = query::inbox(&ws, &addr)?;
-            let (entries, errors) = inbox.entries(&ws, unread);
-            for e in inbox.broken.iter().chain(&errors) {
-                warn(ctx, e);
-            }
-            let sorted = query::sorted(&entries);
-            if ctx.json {
-                print_json_elements(&sorted, |out, e| entry_json(out, e));
-            } else {
-                out!("{}", inbox_view(&addr, &sorted, unread));
-            }
-            drop(sorted);
-            // Thousands of borrowed entries: the process ends now, no need to free them.
-            std::mem::forget(entries);
-            std::mem::forget(inbox);
-            Ok(0)
-        }
+        } => inbox(ctx, &ws, addr.as_deref(), unread, watch),
         MailCmd::Read { msg } => {
             let actor = ctx.actor(&ws)?;
             let read = ops::read(&ws, &msg, &actor)?;
@@ -107,20 +88,7 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
             show(ctx, &read.messages[0]);
             Ok(0)
         }
-        MailCmd::Thread { msg } => {
-            let listing = query::thread(&ws, &msg)?;
-            for e in &listing.broken {
-                warn(ctx, e);
-            }
-            let mut messages = listing.messages;
-            store::complete(&ws, &mut messages)?;
-            if ctx.json {
-                print_json_list(&messages);
-            } else {
-                out!("{}", thread_view(&messages));
-            }
-            Ok(0)
-        }
+        MailCmd::Thread { msg } => thread(ctx, &ws, &msg),
         MailCmd::Archive { msg } => {
             let actor = ctx.actor(&ws)?;
             let archived = ops::archive(&ws, &msg, &actor)?;
@@ -128,6 +96,45 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
         }
         MailCmd::Wait { msg, timeout } => wait(ctx, &ws, &msg, &timeout),
     }
+}
+
+/// `mail inbox [ADDR] [--unread] [--watch]`.
+fn inbox(ctx: &Ctx, ws: &Workspace, addr: Option<&str>, unread: bool, watch: bool) -> CmdResult {
+    let addr = ops::inbox_address(ws, addr, ctx.actor.as_deref())?;
+    if watch {
+        return watch_inbox(ctx, ws, &addr, unread);
+    }
+    // Thousands of entries borrowing the inbox's text: the process ends right after this
+    // command, so both are left to the operating system instead of being freed one by one.
+    let inbox = ManuallyDrop::new(query::inbox(ws, &addr)?);
+    let (entries, errors) = inbox.entries(ws, unread);
+    let entries = ManuallyDrop::new(entries);
+    for e in inbox.broken.iter().chain(&errors) {
+        warn(ctx, e);
+    }
+    let sorted = query::sorted(&entries);
+    if ctx.json {
+        print_json_elements(&sorted, |out, e| entry_json(out, e));
+    } else {
+        out!("{}", inbox_view(&addr, &sorted, unread));
+    }
+    Ok(0)
+}
+
+/// `mail thread MSG`.
+fn thread(ctx: &Ctx, ws: &Workspace, msg: &str) -> CmdResult {
+    let listing = query::thread(ws, msg)?;
+    for e in &listing.broken {
+        warn(ctx, e);
+    }
+    let mut messages = listing.messages;
+    store::complete(ws, &mut messages)?;
+    if ctx.json {
+        print_json_list(&messages);
+    } else {
+        out!("{}", thread_view(&messages));
+    }
+    Ok(0)
 }
 
 /// `mail inbox ADDR --watch`: the inbox again whenever its mailboxes change.

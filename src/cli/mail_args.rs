@@ -25,10 +25,10 @@ pub enum MailCmd {
         #[arg(long)]
         from: Option<String>,
         /// task, notification, escalation or reply.
-        #[arg(short = 't', long = "type", default_value = "notification")]
+        #[arg(short = 't', long = "type", default_value = "notification", add = super::complete::msg_type())]
         msg_type: MsgType,
         /// urgent, high, normal or low.
-        #[arg(short, long, default_value = "normal")]
+        #[arg(short, long, default_value = "normal", add = super::complete::msg_priority())]
         priority: Priority,
         /// Also send to (repeatable).
         #[arg(long)]

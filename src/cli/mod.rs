@@ -62,14 +62,15 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
+                // clap's message to a closed stream: the exit code still says it.
                 let _ = e.print();
                 return 0;
             }
             let json = std::env::args().any(|a| a == "--json");
             // A value the domain's own parser refused is reported as that error (its code,
             // message and hint), as if the handler had parsed it.
-            if let Some(refused) = std::error::Error::source(&e)
-                .and_then(|s| s.downcast_ref::<Error>())
+            if let Some(refused) =
+                std::error::Error::source(&e).and_then(|s| s.downcast_ref::<Error>())
             {
                 output::error(refused, json);
                 return refused.exit_code();
@@ -89,6 +90,7 @@ pub fn main() -> i32 {
                     serde_json::json!({"schema_version": 1, "error": first, "code": "usage"})
                 );
             } else {
+                // clap's message to a closed stream: the exit code still says it.
                 let _ = e.print();
             }
             return 2;

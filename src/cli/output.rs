@@ -211,7 +211,11 @@ impl std::fmt::Display for Headless<'_> {
 
 impl std::error::Error for Headless<'_> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(self.0)
+        match self.0 {
+            // A git error's message already says what its source says.
+            Error::Git { .. } => None,
+            e => std::error::Error::source(e),
+        }
     }
 }
 
@@ -257,5 +261,6 @@ pub fn short_commit(recorded: &Recorded) -> Option<&str> {
 
 /// True when stdout is a terminal and `NO_COLOR` is not set.
 pub fn colour() -> bool {
-    std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

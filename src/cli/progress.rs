@@ -93,6 +93,7 @@ impl Drop for Board {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(p) = self.painter.take() {
+            // The painter only draws; a panic in it must not end the command.
             let _ = p.join();
             let _s = lock(&self.state);
             clear();
@@ -130,6 +131,7 @@ fn line(s: &State) -> String {
 /// Paints the line in place.
 fn paint(s: &State) {
     let mut err = std::io::stderr().lock();
+    // The progress line is decoration: a stderr that cannot be written is ignored.
     let _ = write!(err, "\r\x1b[2K{}", line(s));
     let _ = err.flush();
 }
@@ -137,6 +139,7 @@ fn paint(s: &State) {
 /// Clears the line.
 fn clear() {
     let mut err = std::io::stderr().lock();
+    // The progress line is decoration: a stderr that cannot be written is ignored.
     let _ = write!(err, "\r\x1b[2K");
     let _ = err.flush();
 }

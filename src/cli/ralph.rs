@@ -8,7 +8,7 @@ use super::{CmdResult, Ctx};
 use crate::check::Outcome as CheckOutcome;
 use crate::error::Error;
 use crate::live::AnnotationRun;
-use crate::ralph::annotations::{self, RalphKind};
+use crate::ralph::annotations;
 use crate::ralph::progress::{self, Progress, Source};
 use crate::ralph::run::{self, Item, Mode, Report};
 use crate::ralph::state::{RalphDir, Workflow};
@@ -17,6 +17,7 @@ use crate::spec::{self, Spec};
 use crate::time::{Timestamp, short_age};
 use crate::verification::Project;
 use std::ffi::OsString;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -38,8 +39,8 @@ pub fn command_line() -> Vec<OsString> {
 /// `ralph ...`.
 pub fn ralph(ctx: &Ctx, cmd: RalphCmd) -> CmdResult {
     if ctx.json {
-        return Err(Error::Invalid(
-            "ralph's commands print text only: for JSON use `vermas spec list --json` or `vermas status --verify --json`".into(),
+        return Err(Error::usage(
+            "ralph's commands print text only: for JSON use `vermas spec list --json` or `vermas status --verify --json`",
         ));
     }
     match cmd {
@@ -380,7 +381,7 @@ fn render_item(o: &mut String, item: &Item, verbose: bool) {
         } => {
             let _ = writeln!(o, "  [{}] {text}", verdict.word());
             for check in checks {
-                if RalphKind::of_kind(&check.kind) == RalphKind::Judge {
+                if check.kind.is_judge() {
                     render_judge(o, check);
                 } else {
                     render_verify(o, check, verbose);

@@ -20,10 +20,12 @@ const REFRESH: Duration = Duration::from_secs(60);
 /// Refuses `--watch` together with `--json`: frames are for people.
 pub(super) fn refuse_json(ctx: &Ctx, command: &str) -> Result<(), Error> {
     if ctx.json {
-        return Err(Error::invalid_with_help(
-            format!("`{command} --watch` redraws for people and does not combine with --json"),
-            format!("drop --json, or run `{command} --json` again whenever you need it"),
-        ));
+        return Err(Error::usage(format!(
+            "`{command} --watch` redraws for people and does not combine with --json"
+        ))
+        .with_help(format!(
+            "drop --json, or run `{command} --json` again whenever you need it"
+        )));
     }
     Ok(())
 }

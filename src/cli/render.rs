@@ -4,6 +4,7 @@ use crate::bead::graph::{self, TreeNode};
 use crate::bead::{Bead, BeadSet};
 use crate::summary::Summary;
 use crate::time::{Timestamp, short_age};
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// One line per bead: `vm-k3f9 [P2] [feature] open - Title @alice [labels]`.

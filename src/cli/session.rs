@@ -1,8 +1,8 @@
 //! Handlers of `start`, `stop` and the hidden `status-line`: call `crate::session` and
 //! say what was opened, found, attached or stopped.
 
-use super::session_args::StartArgs;
 use super::output::{outln, print_json, versioned};
+use super::session_args::StartArgs;
 use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::session::{self, Opened, Plan, status_line::Figures};

@@ -1,7 +1,7 @@
 //! Handlers of the setup commands: init, config, completions, doctor.
 
-use super::setup_args::ConfigCmd;
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
+use super::setup_args::ConfigCmd;
 use super::{CmdResult, Ctx};
 use crate::config::Config;
 use crate::error::Error;

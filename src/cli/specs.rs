@@ -1,7 +1,7 @@
 //! Handlers of `status` and `spec`: select specs, run checks, render reports.
 
-use super::specs_args::{SpecCmd, StatusArgs};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
+use super::specs_args::{SpecCmd, StatusArgs};
 use super::{CmdResult, Ctx};
 use crate::check;
 use crate::error::{Error, ParseError};
@@ -43,21 +43,21 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     let p = super::project()?;
     let selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
     if a.baseline.is_some() && !a.verify {
-        return Err(Error::Invalid("--baseline goes with --verify".into()));
+        return Err(Error::usage("--baseline goes with --verify"));
     }
     if a.tmux && a.watch.is_none() {
-        return Err(Error::Invalid("--tmux goes with --watch".into()));
+        return Err(Error::usage("--tmux goes with --watch"));
     }
     if let Some(secs) = a.feed {
         return super::watch::feed(&p, secs.max(1), a.owner);
     }
     if let Some(secs) = a.watch {
-        return super::watch::run(ctx, &a, secs.max(1));
+        return super::watch::run(&a, secs.max(1));
     }
     if !a.verify && !a.judge {
         if a.record || a.tap || a.junit.is_some() {
-            return Err(Error::Invalid(
-                "--record, --tap and --junit go with --verify or --judge".into(),
+            return Err(Error::usage(
+                "--record, --tap and --junit go with --verify or --judge",
             ));
         }
         let s = summary::summarise(p.ws.as_ref(), &selected)?;
@@ -106,7 +106,10 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     } else if a.tap {
         out!("{}", crate::report::tap(&runs));
     } else {
-        out!("{}", crate::report::human(&runs, kinds, super::output::colour()));
+        out!(
+            "{}",
+            crate::report::human(&runs, kinds, super::output::colour())
+        );
     }
     if a.record {
         let actor = actor.unwrap_or_default();
@@ -167,9 +170,8 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
                         s.criteria.iter().filter(|c| f(c)).count()
                     };
                     let verify = count(&|c| c.annotations.iter().any(|a| a.is_verify()));
-                    let judge = count(&|c| c.annotations.iter().any(|a| a.kind == "judge"));
+                    let judge = count(&|c| c.annotations.iter().any(|a| a.kind.is_judge()));
                     let none = count(&|c| c.annotations.is_empty());
-                    let _ = verify + judge;
                     outln!(
                         "{:<40} {:>3} verify {:>3} judge {:>3} unannotated  {}",
                         s.path,

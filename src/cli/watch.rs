@@ -3,8 +3,8 @@
 //! lives only as long as the watch: the watch closes it when it ends, and the pane itself
 //! stops once its owner (the watch) is gone, however that went.
 
+use super::CmdResult;
 use super::specs_args::StatusArgs;
-use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::verification::Project;
 use std::io::{IsTerminal, Write};
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const OWNER_POLL: Duration = Duration::from_millis(200);
 
 /// Runs the watch loop until interrupted (or, for the feed pane, until its owner exits).
-pub fn run(ctx: &Ctx, a: &StatusArgs, secs: u64) -> CmdResult {
+pub fn run(a: &StatusArgs, secs: u64) -> CmdResult {
     if a.watch == Some(0) {
         return Err(Error::invalid_with_help(
             "--watch 0: the interval must be at least 1 second",
@@ -43,7 +43,7 @@ pub fn run(ctx: &Ctx, a: &StatusArgs, secs: u64) -> CmdResult {
     };
     let mut frames = Frames::new(stdout_tty);
     loop {
-        if !frames.draw(&render(ctx, a)?) {
+        if !frames.draw(&render(a)?) {
             return Ok(0);
         }
         std::thread::sleep(Duration::from_secs(secs));
@@ -70,7 +70,7 @@ fn start_session(exe: &Path) -> CmdResult {
 }
 
 /// One frame of the top pane.
-fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
+fn render(a: &StatusArgs) -> Result<String, Error> {
     let p = super::project()?;
     let specs = crate::spec::select(crate::spec::checkable(p.specs()?), &a.specs)?;
     let now = crate::time::Timestamp::now();
@@ -90,7 +90,6 @@ fn render(ctx: &Ctx, a: &StatusArgs) -> Result<String, Error> {
         let s = crate::summary::summarise(p.ws.as_ref(), &specs)?;
         screen.push_str(&super::render::summary(&s, p.ws.is_some()));
     }
-    let _ = ctx;
     Ok(screen)
 }
 
@@ -174,6 +173,7 @@ fn follow(mut child: std::process::Child, owner: Option<u32>) -> CmdResult {
             Err(e) => return Err(Error::io("tail", e)),
         }
         if owner.is_some_and(|pid| !alive(pid)) {
+            // It may have ended already; either way the feed stops.
             let _ = child.kill();
             let _ = child.wait();
             return Ok(0);
@@ -194,7 +194,7 @@ fn commits_screen(p: &Project) -> String {
     if let Some(ws) = &p.ws {
         for r in crate::results::load_all(ws)
             .into_iter()
-            .filter(|r| r.verdict != "PASS")
+            .filter(|r| r.verdict != crate::results::Verdict::Pass)
         {
             screen.push_str(&format!("  {} {} at {}\n", r.verdict, r.key, r.at));
         }

@@ -17,8 +17,8 @@ mod unset;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
 pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
-pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 use timeouts::spelled;
+pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 
 use crate::duration::HumanDuration;
 
@@ -362,7 +362,7 @@ impl Config {
 
     /// The value at a dotted key such as `git.commit` or `llm.roles.judge`.
     pub fn get(&self, key: &str) -> Result<Value> {
-        let root = serde_json::to_value(self).map_err(|e| Error::Invalid(e.to_string()))?;
+        let root = serde_json::to_value(self).map_err(|e| Error::config(e.to_string()))?;
         let mut node = &root;
         for part in key_parts(key) {
             node = node.get(part).ok_or_else(|| unknown_key(key))?;
@@ -372,7 +372,7 @@ impl Config {
 
     /// A copy with the dotted `key` set from the command-line text `raw`, validated.
     pub fn with(&self, key: &str, raw: &str) -> Result<Config> {
-        let root = serde_json::to_value(self).map_err(|e| Error::Invalid(e.to_string()))?;
+        let root = serde_json::to_value(self).map_err(|e| Error::config(e.to_string()))?;
         let parts = key_parts(key);
         if parts.iter().any(|p| p.is_empty()) {
             return Err(unknown_key(key));
@@ -392,17 +392,18 @@ impl Config {
                 node = obj.entry(part.to_string()).or_insert(Value::Null);
             }
             if node.is_object() {
-                return Err(Error::invalid_with_help(
-                    format!("'{key}' is a section, not a single value"),
-                    "set one of its keys, such as `vermas config set git.commit false`",
-                ));
+                return Err(
+                    Error::config(format!("'{key}' is a section, not a single value")).with_help(
+                        "set one of its keys, such as `vermas config set git.commit false`",
+                    ),
+                );
             }
             *node = candidate;
             match serde_json::from_value::<Config>(tree) {
                 Ok(config) => match config.validate() {
                     Ok(()) => return Ok(config),
                     Err((_, msg)) => {
-                        refused.get_or_insert(Error::Invalid(msg));
+                        refused.get_or_insert(Error::config(msg));
                     }
                 },
                 Err(e) => {
@@ -416,7 +417,7 @@ impl Config {
                     } else {
                         format!("{key}: {msg}")
                     };
-                    last_error = Some(Error::Invalid(msg));
+                    last_error = Some(Error::config(msg));
                 }
             }
         }
@@ -469,8 +470,7 @@ fn scalar_candidates(raw: &str) -> Vec<Value> {
 
 /// The error for a key no setting has.
 fn unknown_key(key: &str) -> Error {
-    Error::invalid_with_help(
-        format!("unknown config key '{key}'"),
+    Error::config(format!("unknown config key '{key}'")).with_help(
         "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
          verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, llm.retries, \
          judge.max_file_bytes, judge.samples, specs.dir, specs.auto_create, gates.red, gates.green, \

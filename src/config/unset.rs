@@ -8,14 +8,14 @@ impl Config {
     /// `llm.roles.judge`, without that entry. The id prefix cannot be unset.
     pub fn without(&self, key: &str) -> Result<Config> {
         if key == "prefix" {
-            return Err(Error::invalid_with_help(
-                "the id prefix cannot be unset: new bead ids need one",
-                "change it instead: `vermas config set prefix NAME`",
-            ));
+            return Err(
+                Error::config("the id prefix cannot be unset: new bead ids need one")
+                    .with_help("change it instead: `vermas config set prefix NAME`"),
+            );
         }
         let defaults =
-            serde_json::to_value(Config::default()).map_err(|e| Error::Invalid(e.to_string()))?;
-        let mut tree = serde_json::to_value(self).map_err(|e| Error::Invalid(e.to_string()))?;
+            serde_json::to_value(Config::default()).map_err(|e| Error::config(e.to_string()))?;
+        let mut tree = serde_json::to_value(self).map_err(|e| Error::config(e.to_string()))?;
         let parts = super::key_parts(key);
         let (last, parents) = parts.split_last().ok_or_else(|| unknown_key(key))?;
         let (mut node, mut default) = (&mut tree, Some(&defaults));
@@ -27,10 +27,11 @@ impl Config {
         let obj = node.as_object_mut().ok_or_else(|| unknown_key(key))?;
         match default.get(*last) {
             Some(d) if d.is_object() && !d.as_object().is_some_and(|m| m.is_empty()) => {
-                return Err(Error::invalid_with_help(
-                    format!("'{key}' is a section, not a single value"),
-                    "unset one of its keys, such as `vermas config unset git.author`",
-                ));
+                return Err(
+                    Error::config(format!("'{key}' is a section, not a single value")).with_help(
+                        "unset one of its keys, such as `vermas config unset git.author`",
+                    ),
+                );
             }
             Some(d) => {
                 obj.insert(last.to_string(), d.clone());
@@ -44,7 +45,7 @@ impl Config {
             None => return Err(unknown_key(key)),
         }
         let config: Config =
-            serde_json::from_value(tree).map_err(|e| Error::Invalid(e.to_string()))?;
+            serde_json::from_value(tree).map_err(|e| Error::config(e.to_string()))?;
         Ok(config)
     }
 }

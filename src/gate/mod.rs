@@ -15,10 +15,11 @@ pub use classify::{Classification, Patterns, Phase};
 
 use crate::bead::model::{AcceptanceCriterion, Bead, IssueType};
 use crate::bead::store::{BeadSet, bead_path, load_one};
+use crate::check::Outcome;
 use crate::check::process::{self, Job};
 use crate::check::{VerifySettings, command_for};
 use crate::error::{Error, Result};
-use crate::results::{self, Evidence, ResultRecord};
+use crate::results::{self, Evidence, ResultRecord, Verdict};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
@@ -177,12 +178,12 @@ fn pick_criterion(
         && c.verify_command.is_none()
         && c.verify.is_none()
     {
-        return Err(Error::invalid_with_help(
-            format!(
-                "--ac {n}: {} of {} (\"{}\") is a judge criterion ({judge}); a gate runs only \
-                 deterministic commands and cannot decide it",
-                c.id, spec.id, c.description
-            ),
+        return Err(Error::usage(format!(
+            "--ac {n}: {} of {} (\"{}\") is a judge criterion ({judge}); a gate runs only \
+             deterministic commands and cannot decide it",
+            c.id, spec.id, c.description
+        ))
+        .with_help(
             "judge criteria are decided by `vermas status --judge` (the inspector), not by gates; \
              nothing was run or recorded",
         ));
@@ -366,7 +367,7 @@ fn record(ws: &Workspace, actor: &str, bead: &Bead, run: &mut GateRun) -> Result
     let criterion = run.criterion.clone().unwrap_or_else(|| "-".to_string());
     let mut record = results::load(ws, &bead.id)?.unwrap_or_else(|| ResultRecord {
         key: bead.id.clone(),
-        verdict: String::new(),
+        verdict: Verdict::Fail,
         confidence: None,
         at: run.at,
         checks: Vec::new(),
@@ -386,14 +387,22 @@ fn record(ws: &Workspace, actor: &str, bead: &Bead, run: &mut GateRun) -> Result
         kind,
         command: run.command.clone(),
         exit_code: run.exit_code,
-        outcome: if run.accepted() { "PASS" } else { "FAIL" }.to_string(),
+        outcome: if run.accepted() {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        },
         classification: Some(run.classification.to_string()),
         duration_ms: run.duration_ms,
         attempt: run.attempt,
         at: Some(run.at),
         snippet: run.snippet.clone(),
     });
-    record.verdict = if run.accepted() { "PASS" } else { "FAIL" }.to_string();
+    record.verdict = if run.accepted() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    };
     record.at = run.at;
     txn.write(
         &results::path(ws, &bead.id),

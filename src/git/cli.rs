@@ -22,9 +22,11 @@ impl std::fmt::Display for GitFailed {
     }
 }
 
+impl std::error::Error for GitFailed {}
+
 impl From<GitFailed> for Error {
     fn from(e: GitFailed) -> Error {
-        Error::Git(format!("git {} failed: {}", e.command, e.message))
+        Error::git_with(format!("git {} failed: {}", e.command, e.message), e)
     }
 }
 

@@ -65,7 +65,7 @@ impl GitRepo {
                 Ok(id) => return Ok(id),
             }
         }
-        Err(Error::Git(format!(
+        Err(Error::git(format!(
             "the branch kept moving while vermas committed: {}",
             last_conflict.unwrap_or_default()
         )))
@@ -134,10 +134,11 @@ impl GitRepo {
         )
         .map_err(|e| {
             note.clear();
-            Error::Git(format!(
+            let message = format!(
                 "cannot lock {}: {e} (is another git command running? if not, remove the stale lock file)",
                 index_path.display()
-            ))
+            );
+            Error::git_with(message, e)
         })?;
         let index_ino = std::fs::metadata(lock_path).map_or(0, |m| m.ino());
         let ref_locks = self.ref_lock_paths();
@@ -160,9 +161,8 @@ impl GitRepo {
             )
         };
         if index.link().is_some() || index.is_sparse() {
-            return Err(Error::Git(
-                "split or sparse index is not supported; run `git update-index --no-split-index`"
-                    .into(),
+            return Err(Error::git(
+                "split or sparse index is not supported; run `git update-index --no-split-index`",
             ));
         }
         Ok(index)
@@ -321,10 +321,10 @@ impl GitRepo {
                 // Another writer moved the branch: recompute from its new tip.
                 return Err(CommitError::Conflict(e.to_string()));
             }
-            return Err(Error::Git(format!(
+            let message = format!(
                 "cannot move the branch: {e} (a stale .lock file under .git/refs or .git/HEAD.lock? remove it if no git command is running)"
-            ))
-            .into());
+            );
+            return Err(Error::git_with(message, e).into());
         }
         if self.is_detached() {
             DETACHED_COMMITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -366,7 +366,7 @@ impl GitRepo {
     /// `path` relative to the work tree, with `/` separators.
     fn rela_path(&self, path: &Path) -> Result<BString> {
         let rel = path.strip_prefix(&self.workdir).map_err(|_| {
-            Error::Git(format!(
+            Error::git(format!(
                 "{} is outside the work tree {}",
                 path.display(),
                 self.workdir.display()
@@ -374,7 +374,7 @@ impl GitRepo {
         })?;
         let s = rel
             .to_str()
-            .ok_or_else(|| Error::Git(format!("path is not UTF-8: {}", rel.display())))?;
+            .ok_or_else(|| Error::git(format!("path is not UTF-8: {}", rel.display())))?;
         Ok(s.replace('\\', "/").into())
     }
 }
@@ -383,7 +383,7 @@ impl GitRepo {
 /// conflicts under `dir`.
 fn refusal(repo: &gix::Repository, index: &gix::index::File, dir: &str) -> Option<Error> {
     if let Some(state) = repo.state() {
-        return Some(Error::Git(format!(
+        return Some(Error::git(format!(
             "the repository is in the middle of a {state:?}; finish or abort it first"
         )));
     }
@@ -391,7 +391,7 @@ fn refusal(repo: &gix::Repository, index: &gix::index::File, dir: &str) -> Optio
         .entries()
         .iter()
         .find(|e| e.stage_raw() != 0 && e.path(index).starts_with(dir.as_bytes()))?;
-    Some(Error::Git(format!(
+    Some(Error::git(format!(
         "unresolved merge conflict in {}: resolve it and `git add` it first",
         conflicted.path(index)
     )))
@@ -521,7 +521,7 @@ fn identity(
     let configured = match configured {
         Some(text) => {
             let (name, email) = parse_identity(text).ok_or_else(|| {
-                Error::Invalid(format!(
+                Error::config(format!(
                     "git.author '{text}' must look like 'Name <email@example.com>'"
                 ))
             })?;

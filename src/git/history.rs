@@ -1,7 +1,7 @@
 //! The commits that changed one file, newest first, with the file's content before and after.
 
 use super::{GitRepo, git_err};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::time::Timestamp;
 use gix::bstr::ByteSlice;
 use std::path::Path;
@@ -29,7 +29,7 @@ impl GitRepo {
     pub fn file_history(&self, path: &Path) -> Result<Vec<FileChange>> {
         let rela = path
             .strip_prefix(&self.workdir)
-            .map_err(|_| git_err(format!("{} is outside the work tree", path.display())))?
+            .map_err(|_| Error::git(format!("{} is outside the work tree", path.display())))?
             .to_path_buf();
         let repo = &self.repo;
         let Some(head) = repo.head().map_err(git_err)?.id().map(|id| id.detach()) else {

@@ -21,9 +21,9 @@ pub struct GitRepo {
     workdir: PathBuf,
 }
 
-/// Turns any gix error into a vermas git error.
-pub(crate) fn git_err(e: impl std::fmt::Display) -> Error {
-    Error::Git(e.to_string())
+/// Turns any gix error into a vermas git error, keeping it as the source.
+pub(crate) fn git_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::git_from(e)
 }
 
 impl GitRepo {

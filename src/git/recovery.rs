@@ -63,12 +63,14 @@ impl CrashNote {
         };
         let tmp = self.path.with_extension(format!("{pid}.tmp"));
         if std::fs::write(&tmp, text).is_ok() {
+            // Best effort: without the note a crash is only cleaned up by hand.
             let _ = std::fs::rename(&tmp, &self.path);
         }
     }
 
     /// Forgets the note: the commit finished or failed cleanly.
     pub fn clear(&self) {
+        // Gone already is fine: a note left behind is checked and dropped by the next commit.
         let _ = std::fs::remove_file(&self.path);
     }
 
@@ -101,6 +103,7 @@ impl CrashNote {
                     && md.ino() == ino
                     && !held_open(index_lock)
                 {
+                    // Best effort: a lock that cannot go is reported by the commit that waits on it.
                     let _ = std::fs::remove_file(index_lock);
                 }
                 for lock in lines {
@@ -132,6 +135,7 @@ fn remove_if_created_after(lock: &Path, written: SystemTime) {
         );
     let after_note = changed + Duration::from_millis(50) >= written;
     if after_note && changed <= written + PHASE_WINDOW && !held_open(lock) {
+        // Best effort: a lock that cannot go is reported by the commit that waits on it.
         let _ = std::fs::remove_file(lock);
     }
 }

@@ -126,10 +126,10 @@ impl Signer {
             }
             Signer::Ssh { program, key } => sign_ssh(program, key, payload)?,
         };
-        let text = String::from_utf8(sig)
-            .map_err(|_| Error::Git("the commit signature is not text".into()))?;
+        let text =
+            String::from_utf8(sig).map_err(|_| Error::git("the commit signature is not text"))?;
         if text.trim().is_empty() {
-            return Err(Error::Git("signing produced an empty signature".into()));
+            return Err(Error::git("signing produced an empty signature"));
         }
         Ok(text)
     }
@@ -168,18 +168,25 @@ fn run(cmd: &mut Command, input: &[u8], program: &str) -> Result<std::process::O
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::Git(format!("cannot run the signing program '{program}': {e}")))?;
+        .map_err(|e| {
+            Error::git_with(
+                format!("cannot run the signing program '{program}': {e}"),
+                e,
+            )
+        })?;
     let mut stdin = child.stdin.take();
     let input = input.to_vec();
     // Written from a thread so a chatty signer cannot block on a full pipe meanwhile.
     let writer = std::thread::spawn(move || {
         if let Some(s) = stdin.as_mut() {
+            // A signer may exit without reading everything: its exit status says what happened.
             let _ = s.write_all(&input);
         }
     });
     let out = child
         .wait_with_output()
-        .map_err(|e| Error::Git(format!("the signing program '{program}' failed: {e}")))?;
+        .map_err(|e| Error::git_with(format!("the signing program '{program}' failed: {e}"), e))?;
+    // The writer only fed stdin; the signer's own result decides.
     let _ = writer.join();
     Ok(out)
 }
@@ -190,7 +197,7 @@ fn failed(program: &str, stderr: &str) -> Error {
         .lines()
         .filter(|l| !l.starts_with("[GNUPG:]") && !l.trim().is_empty())
         .collect();
-    Error::Git(format!(
+    Error::git(format!(
         "{program} did not sign the commit, so nothing was committed: {}",
         if said.is_empty() {
             "no reason given".to_string()
@@ -241,6 +248,7 @@ impl TempFile {
 
 impl Drop for TempFile {
     fn drop(&mut self) {
+        // Best effort: a temporary file left behind is harmless.
         let _ = std::fs::remove_file(&self.0);
     }
 }

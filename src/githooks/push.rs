@@ -213,8 +213,7 @@ fn select_changed(
         let own = spec_files(&spec);
         let hit = spec.covers.is_empty()
             || code.iter().any(|p| {
-                own.contains(p.as_str())
-                    || spec.covers.iter().any(|g| crate::glob::matches(g, p))
+                own.contains(p.as_str()) || spec.covers.iter().any(|g| crate::glob::matches(g, p))
             });
         if hit {
             kept.push(spec);

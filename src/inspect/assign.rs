@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// The label of work slung past its gate.
@@ -39,7 +40,7 @@ pub fn sling(
     if let Some(reason) = force
         && reason.trim().is_empty()
     {
-        return Err(Error::Invalid("--force needs a --reason".into()));
+        return Err(Error::usage("--force needs a --reason"));
     }
     let mut txn = Txn::begin(ws)?;
     let mut work = load_one(ws, id)?;
@@ -51,24 +52,8 @@ pub fn sling(
         )));
     }
     let spec = testspec::of_work(ws, &work.id)?;
-    let approved = spec.as_ref().is_some_and(|s| s.status == Status::Closed);
-    if !approved && force.is_none() {
-        return Err(match &spec {
-            Some(s) => Error::invalid_with_help(
-                format!(
-                    "{} cannot be slung: its test spec {} is not approved",
-                    work.id, s.id
-                ),
-                format!(
-                    "approve it: vermas inspect approve {} (or, in an emergency, sling --force --reason \"...\")",
-                    s.id
-                ),
-            ),
-            None => Error::invalid_with_help(
-                format!("{} cannot be slung: it has no test spec", work.id),
-                format!("create one: vermas inspect create-spec {}", work.id),
-            ),
-        });
+    if force.is_none() {
+        gate(&work, spec.as_ref())?;
     }
     let now = Timestamp::now();
     let agent = agent.unwrap_or(actor).to_string();
@@ -92,18 +77,6 @@ pub fn sling(
         }
     }
     txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
-    let mut body = format!("{}: {}\n", work.id, work.title);
-    if !work.description.trim().is_empty() {
-        let _ = writeln!(body, "\n{}", work.description.trim());
-    }
-    if let Some(s) = &spec {
-        let _ = writeln!(body, "\nAcceptance criteria ({}):", s.id);
-        for c in &s.acceptance_criteria {
-            let (kind, target) = testspec::kind_of(c);
-            let _ = writeln!(body, "- {}: {}  ({kind}: {target})", c.id, c.description);
-        }
-    }
-    let _ = writeln!(body, "\nWhen done: vermas inspect run {}", work.id);
     crate::mail::ops::send_in(
         &mut txn,
         ws,
@@ -112,7 +85,7 @@ pub fn sling(
             actor,
             &address,
             format!("WORK ASSIGNED: {}", work.title),
-            body,
+            assignment(&work, spec.as_ref()),
         ),
     )?;
     let recorded = txn.commit(&CommitMessage {
@@ -127,4 +100,41 @@ pub fn sling(
         forced: force.is_some(),
         recorded,
     })
+}
+
+/// The test-spec gate: `work` may be slung only once its test spec is approved.
+fn gate(work: &Bead, spec: Option<&Bead>) -> Result<()> {
+    if spec.is_some_and(|s| s.status == Status::Closed) {
+        return Ok(());
+    }
+    Err(match spec {
+        Some(s) => Error::wrong_state(format!(
+            "{} cannot be slung: its test spec {} is not approved",
+            work.id, s.id
+        ))
+        .with_help(format!(
+            "approve it: vermas inspect approve {} (or, in an emergency, sling --force --reason \"...\")",
+            s.id
+        )),
+        None => Error::wrong_state(format!("{} cannot be slung: it has no test spec", work.id))
+            .with_help(format!("create one: vermas inspect create-spec {}", work.id)),
+    })
+}
+
+/// The body of the "WORK ASSIGNED" mail: the work, its description, the criteria of its
+/// test spec and what to run when done.
+fn assignment(work: &Bead, spec: Option<&Bead>) -> String {
+    let mut body = format!("{}: {}\n", work.id, work.title);
+    if !work.description.trim().is_empty() {
+        let _ = writeln!(body, "\n{}", work.description.trim());
+    }
+    if let Some(s) = spec {
+        let _ = writeln!(body, "\nAcceptance criteria ({}):", s.id);
+        for c in &s.acceptance_criteria {
+            let (kind, target) = testspec::kind_of(c);
+            let _ = writeln!(body, "- {}: {}  ({kind}: {target})", c.id, c.description);
+        }
+    }
+    let _ = writeln!(body, "\nWhen done: vermas inspect run {}", work.id);
+    body
 }

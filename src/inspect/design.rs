@@ -4,9 +4,9 @@
 //! work's description in one commit.
 
 use super::roles::{self, Role};
+use super::testspec::create_in;
 use crate::bead::model::{Bead, IssueType};
 use crate::bead::ops::NewBead;
-use super::testspec::create_in;
 use crate::bead::store::{bead_path, load_one};
 use crate::error::{Error, ParseError, Result};
 use crate::store::{CommitMessage, Recorded, Txn};

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::collections::BTreeMap;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// How far the pipeline goes.
@@ -384,91 +385,7 @@ fn join<T>(
 /// could not run is ERROR, then the judge (or the auditor) speaks, and a PASS below
 /// `inspect.min_confidence` needs a person.
 fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
-    let failed: Vec<&CriterionCheck> = ins
-        .checks
-        .iter()
-        .filter(|c| matches!(c.result.outcome, Outcome::Fail | Outcome::Unstable))
-        .collect();
-    let errored: Vec<&CriterionCheck> = ins
-        .checks
-        .iter()
-        .filter(|c| c.result.outcome == Outcome::Error)
-        .collect();
-    let said = ins.judgment.as_ref().map(|j| j.decision);
-    let (verdict, confidence, mut reasons) = if !failed.is_empty() {
-        let ids: Vec<&str> = failed.iter().map(|c| c.id.as_str()).collect();
-        let mut why = vec![format!("{} failing", ids.join(", "))];
-        if said == Some(Verdict::Pass) {
-            why.push(format!(
-                "judge said PASS; overruled by {} failing",
-                ids.join(", ")
-            ));
-        }
-        (Verdict::Fail, 1.0, why)
-    } else if !errored.is_empty() {
-        let ids: Vec<String> = errored
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} ({})",
-                    c.id,
-                    c.result.reason.as_deref().unwrap_or("could not run")
-                )
-            })
-            .collect();
-        (
-            Verdict::Error,
-            1.0,
-            vec![format!("could not run: {}", ids.join(", "))],
-        )
-    } else if let Some(j) = &ins.judgment {
-        (j.decision, j.confidence, j.reasons.clone())
-    } else if upto >= Upto::Audit && !ins.audit.is_empty() {
-        let not_met: Vec<&str> = ins
-            .audit
-            .iter()
-            .filter(|a| a.finding == Finding::NotMet)
-            .map(|a| a.id.as_str())
-            .collect();
-        let unsure: Vec<&str> = ins
-            .audit
-            .iter()
-            .filter(|a| a.finding == Finding::Unverifiable)
-            .map(|a| a.id.as_str())
-            .collect();
-        if !not_met.is_empty() {
-            (
-                Verdict::Fail,
-                1.0,
-                vec![format!("the auditor found {} not met", not_met.join(", "))],
-            )
-        } else if !unsure.is_empty() {
-            (
-                Verdict::NeedsHuman,
-                1.0,
-                vec![format!(
-                    "the auditor could not verify {}",
-                    unsure.join(", ")
-                )],
-            )
-        } else {
-            (
-                Verdict::Pass,
-                1.0,
-                vec!["the auditor found every criterion met".into()],
-            )
-        }
-    } else {
-        (
-            Verdict::Pass,
-            1.0,
-            vec![format!(
-                "{} passed",
-                crate::words::plural(ins.checks.len(), "check")
-            )],
-        )
-    };
-    let mut verdict = verdict;
+    let (mut verdict, confidence, mut reasons) = decide(ins, upto);
     let min = ws.config.inspect.min_confidence;
     if verdict == Verdict::Pass && confidence < min {
         verdict = Verdict::NeedsHuman;
@@ -486,4 +403,108 @@ fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
     ins.verdict = verdict;
     ins.confidence = confidence;
     ins.reasons.extend(reasons);
+}
+
+/// A verdict with its confidence and reasons.
+type Decision = (Verdict, f64, Vec<String>);
+
+/// The verdict before `inspect.min_confidence`: the checks' when one failed or could not
+/// run, else the judge's, else the auditor's, else PASS for the checks that passed.
+fn decide(ins: &Inspection, upto: Upto) -> Decision {
+    if let Some(d) = checks_decision(&ins.checks, ins.judgment.as_ref()) {
+        return d;
+    }
+    if let Some(j) = &ins.judgment {
+        return (j.decision, j.confidence, j.reasons.clone());
+    }
+    if upto >= Upto::Audit && !ins.audit.is_empty() {
+        return audit_decision(&ins.audit);
+    }
+    (
+        Verdict::Pass,
+        1.0,
+        vec![format!(
+            "{} passed",
+            crate::words::plural(ins.checks.len(), "check")
+        )],
+    )
+}
+
+/// FAIL when a check failed (overruling a judge's PASS), ERROR when one could not run;
+/// `None` when neither.
+fn checks_decision(checks: &[CriterionCheck], judgment: Option<&Judgment>) -> Option<Decision> {
+    let failed: Vec<&CriterionCheck> = checks
+        .iter()
+        .filter(|c| matches!(c.result.outcome, Outcome::Fail | Outcome::Unstable))
+        .collect();
+    let errored: Vec<&CriterionCheck> = checks
+        .iter()
+        .filter(|c| c.result.outcome == Outcome::Error)
+        .collect();
+    if !failed.is_empty() {
+        let ids: Vec<&str> = failed.iter().map(|c| c.id.as_str()).collect();
+        let mut why = vec![format!("{} failing", ids.join(", "))];
+        if judgment.map(|j| j.decision) == Some(Verdict::Pass) {
+            why.push(format!(
+                "judge said PASS; overruled by {} failing",
+                ids.join(", ")
+            ));
+        }
+        return Some((Verdict::Fail, 1.0, why));
+    }
+    if !errored.is_empty() {
+        let ids: Vec<String> = errored
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} ({})",
+                    c.id,
+                    c.result.reason.as_deref().unwrap_or("could not run")
+                )
+            })
+            .collect();
+        return Some((
+            Verdict::Error,
+            1.0,
+            vec![format!("could not run: {}", ids.join(", "))],
+        ));
+    }
+    None
+}
+
+/// The auditor's verdict: FAIL when a criterion is not met, NEEDS_HUMAN when one could not
+/// be verified, else PASS.
+fn audit_decision(audit: &[AuditLine]) -> Decision {
+    let not_met: Vec<&str> = audit
+        .iter()
+        .filter(|a| a.finding == Finding::NotMet)
+        .map(|a| a.id.as_str())
+        .collect();
+    let unsure: Vec<&str> = audit
+        .iter()
+        .filter(|a| a.finding == Finding::Unverifiable)
+        .map(|a| a.id.as_str())
+        .collect();
+    if !not_met.is_empty() {
+        (
+            Verdict::Fail,
+            1.0,
+            vec![format!("the auditor found {} not met", not_met.join(", "))],
+        )
+    } else if !unsure.is_empty() {
+        (
+            Verdict::NeedsHuman,
+            1.0,
+            vec![format!(
+                "the auditor could not verify {}",
+                unsure.join(", ")
+            )],
+        )
+    } else {
+        (
+            Verdict::Pass,
+            1.0,
+            vec!["the auditor found every criterion met".into()],
+        )
+    }
 }

@@ -57,13 +57,13 @@ impl Plan {
             if let Some(r) = request
                 && r != wanted
             {
-                return Err(Error::invalid_with_help(
-                    format!("{} plans another request: {wanted:?}", mol.id),
-                    "give only --resume MOL, or the request alone",
-                ));
+                return Err(
+                    Error::usage(format!("{} plans another request: {wanted:?}", mol.id))
+                        .with_help("give only --resume MOL, or the request alone"),
+                );
             }
             if mol.is_complete() {
-                return Err(Error::Invalid(format!(
+                return Err(Error::wrong_state(format!(
                     "{} is complete: nothing to resume (its work is {})",
                     mol.id,
                     mol.bead_id.as_deref().unwrap_or("?")
@@ -145,7 +145,7 @@ impl Plan {
         let mol = self
             .mol
             .as_ref()
-            .ok_or_else(|| Error::Invalid("the plan has no approved requirements yet".into()))?;
+            .ok_or_else(|| Error::wrong_state("the plan has no approved requirements yet"))?;
         let out = mol.step("design")?.output.as_deref().unwrap_or("");
         serde_json::from_str(out).map_err(|e| {
             Error::Invalid(format!(
@@ -187,9 +187,7 @@ pub fn record_design(
     reqs: &Requirements,
 ) -> Result<Recorded> {
     if plan.mol.is_some() {
-        return Err(Error::Invalid(
-            "the plan's design is recorded already".into(),
-        ));
+        return Err(Error::wrong_state("the plan's design is recorded already"));
     }
     let vars = BTreeMap::from([("request".to_string(), plan.request.clone())]);
     let proto = crate::mol::cook(Some(&ws.beads_dir), FORMULA, &vars)?;
@@ -262,7 +260,7 @@ pub fn record_strategy(
 ) -> Result<(Strategized, Recorded)> {
     let work_id = plan
         .bead_id()
-        .ok_or_else(|| Error::Invalid("the plan has created no work yet".into()))?
+        .ok_or_else(|| Error::wrong_state("the plan has created no work yet"))?
         .to_string();
     let mut txn = Txn::begin(ws)?;
     let mut mol = reread(ws, plan)?;
@@ -291,7 +289,7 @@ pub fn record_strategy(
 fn reread(ws: &Workspace, plan: &Plan) -> Result<Molecule> {
     let id = plan
         .mol_id()
-        .ok_or_else(|| Error::Invalid("the plan's design is not recorded yet".into()))?;
+        .ok_or_else(|| Error::wrong_state("the plan's design is not recorded yet"))?;
     let (_, mol) = molecule::load(ws, id)?;
     Ok(mol)
 }

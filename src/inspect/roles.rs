@@ -150,43 +150,15 @@ pub fn ask_checked<T>(
     })
 }
 
-/// A verdict: the judge's decision, and (ERROR) an inspection that could not decide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Verdict {
-    /// Accepted.
-    #[serde(rename = "PASS")]
-    Pass,
-    /// Rejected.
-    #[serde(rename = "FAIL")]
-    Fail,
-    /// A person must answer first.
-    #[serde(rename = "NEEDS_HUMAN")]
-    NeedsHuman,
-    /// Could not be decided (a check or an LLM could not run, nothing to verify); never
-    /// a judge's answer.
-    #[serde(rename = "ERROR")]
-    Error,
-}
+pub use crate::results::Verdict;
 
-impl Verdict {
-    /// The spelling used in records, mail and replies.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
-            Verdict::NeedsHuman => "NEEDS_HUMAN",
-            Verdict::Error => "ERROR",
-        }
-    }
-
-    /// Reads a judge's `PASS`, `FAIL` or `NEEDS_HUMAN` (any case, `-` or `_`).
-    fn parse(word: &str) -> Option<Verdict> {
-        match word.trim().to_ascii_uppercase().replace('-', "_").as_str() {
-            "PASS" | "PASSED" => Some(Verdict::Pass),
-            "FAIL" | "FAILED" => Some(Verdict::Fail),
-            "NEEDS_HUMAN" => Some(Verdict::NeedsHuman),
-            _ => None,
-        }
+/// Reads a judge's `PASS`, `FAIL` or `NEEDS_HUMAN` (any case, `-` or `_`).
+fn parse_verdict(word: &str) -> Option<Verdict> {
+    match word.trim().to_ascii_uppercase().replace('-', "_").as_str() {
+        "PASS" | "PASSED" => Some(Verdict::Pass),
+        "FAIL" | "FAILED" => Some(Verdict::Fail),
+        "NEEDS_HUMAN" => Some(Verdict::NeedsHuman),
+        _ => None,
     }
 }
 
@@ -210,7 +182,7 @@ pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
             && let Some(word) = v.get("verdict").and_then(|w| w.as_str())
         {
-            let decision = Verdict::parse(word).ok_or_else(|| {
+            let decision = parse_verdict(word).ok_or_else(|| {
                 format!("the judge's verdict '{word}' is not PASS, FAIL or NEEDS_HUMAN")
             })?;
             let confidence = match v.get("confidence") {
@@ -246,7 +218,7 @@ pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
         }
         let word = line.trim_matches(|c: char| matches!(c, '*' | '_' | '#' | '`' | '.' | ' '));
         let word = word.strip_prefix("Verdict:").map_or(word, str::trim);
-        if let Some(decision) = Verdict::parse(word) {
+        if let Some(decision) = parse_verdict(word) {
             return Ok(Judgment {
                 decision,
                 confidence: 1.0,

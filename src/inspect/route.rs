@@ -14,6 +14,7 @@ use crate::results::{Evidence, ResultRecord};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// The label a verified bead gets.
@@ -182,7 +183,7 @@ fn record_of(ins: &Inspection, at: Timestamp) -> ResultRecord {
                 c.result.command.clone()
             },
             exit_code: c.result.exit_code,
-            outcome: c.result.outcome.to_string(),
+            outcome: c.result.outcome,
             classification: None,
             duration_ms: c.result.duration_ms,
             attempt: 1,
@@ -199,7 +200,7 @@ fn record_of(ins: &Inspection, at: Timestamp) -> ResultRecord {
         .collect();
     ResultRecord {
         key: ins.work.clone(),
-        verdict: ins.verdict.as_str().to_string(),
+        verdict: ins.verdict,
         confidence: ins.judgment.as_ref().map(|_| ins.confidence),
         at,
         checks,

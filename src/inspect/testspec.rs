@@ -150,7 +150,7 @@ pub fn create_for(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Record
         return Err(Error::Invalid(format!("{} is itself a test spec", work.id)));
     }
     if let Some(s) = of_work(ws, &work.id)? {
-        return Err(Error::Invalid(format!(
+        return Err(Error::wrong_state(format!(
             "{} already has test spec {}",
             work.id, s.id
         )));
@@ -197,10 +197,8 @@ fn open_spec(ws: &Workspace, id: &str) -> Result<Bead> {
         b
     } else {
         of_work(ws, &b.id)?.ok_or_else(|| {
-            Error::invalid_with_help(
-                format!("{} has no test spec", b.id),
-                format!("create one: vermas inspect create-spec {}", b.id),
-            )
+            Error::wrong_state(format!("{} has no test spec", b.id))
+                .with_help(format!("create one: vermas inspect create-spec {}", b.id))
         })?
     };
     Ok(spec)
@@ -262,16 +260,14 @@ pub fn next_number(spec: &Bead) -> u32 {
 /// Refuses to change the criteria of an approved spec.
 pub fn check_open(spec: &Bead) -> Result<()> {
     if spec.status == Status::Closed {
-        return Err(Error::invalid_with_help(
-            format!(
-                "{} is approved: its criteria cannot change under the approval",
-                spec.id
-            ),
-            format!(
-                "reopen it first (vermas reopen {}), add the criterion, then approve it again",
-                spec.id
-            ),
-        ));
+        return Err(Error::wrong_state(format!(
+            "{} is approved: its criteria cannot change under the approval",
+            spec.id
+        ))
+        .with_help(format!(
+            "reopen it first (vermas reopen {}), add the criterion, then approve it again",
+            spec.id
+        )));
     }
     Ok(())
 }
@@ -321,16 +317,20 @@ pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)
 /// Refused without criteria or when it is approved already.
 pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bead) -> Result<()> {
     if spec.acceptance_criteria.is_empty() {
-        return Err(Error::invalid_with_help(
-            format!("{} has no criteria to approve", spec.id),
-            format!(
-                "add one: vermas inspect add-criteria {} -d \"...\" --cmd \"...\"",
-                spec.id
+        return Err(
+            Error::wrong_state(format!("{} has no criteria to approve", spec.id)).with_help(
+                format!(
+                    "add one: vermas inspect add-criteria {} -d \"...\" --cmd \"...\"",
+                    spec.id
+                ),
             ),
-        ));
+        );
     }
     if spec.status == Status::Closed {
-        return Err(Error::Invalid(format!("{} is approved already", spec.id)));
+        return Err(Error::wrong_state(format!(
+            "{} is approved already",
+            spec.id
+        )));
     }
     let now = Timestamp::now();
     spec.status = Status::Closed;

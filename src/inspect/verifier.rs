@@ -60,7 +60,7 @@ pub fn verify(
                     out.push(CriterionCheck {
                         id: format!("{}:{}", run.path, c.line),
                         description: c.text.clone(),
-                        kind: a.kind,
+                        kind: a.kind.to_string(),
                         target: a.target,
                         result: a.result,
                     });

@@ -82,7 +82,7 @@ pub fn take(ws: &Workspace, actor: &str, msg: &Message) -> Result<Message> {
     // Read again under the lock: another loop may have taken it meanwhile.
     let mut current = store::read_message(ws, &dir, &dir.file(&msg.id))?;
     if current.read {
-        return Err(Error::Invalid(format!(
+        return Err(Error::conflict(format!(
             "{} was taken by someone else meanwhile",
             msg.id
         )));

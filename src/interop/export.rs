@@ -58,6 +58,7 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
         std::fs::create_dir_all(&dir)?;
+        // Best effort: a temporary file may be left; the error that matters is returned.
         let _ = std::fs::remove_file(&tmp);
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -68,6 +69,7 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
         std::fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
+        // Best effort: a temporary file may be left; the error that matters is returned.
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })

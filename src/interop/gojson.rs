@@ -3,6 +3,7 @@
 //! file vermas exports diffs cleanly against one bd wrote.
 
 use serde_json::Value;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// Keys in the order bd's `Issue`, `Dependency` and `Comment` structs declare them (one list

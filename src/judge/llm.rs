@@ -48,6 +48,7 @@ impl Llm {
         let reply = self.call(root, prompt)?;
         let v = accept(&reply)?;
         if let Some((dir, file)) = &cached {
+            // Best effort: a reply not cached is asked for again next time.
             let _ = crate::store::write_atomic(dir, file, reply.as_bytes());
         }
         Ok((reply, v))

@@ -7,6 +7,7 @@ pub mod verdict;
 
 use crate::check::{CheckResult, Outcome};
 use crate::config::Config;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

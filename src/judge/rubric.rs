@@ -49,6 +49,7 @@ pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Resul
     std::fs::create_dir_all(scratch)
         .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
     let record = scratch.join(format!("rubric-{}-{}.bin", std::process::id(), unique()));
+    // Best effort: only a record left by an earlier run (or none) is removed.
     let _ = std::fs::remove_file(&record);
     let args = vec![
         "-c".into(),
@@ -61,6 +62,7 @@ pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Resul
         .with_env("VERMAS_RUBRIC", record.to_string_lossy());
     let done = process::run(&job);
     let recorded = std::fs::read(&record).unwrap_or_default();
+    // Best effort: only a record left by an earlier run (or none) is removed.
     let _ = std::fs::remove_file(&record);
     if let Some(e) = done.spawn_error {
         return Err(e);

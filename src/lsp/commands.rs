@@ -99,7 +99,7 @@ pub fn arguments(args: &[Value]) -> Result<(Uri, u32), String> {
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
     /// `verify`, `judge` or `verify:NAME`.
-    pub kind: String,
+    pub kind: crate::spec::AnnotationKind,
     /// `file#function`.
     pub target: String,
     /// Its outcome.
@@ -167,7 +167,7 @@ pub fn run_criterion(server: &Server, uri: &Uri, line: u32) -> Result<RunReport,
         key,
         LastRun {
             at: now,
-            outcome: crit.outcome.to_string(),
+            outcome: crit.outcome,
             checks: evidence.clone(),
             recorded: false,
         },
@@ -204,12 +204,12 @@ fn llm_ready(project: &Project) -> bool {
 /// Judge links skipped because no LLM can be called say so (not "judge only").
 fn explain_unjudged(run: &mut SpecRun) {
     for c in &mut run.criteria {
-        for chk in c.checks.iter_mut().filter(|k| k.kind == "judge") {
+        for chk in c.checks.iter_mut().filter(|k| k.kind.is_judge()) {
             if chk.result.outcome == Outcome::Skip {
                 chk.result.reason = Some(NO_LLM.into());
             }
         }
-        if c.outcome == Outcome::Skip && c.checks.iter().all(|k| k.kind == "judge") {
+        if c.outcome == Outcome::Skip && c.checks.iter().all(|k| k.kind.is_judge()) {
             c.reason = Some(NO_LLM.into());
         }
     }

@@ -4,6 +4,7 @@
 use super::last::{self, LastRun};
 use super::position;
 use super::state::{Server, SpecDoc};
+use crate::check::Outcome;
 use crate::spec::{self, Spec, lint};
 use lsp_server::Notification;
 use lsp_types::notification::{Notification as _, PublishDiagnostics};
@@ -63,7 +64,7 @@ fn findings(doc: &SpecDoc, spec: &Spec) -> Vec<Diagnostic> {
 
 /// The diagnostic of a criterion whose last run failed, errored or was unstable.
 fn failed_run(doc: &SpecDoc, line: usize, run: &LastRun) -> Diagnostic {
-    let severity = if run.outcome == "UNSTABLE" {
+    let severity = if run.outcome == Outcome::Unstable {
         DiagnosticSeverity::WARNING
     } else {
         DiagnosticSeverity::ERROR
@@ -74,7 +75,7 @@ fn failed_run(doc: &SpecDoc, line: usize, run: &LastRun) -> Diagnostic {
         "run in this session"
     };
     let mut message = format!("last run {} at {} ({source})", run.outcome, run.at);
-    for c in run.checks.iter().filter(|c| c.outcome != "PASS") {
+    for c in run.checks.iter().filter(|c| c.outcome != Outcome::Pass) {
         let exit = c.exit_code.map_or(String::new(), |e| format!(", exit {e}"));
         message.push_str(&format!("\n{}: {}{exit}", c.outcome, c.command));
         let snippet: Vec<&str> = c.snippet.lines().take(SNIPPET_LINES).collect();

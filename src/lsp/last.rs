@@ -1,7 +1,8 @@
 //! A criterion's latest result, from this session's runs or the spec's record in
 //! `.beads/results/`, and recording one criterion's run into that record.
 
-use crate::results::{self, Evidence, ResultRecord};
+use crate::check::Outcome;
+use crate::results::{self, Evidence, ResultRecord, Verdict};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
@@ -11,8 +12,8 @@ use crate::workspace::Workspace;
 pub struct LastRun {
     /// When it ran.
     pub at: Timestamp,
-    /// The criterion's outcome (`PASS`, `FAIL`, `SKIP`, `ERROR`, `UNSTABLE`).
-    pub outcome: String,
+    /// The criterion's outcome.
+    pub outcome: Outcome,
     /// Each check's evidence.
     pub checks: Vec<Evidence>,
     /// True when it comes from the record in `.beads/results/`.
@@ -22,7 +23,10 @@ pub struct LastRun {
 impl LastRun {
     /// True for an outcome an editor should show as a problem.
     pub fn is_bad(&self) -> bool {
-        matches!(self.outcome.as_str(), "FAIL" | "ERROR" | "UNSTABLE")
+        matches!(
+            self.outcome,
+            Outcome::Fail | Outcome::Error | Outcome::Unstable
+        )
     }
 }
 
@@ -33,12 +37,16 @@ pub fn key(rel: &str, line: usize) -> String {
 
 /// A criterion's outcome from its checks' outcomes: FAIL, then UNSTABLE, then ERROR, then
 /// PASS; SKIP only when every check was skipped.
-pub fn outcome_of(checks: &[Evidence]) -> String {
-    ["FAIL", "UNSTABLE", "ERROR", "PASS", "SKIP"]
-        .into_iter()
-        .find(|o| checks.iter().any(|c| c.outcome == *o))
-        .unwrap_or("SKIP")
-        .to_string()
+pub fn outcome_of(checks: &[Evidence]) -> Outcome {
+    [
+        Outcome::Fail,
+        Outcome::Unstable,
+        Outcome::Error,
+        Outcome::Pass,
+    ]
+    .into_iter()
+    .find(|o| checks.iter().any(|c| c.outcome == *o))
+    .unwrap_or(Outcome::Skip)
 }
 
 /// The run of `criterion` in `record`, if the record has checks for it.
@@ -94,7 +102,7 @@ pub fn record_criterion(
     let now = Timestamp::now();
     let mut record = results::load(ws, &file)?.unwrap_or_else(|| ResultRecord {
         key: format!("spec:{name}"),
-        verdict: String::new(),
+        verdict: Verdict::Pass,
         confidence: None,
         at: now,
         checks: Vec::new(),
@@ -106,7 +114,7 @@ pub fn record_criterion(
     record.checks.retain(|c| c.criterion != criterion);
     record.checks.extend(checks);
     record.checks.sort_by_key(|c| line_of(&c.criterion));
-    record.verdict = verdict_of(&record.checks).to_string();
+    record.verdict = verdict_of(&record.checks);
     record.at = now;
     let text = results::render(&record)?;
     txn.write(&results::path(ws, &file), text.as_bytes())?;
@@ -128,16 +136,16 @@ fn line_of(criterion: &str) -> usize {
 
 /// A spec record's verdict from all its checks, as `status --record` decides it: FAIL if
 /// any failed or was unstable, else ERROR if any could not run, else PASS.
-fn verdict_of(checks: &[Evidence]) -> &'static str {
+fn verdict_of(checks: &[Evidence]) -> Verdict {
     if checks
         .iter()
-        .any(|c| c.outcome == "FAIL" || c.outcome == "UNSTABLE")
+        .any(|c| matches!(c.outcome, Outcome::Fail | Outcome::Unstable))
     {
-        "FAIL"
-    } else if checks.iter().any(|c| c.outcome == "ERROR") {
-        "ERROR"
+        Verdict::Fail
+    } else if checks.iter().any(|c| c.outcome == Outcome::Error) {
+        Verdict::Error
     } else {
-        "PASS"
+        Verdict::Pass
     }
 }
 
@@ -145,13 +153,13 @@ fn verdict_of(checks: &[Evidence]) -> &'static str {
 mod tests {
     use super::*;
 
-    fn evidence(criterion: &str, outcome: &str) -> Evidence {
+    fn evidence(criterion: &str, outcome: Outcome) -> Evidence {
         Evidence {
             criterion: criterion.into(),
             kind: "verify".into(),
             command: "bash x".into(),
             exit_code: Some(0),
-            outcome: outcome.into(),
+            outcome,
             classification: None,
             duration_ms: 1,
             attempt: 1,
@@ -163,12 +171,13 @@ mod tests {
     #[test]
     fn a_criterion_is_as_bad_as_its_worst_check() {
         let e = |o| evidence("specs/a.md:3", o);
-        assert_eq!(outcome_of(&[e("PASS"), e("FAIL")]), "FAIL");
-        assert_eq!(outcome_of(&[e("SKIP"), e("PASS")]), "PASS");
-        assert_eq!(outcome_of(&[e("SKIP")]), "SKIP");
-        assert_eq!(outcome_of(&[e("ERROR"), e("UNSTABLE")]), "UNSTABLE");
-        assert_eq!(verdict_of(&[e("PASS"), e("ERROR")]), "ERROR");
-        assert_eq!(verdict_of(&[e("UNSTABLE"), e("ERROR")]), "FAIL");
+        use Outcome::*;
+        assert_eq!(outcome_of(&[e(Pass), e(Fail)]), Fail);
+        assert_eq!(outcome_of(&[e(Skip), e(Pass)]), Pass);
+        assert_eq!(outcome_of(&[e(Skip)]), Skip);
+        assert_eq!(outcome_of(&[e(Error), e(Unstable)]), Unstable);
+        assert_eq!(verdict_of(&[e(Pass), e(Error)]), Verdict::Error);
+        assert_eq!(verdict_of(&[e(Unstable), e(Error)]), Verdict::Fail);
         assert_eq!(line_of("specs/a:b.md:12"), 12);
     }
 
@@ -176,7 +185,7 @@ mod tests {
     fn the_newer_run_wins() {
         let run = |at, recorded| LastRun {
             at: Timestamp(at),
-            outcome: "PASS".into(),
+            outcome: Outcome::Pass,
             checks: Vec::new(),
             recorded,
         };

@@ -69,6 +69,7 @@ pub fn serve(connection: &Connection, cwd: &Path) -> Ending {
     let root = root_of(&params).unwrap_or_else(|| cwd.to_path_buf());
     let sender = connection.sender.clone();
     let outbox: state::Outbox = Arc::new(move |msg| {
+        // The editor may have gone: nothing to tell then.
         let _ = sender.send(msg);
     });
     let server = Arc::new(Server::new(&root, outbox));
@@ -99,6 +100,7 @@ pub fn serve(connection: &Connection, cwd: &Path) -> Ending {
                 };
             }
             Message::Notification(n) => {
+                // A notification has no reply: one whose handler panicked is dropped, the server goes on.
                 let _ = catch_unwind(AssertUnwindSafe(|| notification(&server, n)));
             }
             Message::Response(_) => {}
@@ -116,6 +118,7 @@ fn await_initialize(connection: &Connection) -> Option<(RequestId, serde_json::V
                 return Some((r.id, r.params));
             }
             Message::Request(r) => {
+                // The editor may have gone: nothing to tell then.
                 let _ = connection.sender.send(
                     Response::new_err(
                         r.id,

@@ -166,7 +166,7 @@ fn expand_in(
     };
     if stack.iter().any(|s| s == name) {
         stack.push(name.to_string());
-        return Err(Error::Invalid(format!(
+        return Err(Error::config(format!(
             "mail group loop in config `mail.groups`: @{}",
             stack.join(" -> @")
         )));

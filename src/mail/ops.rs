@@ -333,7 +333,10 @@ pub fn read(ws: &Workspace, query: &str, actor: &str) -> Result<Changed> {
 pub fn archive(ws: &Workspace, query: &str, actor: &str) -> Result<Changed> {
     modify(ws, query, "mail archive", actor, |found, mut msg| {
         if found.dir.archived {
-            return Err(Error::Invalid(format!("{} is already archived", msg.id)));
+            return Err(Error::wrong_state(format!(
+                "{} is already archived",
+                msg.id
+            )));
         }
         let target = found.dir.archive(ws);
         // The same bytes: git sees a rename.

@@ -427,7 +427,7 @@ pub fn find(ws: &Workspace, id: &str) -> Result<PathBuf> {
         [] => {
             let archived = archive_dir(ws).join(format!("{id}.yaml"));
             if crate::store::id::is_valid(id) && archived.is_file() {
-                return Err(Error::Invalid(format!(
+                return Err(Error::wrong_state(format!(
                     "molecule {id} was squashed: its digest is {}",
                     ws.display(&archived)
                 )));

@@ -174,7 +174,7 @@ pub fn apply(mol: &mut Molecule, step_id: &str, change: &StepChange, now: Timest
     let step = mol.step(step_id)?;
     let mol_id = mol.id.clone();
     if step.status.is_done() {
-        return Err(Error::Invalid(format!(
+        return Err(Error::wrong_state(format!(
             "step {step_id} of {mol_id} is already {}",
             step.status.name()
         )));
@@ -182,13 +182,13 @@ pub fn apply(mol: &mut Molecule, step_id: &str, change: &StepChange, now: Timest
     if !matches!(change, StepChange::Block(_)) {
         let unmet = mol.unmet_needs(step);
         if !unmet.is_empty() {
-            return Err(Error::invalid_with_help(
-                format!(
-                    "step {step_id} of {mol_id} needs {} first",
-                    unmet.join(", ")
-                ),
-                format!("`vermas mol ready {mol_id}` lists the steps that can be worked on now"),
-            ));
+            return Err(Error::wrong_state(format!(
+                "step {step_id} of {mol_id} needs {} first",
+                unmet.join(", ")
+            ))
+            .with_help(format!(
+                "`vermas mol ready {mol_id}` lists the steps that can be worked on now"
+            )));
         }
     }
     let step = mol.step_mut(step_id)?;
@@ -252,7 +252,7 @@ pub fn update(
 /// The molecule at `path`, which `id` resolved to before a lock was taken.
 fn reread(ws: &Workspace, path: &Path, id: &str) -> Result<Molecule> {
     if !path.is_file() {
-        return Err(Error::Invalid(format!(
+        return Err(Error::conflict(format!(
             "molecule {id} was squashed or burned meanwhile"
         )));
     }
@@ -307,13 +307,15 @@ pub fn burn(ws: &Workspace, actor: &str, id: &str, force: bool) -> Result<Change
         if force || worked.is_empty() {
             return Ok(());
         }
-        Err(Error::invalid_with_help(
-            format!("molecule {} has work in it: {}", mol.id, worked.join(", ")),
-            format!(
-                "`vermas mol squash {}` keeps a record; `--force` burns it anyway",
-                mol.id
-            ),
+        Err(Error::wrong_state(format!(
+            "molecule {} has work in it: {}",
+            mol.id,
+            worked.join(", ")
         ))
+        .with_help(format!(
+            "`vermas mol squash {}` keeps a record; `--force` burns it anyway",
+            mol.id
+        )))
     };
     if wisp {
         let _lock = molecule::lock_wisps(ws)?;

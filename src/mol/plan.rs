@@ -204,77 +204,15 @@ impl<'l, 'a> Graph<'l, 'a> {
     /// Replaces node `idx` (and its children) by the template of `rule.with`.
     fn apply(&mut self, idx: usize, rule: &ExpandRule, src: &Arc<Source>) -> Result<()> {
         let with = &rule.with;
-        let exp = (self.load)(&with.value)?
-            .ok_or_else(|| src.error(&with.span, format!("no formula named '{}'", with.value)))?;
-        if exp.kind.value != FormulaType::Expansion || exp.template.is_empty() {
-            let msg = match exp.kind.value {
-                FormulaType::Convoy => format!(
-                    "'{}' is a convoy formula: expanding into convoys is not supported by vermas",
-                    with.value
-                ),
-                _ => format!(
-                    "'{}' is not an expansion formula (no [[template]])",
-                    with.value
-                ),
-            };
-            return Err(src.error(&with.span, msg).into());
-        }
+        let exp = self.expansion(with, src)?;
         let target = self.nodes[idx].clone();
-        let mut vars: HashMap<String, String> = HashMap::new();
-        for v in &exp.vars {
-            if let Some(d) = &v.default {
-                vars.insert(v.name.clone(), d.clone());
-            }
-        }
-        vars.extend(rule.vars.clone());
-        vars.insert("target".into(), target.id.clone());
-        vars.insert("target.id".into(), target.id.clone());
-        vars.insert("target.title".into(), target.title.value.clone());
-        vars.insert(
-            "target.description".into(),
-            target.description.value.clone(),
-        );
+        let vars = template_vars(&exp, rule, &target);
         let template: Vec<StepDef> = exp.template.iter().map(|t| instantiate(t, &vars)).collect();
-        let ids: HashSet<&str> = template.iter().map(|t| t.id.value.as_str()).collect();
-        let within = |n: &At<String>| {
-            ids.contains(n.value.as_str())
-                || target
-                    .scope
-                    .as_ref()
-                    .is_some_and(|s| ids.contains(format!("{s}.{}", n.value).as_str()))
-        };
-        let roots: Vec<bool> = template
-            .iter()
-            .map(|t| !t.needs.iter().any(within))
-            .collect();
-        let needed: HashSet<&str> = template
-            .iter()
-            .flat_map(|t| t.needs.iter().filter(|n| within(n)))
-            .map(|n| n.value.as_str())
-            .collect();
-        let sinks: Vec<String> = template
-            .iter()
-            .map(|t| t.id.value.clone())
-            .filter(|id| {
-                !needed.contains(id.as_str())
-                    && !target.scope.as_ref().is_some_and(|s| {
-                        id.strip_prefix(s.as_str())
-                            .and_then(|r| r.strip_prefix('.'))
-                            .is_some_and(|l| needed.contains(l))
-                    })
-            })
-            .collect();
-        let inner = format!("{}.", target.id);
-        let is_replaced = |n: &Node| {
-            n.id == target.id
-                || n.scope
-                    .as_ref()
-                    .is_some_and(|s| *s == target.id || s.starts_with(&inner))
-        };
+        let (roots, sinks) = roots_and_sinks(&template, &target);
         let mut seen: HashMap<String, Loc> = self
             .nodes
             .iter()
-            .filter(|n| !is_replaced(n))
+            .filter(|n| !replaced(n, &target.id))
             .map(|n| (n.id.clone(), n.id_at.clone()))
             .collect();
         let mut fresh = Vec::new();
@@ -301,14 +239,43 @@ impl<'l, 'a> Graph<'l, 'a> {
         for n in fresh.iter_mut() {
             n.expand = None;
         }
+        self.splice(idx, fresh, &target.id, &sinks);
+        Ok(())
+    }
+
+    /// The expansion formula `with` names, refused when there is none or it is not an
+    /// expansion (a convoy, or no `[[template]]`).
+    fn expansion(&mut self, with: &At<String>, src: &Arc<Source>) -> Result<Arc<Formula>> {
+        let exp = (self.load)(&with.value)?
+            .ok_or_else(|| src.error(&with.span, format!("no formula named '{}'", with.value)))?;
+        if exp.kind.value != FormulaType::Expansion || exp.template.is_empty() {
+            let msg = match exp.kind.value {
+                FormulaType::Convoy => format!(
+                    "'{}' is a convoy formula: expanding into convoys is not supported by vermas",
+                    with.value
+                ),
+                _ => format!(
+                    "'{}' is not an expansion formula (no [[template]])",
+                    with.value
+                ),
+            };
+            return Err(src.error(&with.span, msg).into());
+        }
+        Ok(exp)
+    }
+
+    /// Puts `fresh` where step `idx` was and drops the steps the expansion of `target`
+    /// replaces (it and everything inside it); a step that needed one of them needs
+    /// `sinks` instead.
+    fn splice(&mut self, idx: usize, fresh: Vec<Node>, target: &str, sinks: &[String]) {
         let mut kept = Vec::with_capacity(self.nodes.len() + fresh.len());
         let mut fresh = Some(fresh);
         for (i, n) in std::mem::take(&mut self.nodes).into_iter().enumerate() {
             if i == idx {
                 kept.extend(fresh.take().unwrap_or_default());
             }
-            if is_replaced(&n) {
-                self.gone.insert(n.id.clone(), sinks.clone());
+            if replaced(&n, target) {
+                self.gone.insert(n.id.clone(), sinks.to_vec());
                 self.gone_locals.push((n.local.clone(), n.id.clone()));
             } else {
                 kept.push(n);
@@ -316,7 +283,6 @@ impl<'l, 'a> Graph<'l, 'a> {
         }
         self.nodes = kept;
         self.reindex();
-        Ok(())
     }
 
     /// The id a `needs` entry names, current or expanded away.
@@ -505,6 +471,70 @@ fn text(value: Option<&At<String>>, src: &Arc<Source>, fallback: &str) -> Text {
             at: None,
         },
     }
+}
+
+/// True for the step `target` itself and every step inside it: what its expansion replaces.
+fn replaced(n: &Node, target: &str) -> bool {
+    let inner = format!("{target}.");
+    n.id == target
+        || n.scope
+            .as_ref()
+            .is_some_and(|s| *s == target || s.starts_with(&inner))
+}
+
+/// The `{name}` values of an expansion of `target`: the expansion's var defaults, then the
+/// rule's `vars`, then `{target}`, `{target.id}`, `{target.title}`, `{target.description}`.
+fn template_vars(exp: &Formula, rule: &ExpandRule, target: &Node) -> HashMap<String, String> {
+    let mut vars: HashMap<String, String> = HashMap::new();
+    for v in &exp.vars {
+        if let Some(d) = &v.default {
+            vars.insert(v.name.clone(), d.clone());
+        }
+    }
+    vars.extend(rule.vars.clone());
+    vars.insert("target".into(), target.id.clone());
+    vars.insert("target.id".into(), target.id.clone());
+    vars.insert("target.title".into(), target.title.value.clone());
+    vars.insert(
+        "target.description".into(),
+        target.description.value.clone(),
+    );
+    vars
+}
+
+/// For each template step, whether it needs no other template step (it then gets the
+/// target's needs); and the template steps no other one needs (its last steps).
+fn roots_and_sinks(template: &[StepDef], target: &Node) -> (Vec<bool>, Vec<String>) {
+    let ids: HashSet<&str> = template.iter().map(|t| t.id.value.as_str()).collect();
+    let within = |n: &At<String>| {
+        ids.contains(n.value.as_str())
+            || target
+                .scope
+                .as_ref()
+                .is_some_and(|s| ids.contains(format!("{s}.{}", n.value).as_str()))
+    };
+    let roots: Vec<bool> = template
+        .iter()
+        .map(|t| !t.needs.iter().any(within))
+        .collect();
+    let needed: HashSet<&str> = template
+        .iter()
+        .flat_map(|t| t.needs.iter().filter(|n| within(n)))
+        .map(|n| n.value.as_str())
+        .collect();
+    let sinks: Vec<String> = template
+        .iter()
+        .map(|t| t.id.value.clone())
+        .filter(|id| {
+            !needed.contains(id.as_str())
+                && !target.scope.as_ref().is_some_and(|s| {
+                    id.strip_prefix(s.as_str())
+                        .and_then(|r| r.strip_prefix('.'))
+                        .is_some_and(|l| needed.contains(l))
+                })
+        })
+        .collect();
+    (roots, sinks)
 }
 
 /// A template step with its `{...}` placeholders substituted (spans kept).

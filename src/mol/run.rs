@@ -157,6 +157,7 @@ pub fn run(
                     scope.spawn(move || {
                         let started = Timestamp::now();
                         let (done, stderr) = execute(job);
+                        // The receiver only goes when the run stopped: the result is not wanted then.
                         let _ = tx.send(Handled {
                             step: step_id,
                             started,
@@ -269,6 +270,7 @@ fn handler_job(
 /// Runs a handler job; returns how it ended and what it wrote on stderr.
 fn execute((job, stderr_path): (Job, PathBuf)) -> (Finished, String) {
     if let Some(dir) = stderr_path.parent() {
+        // A folder that cannot be made shows as the job failing to start.
         let _ = std::fs::create_dir_all(dir);
     }
     let done = process::run(&job);
@@ -278,6 +280,7 @@ fn execute((job, stderr_path): (Job, PathBuf)) -> (Finished, String) {
             String::from_utf8_lossy(cut).into_owned()
         })
         .unwrap_or_default();
+    // Best effort: a temporary file left behind is harmless.
     let _ = std::fs::remove_file(&stderr_path);
     (done, stderr)
 }

@@ -3,7 +3,7 @@
 //! (`criterion<TAB>kind<TAB>file<TAB>function<TAB>checked`), built from vermas's own
 //! spec parser.
 
-use crate::spec::{Annotation, Criterion, Spec};
+use crate::spec::{Annotation, AnnotationKind, Criterion, Spec};
 use std::fmt;
 
 /// The kind of a criterion in ralph's words.
@@ -22,18 +22,10 @@ pub enum RalphKind {
 impl RalphKind {
     /// The kind of annotation `a`.
     pub fn of(a: &Annotation) -> RalphKind {
-        RalphKind::of_kind(&a.kind)
-    }
-
-    /// The kind of a link whose vermas kind is `kind` (`verify`, `judge`, `verify:NAME`).
-    pub fn of_kind(kind: &str) -> RalphKind {
-        match kind {
-            "verify" => RalphKind::Verify,
-            "judge" => RalphKind::Judge,
-            other => match other.strip_prefix("verify:") {
-                Some(name) => RalphKind::VerifyNamed(name.to_string()),
-                None => RalphKind::None,
-            },
+        match &a.kind {
+            AnnotationKind::Verify => RalphKind::Verify,
+            AnnotationKind::Judge => RalphKind::Judge,
+            AnnotationKind::VerifyWith(name) => RalphKind::VerifyNamed(name.clone()),
         }
     }
 

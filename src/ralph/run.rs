@@ -46,9 +46,8 @@ impl Mode {
     }
 
     /// True when a link of `kind` (`verify`, `verify:NAME`, `judge`) runs in this mode.
-    pub fn includes(self, kind: &str) -> bool {
-        let verify = kind == "verify" || kind.starts_with("verify:");
-        if verify {
+    pub fn includes(self, kind: &crate::spec::AnnotationKind) -> bool {
+        if kind.is_verify() {
             self != Mode::Judge
         } else {
             self != Mode::Verify
@@ -262,15 +261,16 @@ mod tests {
 
     #[test]
     fn modes_follow_ralphs_flags_and_words() {
+        let k = |text: &str| crate::spec::AnnotationKind::parse(text).expect("a kind");
         assert_eq!(Mode::from_flags(false, false), None);
         let both = Mode::from_flags(true, true).expect("mode");
         assert_eq!(both.label(), "Verify+Judge");
-        assert!(both.includes("judge") && both.includes("verify:wrapix"));
+        assert!(both.includes(&k("judge")) && both.includes(&k("verify:wrapix")));
         let verify = Mode::from_flags(true, false).expect("mode");
         assert_eq!(verify.label(), "Verify");
-        assert!(verify.includes("verify") && !verify.includes("judge"));
+        assert!(verify.includes(&k("verify")) && !verify.includes(&k("judge")));
         let judge = Mode::from_flags(false, true).expect("mode");
-        assert!(judge.includes("judge") && !judge.includes("verify:lint"));
+        assert!(judge.includes(&k("judge")) && !judge.includes(&k("verify:lint")));
         assert_eq!((judge.kinds().verify, judge.kinds().judge), (false, true));
     }
 

@@ -58,7 +58,7 @@ impl Git {
     fn output(&self, dir: Option<&Path>, args: &[&str], env: &[(&str, &str)]) -> Result<Output> {
         self.command(dir, args, env)
             .output()
-            .map_err(|e| Error::Git(format!("cannot run git: {e}")))
+            .map_err(|e| Error::git_with(format!("cannot run git: {e}"), e))
     }
 
     /// Runs `git ARGS` in `dir` and returns its stdout; a non-zero exit is an error
@@ -104,7 +104,7 @@ impl Git {
         match out.status.code() {
             Some(0) => Ok(true),
             Some(1) => Ok(false),
-            _ => Err(Error::Git(format!(
+            _ => Err(Error::git(format!(
                 "git merge-base failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ))),
@@ -136,7 +136,7 @@ impl Git {
                 paths.dedup();
                 Ok(Merged::Conflict(paths))
             }
-            _ => Err(Error::Git(format!(
+            _ => Err(Error::git(format!(
                 "git merge-tree failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ))),
@@ -183,7 +183,7 @@ impl Git {
         match self.branch_tip(name)? {
             Some(now) if now != old => Ok(false),
             None => Ok(false),
-            _ => Err(Error::Git(format!(
+            _ => Err(Error::git(format!(
                 "git update-ref failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ))),

@@ -144,16 +144,15 @@ fn bead_of(ws: &Workspace, branch: &str, given: Option<&str>) -> Result<String> 
         return Ok(crate::inspect::pipeline::work_and_spec(ws, id)?.0.id);
     }
     let last = branch.rsplit('/').next().unwrap_or(branch);
-    let named = ws.bead_ids()?
-        .into_iter()
-        .find(|id| id == last);
+    let named = ws.bead_ids()?.into_iter().find(|id| id == last);
     match named {
         Some(id) => Ok(crate::inspect::pipeline::work_and_spec(ws, &id)?.0.id),
-        None => Err(Error::invalid_with_help(
-            format!("no bead to judge branch '{branch}' by"),
-            "give --bead ID: the work whose approved test spec decides whether the branch \
-             lands (or name the branch after it, e.g. `polecat/vm-k3f9`)",
-        )),
+        None => Err(
+            Error::usage(format!("no bead to judge branch '{branch}' by")).with_help(
+                "give --bead ID: the work whose approved test spec decides whether the branch \
+                 lands (or name the branch after it, e.g. `polecat/vm-k3f9`)",
+            ),
+        ),
     }
 }
 

@@ -42,7 +42,7 @@ impl TempWorktree {
             dir,
         };
         git.worktree_add(&guard.dir, commit)
-            .map_err(|e| Error::Git(format!("cannot make a worktree at {commit}: {e}")))?;
+            .map_err(|e| Error::git_with(format!("cannot make a worktree at {commit}: {e}"), e))?;
         Ok(guard)
     }
 

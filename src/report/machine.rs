@@ -3,6 +3,7 @@
 use crate::check::Outcome;
 use crate::live::{Counts, SpecRun};
 use serde_json::{Value, json};
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// The run as one JSON object with `schema_version: 1`.

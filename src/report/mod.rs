@@ -7,6 +7,7 @@ pub use machine::{json, junit, tap};
 use crate::check::Outcome;
 use crate::live::{Counts, Kinds, SpecRun};
 use crate::words::plural;
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// Lines of a failing check's output shown in the human report.
@@ -82,7 +83,7 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
                     "         {}{facts}  {location}{function_at}",
                     chk.target
                 );
-                write_detail(&mut out, chk.kind.starts_with("judge"), &chk.result);
+                write_detail(&mut out, chk.kind.is_judge(), &chk.result);
             }
         }
         total = total.plus(run.counts);
@@ -153,4 +154,3 @@ fn tag(o: Outcome, colour: bool) -> String {
     };
     format!("\x1b[{code}m{text}\x1b[0m")
 }
-

@@ -12,9 +12,9 @@ mod tmux;
 
 use crate::config::{Config, PaneConfig};
 use crate::error::{Error, Result};
+use crate::shell;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
-use crate::shell;
 use tmux::Answer;
 
 pub use tmux::check_installed;
@@ -282,17 +282,15 @@ fn find(plan: &Plan, inside: bool) -> Result<Option<Opened>> {
                 created: false,
                 inside: false,
             })),
-            None => Err(Error::invalid_with_help(
-                format!(
-                    "a tmux session named {} is running, but not for {}",
-                    plan.name,
-                    plan.root.display()
-                ),
-                format!(
-                    "close it (`tmux kill-session -t {}`) or run `vermas start` inside tmux",
-                    plan.name
-                ),
-            )),
+            None => Err(Error::conflict(format!(
+                "a tmux session named {} is running, but not for {}",
+                plan.name,
+                plan.root.display()
+            ))
+            .with_help(format!(
+                "close it (`tmux kill-session -t {}`) or run `vermas start` inside tmux",
+                plan.name
+            ))),
         },
     }
 }
@@ -321,6 +319,7 @@ fn windows_of(root: &Path) -> Result<Vec<(String, String)>> {
 
 /// Closes what `open` made: the whole session when it is vermas's own, else the window.
 fn close(opened: &Opened, name: &str) {
+    // Best effort: what is gone already needs no closing.
     let _ = if opened.session == name && !opened.inside {
         tmux::ask(&["kill-session", "-t", &format!("={name}")])
     } else {

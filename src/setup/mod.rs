@@ -177,8 +177,7 @@ pub fn set_config(
 ) -> Result<(Config, Recorded)> {
     if crate::config::is_llm_command_key(key) {
         crate::config::check_runnable(value, &ws.root).map_err(|m| {
-            Error::invalid_with_help(
-                m,
+            Error::config(m).with_help(
                 "install it, give its full path, or fix the spelling; the command runs under \
                  `sh -c` with the prompt on stdin",
             )
@@ -239,8 +238,8 @@ fn change_config(
         })?;
         return Ok((updated, recorded));
     }
-    Err(Error::Git(
-        "vermas.yaml kept changing while vermas changed it; try again".into(),
+    Err(Error::git(
+        "vermas.yaml kept changing while vermas changed it; try again",
     ))
 }
 
@@ -266,6 +265,17 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
             ws.config.prefix
         ),
     );
+    settings_findings(ws, &mut add);
+    record_findings(ws, &mut add)?;
+    git_findings(ws, &mut add);
+    Ok(out)
+}
+
+/// Adds one `doctor` finding: its level and message.
+type Add<'a> = dyn FnMut(&'static str, String) + 'a;
+
+/// `doctor` on the settings: where the prefix comes from, LLM commands that cannot run.
+fn settings_findings(ws: &Workspace, add: &mut Add<'_>) {
     let config_file = ws.display(&ws.config_path());
     match &ws.prefix_origin {
         PrefixOrigin::Config => {}
@@ -298,6 +308,11 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
             add("warning", format!("{key}: {m}"));
         }
     }
+}
+
+/// `doctor` on the records: beads that do not parse, dependencies on missing beads, spec
+/// links to missing files, dependency cycles.
+fn record_findings(ws: &Workspace, add: &mut Add<'_>) -> Result<()> {
     let set = BeadSet::load(ws)?;
     add(
         "ok",
@@ -327,6 +342,12 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     for cycle in graph::cycles(&set) {
         add("error", format!("dependency cycle: {}", cycle.join(" -> ")));
     }
+    Ok(())
+}
+
+/// `doctor` on git: recording on or off, an interrupted change, git lock files left,
+/// record files not in HEAD.
+fn git_findings(ws: &Workspace, add: &mut Add<'_>) {
     match GitRepo::open(&ws.beads_dir) {
         None => add(
             "warning",
@@ -370,7 +391,6 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
             }
         }
     }
-    Ok(out)
 }
 
 /// What `doctor` says of a record file whose git status is `state` (`??`, `M`, `D`...).
@@ -404,7 +424,7 @@ pub fn commit_unrecorded(ws: &Workspace, actor: &str) -> Result<(Vec<String>, Re
     }
     // A lock left in the git folder would make the commit wait and fail: named at once.
     if let Some(lock) = crate::git::leftovers::git_locks(repo.workdir()).first() {
-        return Err(Error::Git(format!(
+        return Err(Error::git(format!(
             "{} is present, so nothing can be committed; `vermas doctor` says whether a \
              process holds it (if no git command is running, remove it)",
             lock.path.display()

@@ -68,6 +68,9 @@ struct Links {
     first: BTreeMap<String, (String, usize)>,
 }
 
+/// Adds a finding at an annotation: level, message, help.
+type At<'a> = dyn FnMut(Level, String, Option<String>) + 'a;
+
 /// The findings of one annotation of `spec`, noting what it links to in `links`.
 fn check_annotation(
     root: &Path,
@@ -79,13 +82,21 @@ fn check_annotation(
     let mut at = |level, message: String, help: Option<String>| {
         out.push(finding(level, &spec.path, a.line, a.column, message, help));
     };
+    if link_form(root, spec, a, &mut at) {
+        linked_file(root, spec, a, links, &mut at);
+    }
+}
+
+/// The findings about how `a` is written: an invalid target (false: nothing more to
+/// check), a bad `timeout=` option, a form GitHub would not open.
+fn link_form(root: &Path, spec: &Spec, a: &Annotation, at: &mut At<'_>) -> bool {
     if let Some(e) = &a.error {
         at(
             Level::Error,
             format!("invalid target '{}': {e}", a.raw),
             None,
         );
-        return;
+        return false;
     }
     if let Some(t) = a.options.get("timeout")
         && let Err(e) = crate::config::parse_duration(t)
@@ -101,6 +112,12 @@ fn check_annotation(
             )),
         );
     }
+    true
+}
+
+/// The findings about the file `a` links to (inside the repository, readable) and its
+/// function; records the link in `links`.
+fn linked_file(root: &Path, spec: &Spec, a: &Annotation, links: &mut Links, at: &mut At<'_>) {
     // A reader may take `/tests/x.sh` for an absolute path: say what it means.
     let rooted = if target::path_base(&a.raw) == PathBase::Root {
         " (a leading / is the repository root)"
@@ -135,24 +152,26 @@ fn check_annotation(
         .entry(a.file.clone())
         .or_default()
         .insert(function.clone());
-    if let Some(defined) = defined_functions(&a.file, &text)
+    linked_function(&path, &text, &a.file, function, at);
+}
+
+/// The findings about `function` of linked `file` (at `path`, holding `text`): not defined
+/// there, or a script that would never call it.
+fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut At<'_>) {
+    if let Some(defined) = defined_functions(file, text)
         && !is_defined(function, &defined)
     {
         at(
             Level::Error,
-            format!("function {function} is not defined in {}", a.file),
+            format!("function {function} is not defined in {file}"),
             None,
         );
-    } else if runs_without_dispatcher(&path, &text) {
+    } else if runs_without_dispatcher(path, text) {
         at(
             Level::Error,
-            format!(
-                "{} never reads its arguments, so #{function} would never be called",
-                a.file
-            ),
+            format!("{file} never reads its arguments, so #{function} would never be called"),
             Some(format!(
-                "add \"$@\" at the end of {} so it runs the function named on its command line",
-                a.file
+                "add \"$@\" at the end of {file} so it runs the function named on its command line"
             )),
         );
     }
@@ -334,6 +353,4 @@ mod tests {
             text.replace("(<tests/x.sh::g>)", "(<tests/x.sh#g>)")
         );
     }
-
-
 }

@@ -1,10 +1,12 @@
 //! Live specs: markdown files whose success criteria carry `[verify]` and `[judge]` links.
 
+mod kind;
 pub mod lint;
 mod parse;
 mod plain;
 pub mod target;
 
+pub use kind::AnnotationKind;
 pub use parse::parse;
 
 use crate::error::{Error, Result};
@@ -61,7 +63,7 @@ pub struct Criterion {
 #[derive(Debug, Clone, Serialize)]
 pub struct Annotation {
     /// `verify`, `judge`, or `verify:NAME`.
-    pub kind: String,
+    pub kind: AnnotationKind,
     /// Repository-relative file (as written when the target is invalid).
     pub file: String,
     /// The function named after `#` or `::`.
@@ -125,7 +127,7 @@ impl Annotation {
 
     /// True for `verify` and `verify:NAME`.
     pub fn is_verify(&self) -> bool {
-        self.kind == "verify" || self.kind.starts_with("verify:")
+        self.kind.is_verify()
     }
 }
 
@@ -332,13 +334,13 @@ mod tests {
         let c1 = &s.criteria[1];
         assert!(c1.checked);
         assert!(c1.annotations[0].legacy);
-        assert_eq!(c1.annotations[0].kind, "judge");
+        assert_eq!(c1.annotations[0].kind, AnnotationKind::Judge);
         assert_eq!(c1.annotations[0].options["timeout"], "30s");
         assert!(s.criteria[2].annotations.is_empty());
         let c3 = &s.criteria[3];
         assert_eq!(c3.annotations.len(), 2, "{:?}", c3.annotations);
         assert_eq!(c3.annotations[0].file, "specs/a.sh");
-        assert_eq!(c3.annotations[1].kind, "verify:lint");
+        assert_eq!(c3.annotations[1].kind.to_string(), "verify:lint");
         assert_eq!(s.criteria[4].annotations[0].file, "up.sh");
         assert!(s.problems.is_empty(), "{:?}", s.problems);
     }

@@ -229,7 +229,7 @@ impl<'a> Walk<'a> {
     /// Builds an annotation at `span`, recording why its target cannot be run if so.
     fn annotation(
         &self,
-        kind: String,
+        kind: super::AnnotationKind,
         dest: &str,
         title: &str,
         span: (usize, usize),
@@ -269,16 +269,8 @@ impl<'a> Walk<'a> {
 }
 
 /// `verify`, `judge` or `verify:NAME` when `label` is an annotation's link text.
-fn annotation_kind(label: &str) -> Option<String> {
-    let lower = label.to_ascii_lowercase();
-    let ok = lower == "verify"
-        || lower == "judge"
-        || lower.strip_prefix("verify:").is_some_and(|n| {
-            !n.is_empty()
-                && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        });
-    ok.then_some(lower)
+fn annotation_kind(label: &str) -> Option<super::AnnotationKind> {
+    super::AnnotationKind::parse(label)
 }
 
 /// The criterion's first line after the checkbox, annotation links cut out, trimmed.

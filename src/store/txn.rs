@@ -165,6 +165,7 @@ impl<'a> Txn<'a> {
     /// an interrupted earlier change still needs committed.
     fn roll_back(&mut self) {
         for (path, old) in self.before.iter().rev() {
+            // Best effort on the error path: the journal below keeps what could not be put back.
             let _ = match old {
                 Some(bytes) => write_atomic(&self.ws.cache_dir(), path, bytes),
                 None => std::fs::remove_file(path).map_err(|e| Error::io(path, e)),
@@ -180,8 +181,10 @@ impl<'a> Txn<'a> {
             .collect();
         let journal = self.journal_path();
         if left.is_empty() {
+            // Best effort: a journal left behind only makes the next change look at its paths again.
             let _ = std::fs::remove_file(&journal);
         } else {
+            // Best effort: the change's own error is what is reported.
             let _ = write_atomic(&self.ws.cache_dir(), &journal, left.concat().as_bytes());
         }
         self.before.clear();
@@ -249,6 +252,7 @@ impl<'a> Txn<'a> {
             // Kept: the next change brings the index up to date for these paths.
             Err(_) => {}
             Ok(_) => {
+                // Best effort: a journal left behind only makes the next change look at its paths again.
                 let _ = std::fs::remove_file(self.journal_path());
             }
         }
@@ -323,6 +327,7 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
         std::fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
+        // Best effort: the error that matters is returned.
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })

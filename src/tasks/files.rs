@@ -89,6 +89,7 @@ pub fn replace(cache_dir: Option<&Path>, path: &Path, bytes: &[u8]) -> Result<()
     std::fs::write(&tmp, bytes)
         .and_then(|()| std::fs::rename(&tmp, path))
         .map_err(|e| {
+            // Best effort: the write error is what is reported.
             let _ = std::fs::remove_file(&tmp);
             Error::io(path, e)
         })

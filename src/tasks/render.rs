@@ -3,6 +3,7 @@
 
 use super::{ItemResult, Verification};
 use crate::check::{CheckResult, Outcome};
+// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
 /// Lines of a failing command's output shown.

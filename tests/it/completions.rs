@@ -96,6 +96,15 @@ fn statuses_and_types_are_completed() {
         offered(&repo, &["dep", "add", "a", "b", "-t", "p"]),
         ["parent-child"]
     );
+    assert_eq!(offered(&repo, &["gate", "re"]), ["red", "refactor"]);
+    assert_eq!(
+        offered(&repo, &["mail", "send", "mayor/", "-t", "esc"]),
+        ["escalation"]
+    );
+    assert_eq!(
+        offered(&repo, &["mail", "send", "mayor/", "-p", "u"]),
+        ["urgent"]
+    );
 }
 
 #[test]

@@ -23,6 +23,7 @@ mod crash;
 mod design;
 mod discover;
 mod doctor;
+mod error_codes;
 mod formula;
 mod formula_errors;
 mod gates;

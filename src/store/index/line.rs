@@ -172,6 +172,7 @@ pub fn decode_index<'a>(text: &'a str, header: &str) -> HashMap<&'a str, (FileSt
 
 /// Appends one record's line: key, stamp, then its fields.
 pub fn encode_line<T: Indexed>(out: &mut String, key: &str, s: FileStamp, record: &T) {
+    // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
     use std::fmt::Write;
     esc_into(out, key);
     let _ = write!(

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::par::{idle_cores, par_ranges};
 use crate::store::listing::{FileStamp, Kind, Listing};
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -69,20 +70,7 @@ pub(super) fn scan<T: Indexed, P: Send>(
     read: bool,
     parsed: impl Fn(Unindexed<'_>) -> P + Sync,
 ) -> Result<Scan<P>> {
-    // Reading the index and listing the folder both wait on the kernel: do them at once
-    // when a core is free.
-    let (text, listing) = if idle_cores() > 1 {
-        std::thread::scope(|scope| {
-            let listing = scope.spawn(|| Listing::of(dir));
-            let text = read_index(index_path);
-            let listing = listing
-                .join()
-                .unwrap_or_else(|_| Err(Error::Invalid(format!("cannot list {}", dir.display()))));
-            (text, listing)
-        })
-    } else {
-        (read_index(index_path), Listing::of(dir))
-    };
+    let (text, listing) = read_index_and_list(index_path, dir);
     let listing = listing?;
     let lines = index_lines(&text, T::HEADER);
     if listing.is_empty() {
@@ -100,58 +88,7 @@ pub(super) fn scan<T: Indexed, P: Send>(
     };
     let now = now_ns();
     let parts = par_ranges(listing.len(), |range| {
-        let mut out = Vec::with_capacity(range.len());
-        // A folder lists its files in a stable order, the order the index was written
-        // in: the next line is where the next file is expected.
-        let mut next = range.start;
-        for i in range {
-            let Some(key) = listing.key(i) else {
-                continue;
-            };
-            let line = index.find(next, key);
-            let unindexed = |kind, stamp: FileStamp, text| Unindexed {
-                path: listing.path(i),
-                key,
-                stamp,
-                text,
-                settled: kind == Kind::File && stamp.settled(now),
-            };
-            if read
-                && line.is_none()
-                && listing.listed_regular(i)
-                && let Some((stamp, text)) = listing.stat_and_read(i)
-            {
-                next += 1;
-                out.push(Found::Parsed(Box::new(parsed(unindexed(
-                    Kind::File,
-                    stamp,
-                    text,
-                )))));
-                continue;
-            }
-            let Some((kind, stamp)) = listing.stat(i).filter(|(k, _)| *k != Kind::Other) else {
-                continue;
-            };
-            // A symlink is never cached: its stamp is not its target's. `parsed` reads it
-            // (refusing one that leads outside).
-            if kind == Kind::File
-                && let Some(at) = line
-                && let Some(span) = index.current(at, stamp)
-            {
-                next = at + 1;
-                out.push(Found::Cached(span));
-                continue;
-            }
-            next += 1;
-            let text = match kind {
-                Kind::File if read => listing.read_text(i, stamp.size),
-                _ => None,
-            };
-            out.push(Found::Parsed(Box::new(parsed(unindexed(
-                kind, stamp, text,
-            )))));
-        }
-        out
+        match_files(&listing, &index, range, read, now, &parsed)
     });
     let mut found = Vec::with_capacity(listing.len());
     for part in parts {
@@ -162,6 +99,87 @@ pub(super) fn scan<T: Indexed, P: Send>(
         text,
         found,
     })
+}
+
+/// The index text and the folder's listing. Both wait on the kernel: they are read at once
+/// when a core is free.
+fn read_index_and_list(index_path: &Path, dir: &Path) -> (String, Result<Listing>) {
+    if idle_cores() > 1 {
+        std::thread::scope(|scope| {
+            let listing = scope.spawn(|| Listing::of(dir));
+            let text = read_index(index_path);
+            let listing = listing
+                .join()
+                .unwrap_or_else(|_| Err(Error::Invalid(format!("cannot list {}", dir.display()))));
+            (text, listing)
+        })
+    } else {
+        (read_index(index_path), Listing::of(dir))
+    }
+}
+
+/// The files `range` of `listing`, each taken from its current line of `index` or given
+/// to `parsed` (read first when `read`; see [`scan`]).
+fn match_files<P>(
+    listing: &Listing,
+    index: &Index<'_>,
+    range: Range<usize>,
+    read: bool,
+    now: i128,
+    parsed: &(impl Fn(Unindexed<'_>) -> P + Sync),
+) -> Vec<Found<P>> {
+    let mut out = Vec::with_capacity(range.len());
+    // A folder lists its files in a stable order, the order the index was written
+    // in: the next line is where the next file is expected.
+    let mut next = range.start;
+    for i in range {
+        let Some(key) = listing.key(i) else {
+            continue;
+        };
+        let line = index.find(next, key);
+        let unindexed = |kind, stamp: FileStamp, text| Unindexed {
+            path: listing.path(i),
+            key,
+            stamp,
+            text,
+            settled: kind == Kind::File && stamp.settled(now),
+        };
+        if read
+            && line.is_none()
+            && listing.listed_regular(i)
+            && let Some((stamp, text)) = listing.stat_and_read(i)
+        {
+            next += 1;
+            out.push(Found::Parsed(Box::new(parsed(unindexed(
+                Kind::File,
+                stamp,
+                text,
+            )))));
+            continue;
+        }
+        let Some((kind, stamp)) = listing.stat(i).filter(|(k, _)| *k != Kind::Other) else {
+            continue;
+        };
+        // A symlink is never cached: its stamp is not its target's. `parsed` reads it
+        // (refusing one that leads outside).
+        if kind == Kind::File
+            && let Some(at) = line
+            && let Some(span) = index.current(at, stamp)
+        {
+            next = at + 1;
+            out.push(Found::Cached(span));
+            continue;
+        }
+        next += 1;
+        let text = match kind {
+            Kind::File if read => listing.read_text(i, stamp.size),
+            _ => None,
+        };
+        out.push(Found::Parsed(Box::new(parsed(unindexed(
+            kind, stamp, text,
+        )))));
+    }
+    out
 }
 
 /// The index file's text; empty when it is missing, unreadable or not UTF-8.
