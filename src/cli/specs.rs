@@ -5,7 +5,7 @@ use super::specs_args::{SpecCmd, StatusArgs};
 use super::{CmdResult, Ctx};
 use crate::check;
 use crate::error::{Error, ParseError};
-use crate::live::{self, Kinds, RunSettings};
+use crate::live::{self, Kinds, RunSettings, SpecRun};
 use crate::spec::{self, Spec, lint};
 use crate::summary;
 use crate::verification::Project;
@@ -55,18 +55,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
         return super::watch::run(&a, secs.max(1));
     }
     if !a.verify && !a.judge {
-        if a.record || a.tap || a.junit.is_some() {
-            return Err(Error::usage(
-                "--record, --tap and --junit go with --verify or --judge",
-            ));
-        }
-        let s = summary::summarise(p.ws.as_ref(), &selected)?;
-        if ctx.json {
-            print_json(&versioned(&s));
-        } else {
-            out!("{}", super::render::summary(&s, p.ws.is_some()));
-        }
-        return Ok(0);
+        return summary_only(ctx, &a, &p, &selected);
     }
     if let Some(path) = &a.junit {
         check_writable_parent(path)?;
@@ -98,19 +87,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
         let before = crate::baseline::run_at(&p.root, rev, &selected, &verify_only)?;
         crate::baseline::flag(&mut runs, &before);
     }
-    if let Some(path) = &a.junit {
-        std::fs::write(path, crate::report::junit(&runs)).map_err(|e| Error::io(path, e))?;
-    }
-    if ctx.json {
-        print_json(&crate::report::json(&runs));
-    } else if a.tap {
-        out!("{}", crate::report::tap(&runs));
-    } else {
-        out!(
-            "{}",
-            crate::report::human(&runs, kinds, super::output::colour())
-        );
-    }
+    report(ctx, &a, &runs, kinds)?;
     if a.record {
         let actor = actor.unwrap_or_default();
         let recorded = p.record(&runs, &actor)?;
@@ -128,6 +105,40 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
         return Ok(total.exit_code().max(3));
     }
     Ok(total.exit_code())
+}
+
+/// Plain `status`: counts and recorded results from the files alone, no checks run.
+fn summary_only(ctx: &Ctx, a: &StatusArgs, p: &Project, selected: &[Spec]) -> CmdResult {
+    if a.record || a.tap || a.junit.is_some() {
+        return Err(Error::usage(
+            "--record, --tap and --junit go with --verify or --judge",
+        ));
+    }
+    let s = summary::summarise(p.ws.as_ref(), selected)?;
+    if ctx.json {
+        print_json(&versioned(&s));
+    } else {
+        out!("{}", super::render::summary(&s, p.ws.is_some()));
+    }
+    Ok(0)
+}
+
+/// Writes the JUnit file if asked for, and prints the report: JSON, TAP or for people.
+fn report(ctx: &Ctx, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(), Error> {
+    if let Some(path) = &a.junit {
+        std::fs::write(path, crate::report::junit(runs)).map_err(|e| Error::io(path, e))?;
+    }
+    if ctx.json {
+        print_json(&crate::report::json(runs));
+    } else if a.tap {
+        out!("{}", crate::report::tap(runs));
+    } else {
+        out!(
+            "{}",
+            crate::report::human(runs, kinds, super::output::colour())
+        );
+    }
+    Ok(())
 }
 
 /// Refuses a report path whose folder does not exist, before any check runs.

@@ -67,17 +67,6 @@ pub fn route_in(
         recorded: None,
     };
     let mut ids = vec![work.id.clone()];
-    let mail = |subject: String, body: String, priority: Priority| Outgoing {
-        to: "mayor/".into(),
-        cc: Vec::new(),
-        subject,
-        body: Some(body),
-        from: crate::mail::Address::parse("inspector/").expect("a valid address"),
-        msg_type: MsgType::Notification,
-        priority,
-        reply_to: None,
-        ephemeral: false,
-    };
     let mut outgoing = Vec::new();
     match ins.verdict {
         Verdict::Pass => {
@@ -87,7 +76,7 @@ pub fn route_in(
             if work.status == Status::Rejected {
                 work.status = Status::Open;
             }
-            outgoing.push(mail(
+            outgoing.push(to_mayor(
                 format!("VERIFIED: {}", work.title),
                 format!(
                     "{} passed inspection.\n\n{}",
@@ -104,7 +93,7 @@ pub fn route_in(
             ids.push(child.id.clone());
             routed.result_bead = Some(child.id);
             work.status = Status::Rejected;
-            outgoing.push(mail(
+            outgoing.push(to_mayor(
                 format!("REJECTED: {}", work.title),
                 report,
                 Priority::High,
@@ -112,24 +101,9 @@ pub fn route_in(
         }
         Verdict::NeedsHuman => {
             let question = ins.question.clone().unwrap_or_else(|| "Is it done?".into());
-            if !work.labels.iter().any(|l| l == AWAITING_INPUT) {
-                work.labels.push(AWAITING_INPUT.into());
-            }
-            let asked = mail(
-                format!("NEEDS_CLARIFICATION: {}", work.id),
-                format!(
-                    "{}: {}\n\nQuestion: {question}\n\nAnswer with `vermas answer {} \"...\"` or by replying to this message, then run `vermas inspect run {}` again.",
-                    work.id, work.title, work.id, work.id
-                ),
-                Priority::High,
-            );
-            routed.mailed.push(asked.subject.clone());
-            let sent = crate::mail::ops::send_in(txn, ws, asked)?;
-            let via = sent
-                .first()
-                .map(|m| format!(" (asked in {})", m.id))
-                .unwrap_or_default();
-            crate::bead::ops::add_note(&mut work, actor, format!("Question: {question}{via}"), now);
+            routed
+                .mailed
+                .push(ask(txn, ws, actor, &mut work, &question, now)?);
         }
         Verdict::Error => {}
     }
@@ -142,6 +116,52 @@ pub fn route_in(
         crate::mail::ops::send_in(txn, ws, out)?;
     }
     Ok((routed, ids))
+}
+
+/// A notification from the Inspector to `mayor/`.
+fn to_mayor(subject: String, body: String, priority: Priority) -> Outgoing {
+    Outgoing {
+        to: "mayor/".into(),
+        cc: Vec::new(),
+        subject,
+        body: Some(body),
+        from: crate::mail::Address::parse("inspector/").expect("a valid address"),
+        msg_type: MsgType::Notification,
+        priority,
+        reply_to: None,
+        ephemeral: false,
+    }
+}
+
+/// Asks `question` about `work` in `txn`: labels it awaiting input, mails the question to
+/// `mayor/` and notes it on the bead with the message id; returns the mail's subject.
+fn ask(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    actor: &str,
+    work: &mut Bead,
+    question: &str,
+    now: Timestamp,
+) -> Result<String> {
+    if !work.labels.iter().any(|l| l == AWAITING_INPUT) {
+        work.labels.push(AWAITING_INPUT.into());
+    }
+    let asked = to_mayor(
+        format!("NEEDS_CLARIFICATION: {}", work.id),
+        format!(
+            "{}: {}\n\nQuestion: {question}\n\nAnswer with `vermas answer {} \"...\"` or by replying to this message, then run `vermas inspect run {}` again.",
+            work.id, work.title, work.id, work.id
+        ),
+        Priority::High,
+    );
+    let subject = asked.subject.clone();
+    let sent = crate::mail::ops::send_in(txn, ws, asked)?;
+    let via = sent
+        .first()
+        .map(|m| format!(" (asked in {})", m.id))
+        .unwrap_or_default();
+    crate::bead::ops::add_note(work, actor, format!("Question: {question}{via}"), now);
+    Ok(subject)
 }
 
 /// The answer a person gave to the latest question on `work`: an `Answer:` note after

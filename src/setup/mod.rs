@@ -68,15 +68,7 @@ pub fn init(
     let mut written = Vec::new();
     let mut config = ws.config.clone();
     if !existing {
-        config.prefix = match (prefix, &ws.prefix_origin) {
-            (Some(p), _) => p.to_string(),
-            // Existing beads keep their prefix when vermas.yaml was deleted; beside bd,
-            // new ids take bd's issue-prefix.
-            (None, PrefixOrigin::Beads | PrefixOrigin::Bd | PrefixOrigin::Unclear(_)) => {
-                ws.id_prefix()?.to_string()
-            }
-            (None, _) => default_prefix(&ws.root),
-        };
+        config.prefix = first_prefix(&ws, prefix)?;
     }
     let prefix_changed = prefix.is_some_and(|p| p != config.prefix);
     if let Some(p) = prefix {
@@ -86,21 +78,7 @@ pub fn init(
         txn.write(&config_path, config.render().as_bytes())?;
         written.push(ws.display(&config_path));
     }
-    for (name, lines) in [
-        (".gitignore", block::GITIGNORE_LINES),
-        (".gitattributes", block::GITATTRIBUTES_LINES),
-    ] {
-        let path = ws.beads_dir.join(name);
-        // Another tool's file (bd writes both) is read to add vermas's block to it.
-        let current = match path.symlink_metadata() {
-            Ok(_) => Some(ws.read_record(&path)?),
-            Err(_) => None,
-        };
-        if let Some(text) = block::merged(current.as_deref(), lines) {
-            txn.write(&path, text.as_bytes())?;
-            written.push(ws.display(&path));
-        }
-    }
+    write_blocks(&mut txn, &ws, &mut written)?;
     let role_files = match roles {
         Some(existing) => crate::roles::write_in(&mut txn, &ws, existing)?,
         None => Vec::new(),
@@ -125,6 +103,40 @@ pub fn init(
         migrated,
         roles: role_files,
     })
+}
+
+/// The prefix a new `vermas.yaml` gets: the one given, else the one existing beads use
+/// (when `vermas.yaml` was deleted), else bd's issue-prefix beside bd, else one from the
+/// folder name.
+fn first_prefix(ws: &Workspace, given: Option<&str>) -> Result<String> {
+    Ok(match (given, &ws.prefix_origin) {
+        (Some(p), _) => p.to_string(),
+        (None, PrefixOrigin::Beads | PrefixOrigin::Bd | PrefixOrigin::Unclear(_)) => {
+            ws.id_prefix()?.to_string()
+        }
+        (None, _) => default_prefix(&ws.root),
+    })
+}
+
+/// Adds vermas's block to `.beads/.gitignore` and `.beads/.gitattributes` in `txn` where
+/// it is missing or out of date, noting each file written in `written`. Another tool's
+/// file (bd writes both) is read and keeps its own lines.
+fn write_blocks(txn: &mut Txn<'_>, ws: &Workspace, written: &mut Vec<String>) -> Result<()> {
+    for (name, lines) in [
+        (".gitignore", block::GITIGNORE_LINES),
+        (".gitattributes", block::GITATTRIBUTES_LINES),
+    ] {
+        let path = ws.beads_dir.join(name);
+        let current = match path.symlink_metadata() {
+            Ok(_) => Some(ws.read_record(&path)?),
+            Err(_) => None,
+        };
+        if let Some(text) = block::merged(current.as_deref(), lines) {
+            txn.write(&path, text.as_bytes())?;
+            written.push(ws.display(&path));
+        }
+    }
+    Ok(())
 }
 
 /// A prefix from the folder name: lowercase letters, digits and `_`, else `bd`.
