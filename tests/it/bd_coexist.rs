@@ -99,18 +99,6 @@ fn assert_bd_files_kept(repo: &Repo, with_block: bool) {
     }
 }
 
-/// Files changed by the HEAD commit with git's status letter, sorted.
-fn head_changes(repo: &Repo) -> Vec<String> {
-    let mut files: Vec<String> = repo
-        .git(&["show", "--name-status", "--no-renames", "--format=", "HEAD"])
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn before_init_every_reading_command_works_beside_bds_files() {
     let repo = bd_repo();
@@ -168,7 +156,7 @@ fn init_keeps_bds_files_byte_identical_takes_its_prefix_and_adds_a_marked_block(
     // One commit of exactly vermas's files; the work tree is clean.
     assert_eq!(repo.commit_count(), 2);
     assert_eq!(
-        head_changes(&repo),
+        repo.head_changes(),
         [
             "A .beads/.gitattributes",
             "A .beads/vermas.yaml",
@@ -217,7 +205,7 @@ fn commands_work_beside_bd_and_never_touch_its_files() {
 
     // config set rewrites and commits vermas.yaml alone.
     repo.ok(&["config", "set", "verify.timeout", "30s"]);
-    assert_eq!(head_changes(&repo), ["M .beads/vermas.yaml"]);
+    assert_eq!(repo.head_changes(), ["M .beads/vermas.yaml"]);
     assert!(repo.read(".beads/vermas.yaml").contains("timeout: 30s"));
 
     // bd at work: its export and settings change, its runtime files grow. doctor passes,
@@ -341,7 +329,7 @@ fn an_older_vermas_config_yaml_moves_to_vermas_yaml_once_in_one_commit() {
     );
     assert_eq!(repo.commit_count(), commits + 1);
     assert_eq!(
-        head_changes(&repo),
+        repo.head_changes(),
         ["A .beads/vermas.yaml", "D .beads/config.yaml"]
     );
     let subject = repo.git(&["log", "-1", "--format=%s"]);

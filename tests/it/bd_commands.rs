@@ -15,18 +15,6 @@ fn ids(v: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Files changed by the HEAD commit with git's status letter, sorted.
-fn head_changes(repo: &Repo) -> Vec<String> {
-    let mut files: Vec<String> = repo
-        .git(&["show", "--name-status", "--no-renames", "--format=", "HEAD"])
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Runs `args`, asserts exit 2, and that neither the files nor git changed.
 fn refused(repo: &Repo, args: &[&str]) -> String {
     let head = repo.git(&["rev-parse", "HEAD"]);
@@ -225,7 +213,7 @@ fn delete_force_removes_the_file_and_every_reference_in_one_commit() {
         format!("M .beads/issues/{child}.md"),
     ];
     want.sort();
-    assert_eq!(head_changes(&repo), want);
+    assert_eq!(repo.head_changes(), want);
     assert!(
         repo.git(&["log", "-1", "--format=%s"])
             .starts_with(&format!("vermas delete: {a} doomed"))
@@ -251,7 +239,7 @@ fn delete_force_removes_the_file_and_every_reference_in_one_commit() {
         out.contains(&format!("Deleted {x}")) && out.contains(&format!("Deleted {y}")),
         "{out}"
     );
-    assert_eq!(head_changes(&repo).len(), 2);
+    assert_eq!(repo.head_changes().len(), 2);
 }
 
 #[test]
@@ -273,7 +261,7 @@ fn comments_list_a_beads_notes_and_comments_add_adds_one() {
             .is_some_and(|t| t.ends_with('Z'))
     );
     assert_eq!(repo.commit_count(), commits + 1);
-    assert_eq!(head_changes(&repo), [format!("M .beads/issues/{id}.md")]);
+    assert_eq!(repo.head_changes(), [format!("M .beads/issues/{id}.md")]);
     repo.ok(&["update", &id, "--notes", "second"]);
     let list = repo.json(&["comments", &id]);
     assert_eq!(list[1]["text"], "second");

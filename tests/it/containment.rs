@@ -389,12 +389,7 @@ fn a_specs_folder_symlinked_outside_is_refused() {
 /// A repository whose LLM is the stand-in (`fixtures/llm`).
 fn judged_repo() -> Repo {
     let repo = Repo::initialised();
-    repo.ok(&[
-        "config",
-        "set",
-        "llm.command",
-        &format!("'{}'", fake_llm().display()),
-    ]);
+    repo.use_llm(&fake_llm());
     repo.write("src/ui.txt", "<BANNER> Welcome\n");
     repo
 }

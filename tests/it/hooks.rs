@@ -5,7 +5,6 @@
 use crate::common::*;
 use crate::hooks_support::*;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 #[test]
 fn failing_check_refuses_the_push_and_a_fixed_one_lets_it_through() {
@@ -450,7 +449,7 @@ fn judges_run_only_when_configured() {
             rubric_mark.display()
         ),
     );
-    let llm = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm");
+    let llm = fake_llm();
     s.repo.ok(&[
         "config",
         "set",

@@ -4,34 +4,13 @@
 
 use crate::common::*;
 use crate::live_support::*;
-use std::path::PathBuf;
-
-/// The scripted role-aware LLM stand-in.
-fn roles_llm() -> PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles")
-}
 
 /// A repository with work `vm-fizz` and its approved test spec of `criteria`
 /// (`(id, command)` pairs), fizzbuzz.sh as given, and the role stand-in as the LLM.
 fn fizz_repo(fizzbuzz: &str, criteria: &[(&str, &str)], approved: bool) -> Repo {
     let repo = Repo::initialised();
     repo.write_llm_command(&roles_llm().display().to_string());
-    repo.write(
-        ".beads/issues/vm-fizz.md",
-        "---\nid: vm-fizz\ntitle: Implement FizzBuzz\nstatus: in_progress\npriority: 2\nissue_type: task\n---\nPrint 1 to n with Fizz, Buzz and FizzBuzz.\n",
-    );
-    let mut spec = format!(
-        "---\nid: vm-spec-fizz\ntitle: 'Test spec: Implement FizzBuzz'\nstatus: {}\npriority: 2\nissue_type: test-spec\nparent: vm-fizz\nacceptance_criteria:\n",
-        if approved { "closed" } else { "open" }
-    );
-    for (id, cmd) in criteria {
-        let cmd = serde_json::to_string(cmd).expect("quote");
-        spec.push_str(&format!(
-            "  - {{id: {id}, description: \"{id} holds\", verify_command: {cmd}}}\n"
-        ));
-    }
-    spec.push_str("---\n");
-    repo.write(".beads/issues/vm-spec-fizz.md", &spec);
+    repo.write_fizz(criteria, approved);
     write_exec(&repo, "fizzbuzz.sh", fizzbuzz);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "work and spec"]);

@@ -9,7 +9,7 @@ use crate::common::*;
 use crate::live_support::*;
 use serde_json::json;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 use vermas::inspect::hooks::{self, HookPoint, HookReport};
@@ -402,11 +402,6 @@ fn hooks_list_outside_vermas_shows_git_hooks_and_outside_git_is_refused() {
 }
 
 // ---- fixtures/llm-roles: the role-aware LLM stand-in ----
-
-/// The role stand-in.
-fn roles_llm() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles")
-}
 
 /// A prompt for `role` naming criteria `ids`.
 fn prompt(role: &str, ids: &[&str]) -> String {

@@ -6,14 +6,8 @@
 //! requirements.md through the LLM (the scripted stand-in `fixtures/llm`).
 
 use crate::common::*;
-use std::path::PathBuf;
 use std::process::Output;
 use std::time::{Duration, Instant};
-
-/// The scripted stand-in for an LLM command.
-fn fake_llm() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm")
-}
 
 /// Runs `tasks verify` with extra arguments and environment.
 fn verify(repo: &Repo, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -399,12 +393,7 @@ fn a_file_without_verify_items_is_not_a_pass() {
 /// A repository whose LLM is the fake, with requirements naming files in backticks.
 fn ac_repo() -> (Repo, tempfile::TempDir) {
     let repo = Repo::initialised();
-    repo.ok(&[
-        "config",
-        "set",
-        "llm.command",
-        &format!("'{}'", fake_llm().display()),
-    ]);
+    repo.use_llm(&fake_llm());
     repo.write(
         "spec/tasks.md",
         "- [ ] V4 [VERIFY] Full local CI: true\n- [ ] V6 [VERIFY] AC checklist\n  - **Do**: check each AC\n",

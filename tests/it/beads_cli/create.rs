@@ -101,7 +101,7 @@ fn create_with_every_flag_writes_front_matter_and_bd_json() {
     assert_eq!(body.trim_end(), "Body from a file.\n\nSecond paragraph.");
 
     // The commit: one file, `vermas create: <id> <title>` with trailers.
-    assert_eq!(head_files(&repo), [bead_path(&id)]);
+    assert_eq!(repo.head_files(), [bead_path(&id)]);
     let msg = repo.git(&["log", "-1", "--format=%B"]);
     assert_eq!(
         msg.lines().next(),

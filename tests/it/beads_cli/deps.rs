@@ -8,7 +8,7 @@ fn dep_add_blocks_until_the_blocker_closes() {
     let a = repo.create("blocked one", &[]);
     let b = repo.create("blocker", &[]);
     mutate(&repo, &["dep", "add", &a, &b]);
-    assert_eq!(head_files(&repo), [bead_path(&a)]);
+    assert_eq!(repo.head_files(), [bead_path(&a)]);
     assert!(bead_text(&repo, &a).contains(&format!("{{depends_on_id: {b}, type: blocks}}")));
 
     let ready = ids(&repo.json(&["ready"]));

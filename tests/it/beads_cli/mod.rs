@@ -167,18 +167,6 @@ fn unchanged(repo: &Repo, args: &[&str], id: &str) -> String {
     err
 }
 
-/// Files changed by the HEAD commit, sorted.
-fn head_files(repo: &Repo) -> Vec<String> {
-    let mut v: Vec<String> = repo
-        .git(&["show", "--name-only", "--format=", "HEAD"])
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    v.sort();
-    v
-}
-
 fn ids(v: &serde_json::Value) -> Vec<String> {
     v.as_array()
         .unwrap_or_else(|| panic!("expected a JSON array: {v}"))

@@ -35,7 +35,7 @@ fn update_changes_fields_in_one_commit() {
         ],
         &[("VERMAS_NOW", "1700000600")],
     );
-    assert_eq!(head_files(&repo), [bead_path(&id)]);
+    assert_eq!(repo.head_files(), [bead_path(&id)]);
     assert_eq!(
         repo.git(&["log", "-1", "--format=%s"]).trim(),
         format!("vermas update: {id} renamed")
@@ -151,7 +151,7 @@ fn close_two_beads_in_one_commit() {
     mutate(&repo, &["close", &a, &b, "-r", "batch"]);
     let mut want = vec![bead_path(&a), bead_path(&b)];
     want.sort();
-    assert_eq!(head_files(&repo), want);
+    assert_eq!(repo.head_files(), want);
     let msg = repo.git(&["log", "-1", "--format=%B"]);
     assert!(msg.contains(&format!("Vermas-Id: {a}")), "{msg}");
     assert!(msg.contains(&format!("Vermas-Id: {b}")), "{msg}");
@@ -225,7 +225,7 @@ fn commands_that_change_nothing_commit_nothing_and_say_so() {
     let out = mutate(&repo, &["close", &id, &other]);
     assert!(out.contains(&format!("Closed {id}")), "{out}");
     assert!(!out.contains(&format!("Closed {other}")), "{out}");
-    assert_eq!(head_files(&repo), [bead_path(&id)]);
+    assert_eq!(repo.head_files(), [bead_path(&id)]);
     let body = repo.git(&["log", "-1", "--format=%B"]);
     assert!(!body.contains(&format!("Vermas-Id: {other}")), "{body}");
     // --json still prints the bead, and says nothing changed as a JSON line on stderr.

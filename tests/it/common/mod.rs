@@ -25,6 +25,17 @@ pub const LEAKY_ENV: &[&str] = &[
     "TMUX_PANE",
 ];
 
+/// The scripted stand-in for an LLM command (`fixtures/llm`): reads the prompt on stdin and
+/// answers as a model CLI would.
+pub fn fake_llm() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm")
+}
+
+/// The role-aware stand-in (`fixtures/llm-roles`): answers as the Inspector's roles would.
+pub fn roles_llm() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles")
+}
+
 /// A temporary git repository with a fixed identity and no global config influence.
 pub struct Repo {
     /// Keeps the folder alive.
@@ -189,6 +200,61 @@ impl Repo {
             .trim()
             .parse()
             .expect("count")
+    }
+
+    /// The paths the HEAD commit changed, sorted.
+    pub fn head_files(&self) -> Vec<String> {
+        let mut files: Vec<String> = self
+            .git(&["show", "--name-only", "--format=", "HEAD"])
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The paths the HEAD commit changed with git's status letter (`A .beads/x.md`), sorted.
+    pub fn head_changes(&self) -> Vec<String> {
+        let mut files: Vec<String> = self
+            .git(&["show", "--name-status", "--no-renames", "--format=", "HEAD"])
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Makes the LLM command the stand-in `program` (`config set llm.command`).
+    pub fn use_llm(&self, program: &Path) {
+        self.ok(&[
+            "config",
+            "set",
+            "llm.command",
+            &format!("'{}'", program.display()),
+        ]);
+    }
+
+    /// Writes work bead `vm-fizz` and its test spec `vm-spec-fizz` (approved, that is
+    /// closed, when `approved`) with `criteria` as `(id, shell command)` pairs.
+    pub fn write_fizz(&self, criteria: &[(&str, &str)], approved: bool) {
+        self.write(
+            ".beads/issues/vm-fizz.md",
+            "---\nid: vm-fizz\ntitle: Implement FizzBuzz\nstatus: in_progress\npriority: 2\nissue_type: task\n---\nPrint 1 to n with Fizz, Buzz and FizzBuzz.\n",
+        );
+        let mut spec = format!(
+            "---\nid: vm-spec-fizz\ntitle: 'Test spec: Implement FizzBuzz'\nstatus: {}\npriority: 2\nissue_type: test-spec\nparent: vm-fizz\nacceptance_criteria:\n",
+            if approved { "closed" } else { "open" }
+        );
+        for (id, cmd) in criteria {
+            let cmd = serde_json::to_string(cmd).expect("quote");
+            spec.push_str(&format!(
+                "  - {{id: {id}, description: \"{id} holds\", verify_command: {cmd}}}\n"
+            ));
+        }
+        spec.push_str("---\n");
+        self.write(".beads/issues/vm-spec-fizz.md", &spec);
     }
 
     /// `git status --porcelain` of a path.

@@ -6,16 +6,11 @@
 
 use crate::common::pty::Terminal;
 use crate::common::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod commands;
 mod plan;
 mod terminal;
-
-/// The scripted role-aware LLM stand-in.
-fn roles_llm() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles")
-}
 
 /// A repository whose LLM is the stand-in (no test spec made with each new bead).
 fn repo() -> Repo {

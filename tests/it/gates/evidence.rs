@@ -2,18 +2,6 @@
 
 use super::*;
 
-/// Paths changed by the HEAD commit.
-fn head_paths(repo: &Repo) -> Vec<String> {
-    let mut v: Vec<String> = repo
-        .git(&["show", "--name-only", "--format=", "HEAD"])
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn every_attempt_is_evidence_in_one_commit_with_a_note() {
     let (repo, id) = setup();
@@ -49,7 +37,7 @@ fn every_attempt_is_evidence_in_one_commit_with_a_note() {
             "exactly one commit per gate"
         );
         assert_eq!(
-            head_paths(&repo),
+            repo.head_files(),
             vec![
                 format!(".beads/issues/{id}.md"),
                 format!(".beads/results/{id}.yaml"),

@@ -98,7 +98,7 @@ fn the_fizzbuzz_walk_through_from_create_to_sling() {
     );
 
     // The agent delivers a buggy fizzbuzz.sh (15 prints Fizz): the Inspector rejects it.
-    let llm = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles");
+    let llm = roles_llm();
     repo.write_llm_command(&llm.display().to_string());
     repo.write(
         "tests/judges/fizz.sh",

@@ -28,12 +28,7 @@ impl Judged {
     /// The UI spec, its rubric and the judged file; `llm.command` is the fake.
     fn new() -> Judged {
         let repo = Repo::initialised();
-        repo.ok(&[
-            "config",
-            "set",
-            "llm.command",
-            &format!("'{}'", fake_llm().display()),
-        ]);
+        repo.use_llm(&fake_llm());
         repo.write("specs/ui.md", UI_SPEC);
         repo.write("tests/judges/ui.sh", UI_RUBRIC);
         repo.write("src/ui.txt", "line one\n<BANNER> Welcome\n");

@@ -6,12 +6,7 @@ const OUTCOMES: &[&str] = &["PASS", "FAIL", "SKIP", "ERROR", "UNSTABLE"];
 
 /// Environment that points the LLM at the fake and logs its calls to `log`.
 fn llm_env(repo: &Repo, log: &std::path::Path) -> Vec<(&'static str, String)> {
-    repo.ok(&[
-        "config",
-        "set",
-        "llm.command",
-        &format!("'{}'", fake_llm().display()),
-    ]);
+    repo.use_llm(&fake_llm());
     vec![
         ("FAKE_LLM_MODE", "pass".to_string()),
         ("FAKE_LLM_LOG", log.display().to_string()),

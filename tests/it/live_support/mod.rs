@@ -8,13 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The scripted stand-in for an LLM command (`fixtures/llm`).
-pub fn fake_llm() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join("llm")
-}
-
 /// The `vermas` binary under test.
 pub fn vermas_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_vermas"))

@@ -87,7 +87,7 @@ pub fn claude_dir() -> tempfile::TempDir {
         .prefix("vermas-claude")
         .tempdir()
         .expect("tempdir");
-    let llm = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm");
+    let llm = fake_llm();
     std::os::unix::fs::symlink(llm, dir.path().join("claude")).expect("link claude");
     dir
 }

@@ -3,9 +3,8 @@
 //! their own temp folder (where the refinery makes its worktrees).
 #![allow(dead_code)]
 
-use crate::common::Repo;
+use crate::common::{Repo, roles_llm};
 use crate::live_support::{Opts, Run, vermas, write_exec};
-use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 /// A repository for the refinery, with the temp folder its vermas runs use.
@@ -16,30 +15,13 @@ pub struct Fixture {
     pub tmp: TempDir,
 }
 
-/// The scripted role-aware LLM stand-in.
-pub fn roles_llm() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/llm-roles")
-}
-
 /// A repository on `main` with work `vm-fizz`, its approved test spec of `criteria`
 /// (`(id, shell command)`), `base.txt`, the scripts under `tests/` given as `(path,
 /// text)`, and branch `release` at the same commit.
 pub fn fixture(criteria: &[(&str, &str)], scripts: &[(&str, &str)]) -> Fixture {
     let repo = Repo::initialised();
     repo.write_llm_command(&roles_llm().display().to_string());
-    repo.write(
-        ".beads/issues/vm-fizz.md",
-        "---\nid: vm-fizz\ntitle: Implement FizzBuzz\nstatus: in_progress\npriority: 2\nissue_type: task\n---\nPrint 1 to n with Fizz, Buzz and FizzBuzz.\n",
-    );
-    let mut spec = "---\nid: vm-spec-fizz\ntitle: 'Test spec: Implement FizzBuzz'\nstatus: closed\npriority: 2\nissue_type: test-spec\nparent: vm-fizz\nacceptance_criteria:\n".to_string();
-    for (id, cmd) in criteria {
-        let cmd = serde_json::to_string(cmd).expect("quote");
-        spec.push_str(&format!(
-            "  - {{id: {id}, description: \"{id} holds\", verify_command: {cmd}}}\n"
-        ));
-    }
-    spec.push_str("---\n");
-    repo.write(".beads/issues/vm-spec-fizz.md", &spec);
+    repo.write_fizz(criteria, true);
     repo.write("base.txt", "base\n");
     for (path, text) in scripts {
         write_exec(&repo, path, text);

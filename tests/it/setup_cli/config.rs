@@ -46,7 +46,7 @@ fn config_set_git_commit_false_commits_config_then_writes_without_committing() {
     let repo = Repo::initialised();
     repo.ok(&["config", "set", "git.commit", "false"]);
     assert_eq!(repo.commit_count(), 2, "config set commits vermas.yaml");
-    assert_eq!(head_files(&repo), [".beads/vermas.yaml"]);
+    assert_eq!(repo.head_files(), [".beads/vermas.yaml"]);
     assert!(
         repo.git(&["log", "-1", "--format=%s"])
             .starts_with("vermas config: git.commit")
@@ -230,7 +230,7 @@ fn config_unset_restores_the_default_or_removes_the_entry_and_commits() {
         repo.git(&["log", "-1", "--format=%s"]).trim(),
         "vermas config: unset judge.samples"
     );
-    assert_eq!(head_files(&repo), [".beads/vermas.yaml"]);
+    assert_eq!(repo.head_files(), [".beads/vermas.yaml"]);
     assert_eq!(repo.status(".beads"), "");
     repo.ok(&["config", "unset", "llm.roles.critic"]);
     assert!(!repo.read(".beads/vermas.yaml").contains("    critic: cat"));

@@ -105,7 +105,7 @@ fn init_writes_commented_config_ignores_and_attributes_in_one_commit() {
     let subject = repo.git(&["log", "-1", "--format=%s"]);
     assert!(subject.starts_with("vermas init: "), "subject: {subject}");
     assert_eq!(
-        head_files(&repo),
+        repo.head_files(),
         [
             ".beads/.gitattributes",
             ".beads/.gitignore",

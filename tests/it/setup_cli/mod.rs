@@ -11,18 +11,6 @@ mod config;
 mod doctor;
 mod init;
 
-/// Files changed by the HEAD commit, sorted.
-fn head_files(repo: &Repo) -> Vec<String> {
-    let mut files: Vec<String> = repo
-        .git(&["show", "--name-only", "--format=", "HEAD"])
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    files.sort();
-    files
-}
-
 /// The lines of `text` belonging to top-level section `header` (e.g. `git:`), header excluded.
 fn section<'a>(text: &'a str, header: &str) -> Vec<&'a str> {
     let mut lines = text.lines().skip_while(|l| *l != header);
