@@ -6,20 +6,9 @@
 
 use crate::common::*;
 use crate::live_support::*;
-use std::process::{Command, Output, Stdio};
+use crate::session_support::{have_tmux, tmux_command};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-/// True when tmux can be run here; otherwise prints why the test is skipped.
-fn have_tmux() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: tmux is not installed; skipping this tmux test");
-    }
-    ok
-}
 
 /// A private tmux server with one session, killed on drop.
 struct Tmux {
@@ -68,17 +57,10 @@ impl Tmux {
     /// Runs `tmux ARGS` against this server. The server inherits this environment when it
     /// starts: the repository's test identity, no colour, no outer tmux.
     fn tmux(&self, args: &[&str]) -> Output {
-        let mut c = Command::new("tmux");
-        c.arg("-f")
+        tmux_command(self.dir.path())
+            .arg("-f")
             .arg("/dev/null")
             .args(args)
-            .env("TMUX_TMPDIR", self.dir.path());
-        for var in LEAKY_ENV {
-            c.env_remove(var);
-        }
-        c.env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdin(Stdio::null())
             .output()
             .expect("run tmux")
     }

@@ -21,6 +21,20 @@ pub fn have_tmux() -> bool {
     ok
 }
 
+/// `tmux` against the server whose sockets are in `sockets`, in a clean environment: none
+/// of the caller's git or vermas variables, no outer tmux, no colour, no system git config.
+pub fn tmux_command(sockets: &std::path::Path) -> Command {
+    let mut c = Command::new("tmux");
+    c.env("TMUX_TMPDIR", sockets);
+    for var in LEAKY_ENV {
+        c.env_remove(var);
+    }
+    c.env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::null());
+    c
+}
+
 /// A tmux server of the test's own, killed on drop.
 pub struct Server {
     pub dir: tempfile::TempDir,
@@ -39,17 +53,10 @@ impl Server {
 
     /// `tmux ARGS` against this server, with the repository's clean environment.
     pub fn tmux(&self, repo: &Repo, args: &[&str]) -> Output {
-        let mut c = Command::new("tmux");
-        c.args(args)
+        tmux_command(self.dir.path())
+            .args(args)
             .current_dir(repo.path())
-            .env("TMUX_TMPDIR", self.dir.path())
-            .env("HOME", repo.path());
-        for var in LEAKY_ENV {
-            c.env_remove(var);
-        }
-        c.env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdin(Stdio::null())
+            .env("HOME", repo.path())
             .output()
             .expect("run tmux")
     }
