@@ -168,19 +168,25 @@ impl Workspace {
 
     /// bd's issue prefix, when bd's files beside vermas's name one vermas accepts.
     pub fn bd_prefix(&self) -> Option<String> {
-        let read = |name: &str| self.read_record(&self.beads_dir.join(name)).ok();
-        if let Some(prefix) = read(bd::SHARED_CONFIG_FILE)
+        if let Some(prefix) = self
+            .read_record(&self.shared_config_path())
+            .ok()
             .filter(|t| !bd::is_vermas_settings(t))
             .and_then(|t| bd::issue_prefix(&t))
         {
             return Some(prefix);
         }
-        let jsonl = bd::jsonl_file(read(bd::BD_METADATA_FILE).as_deref());
-        let path = self.contain(&self.beads_dir.join(jsonl)).ok()?;
+        let path = self.contain(&self.bd_jsonl_path()).ok()?;
         let mut first = String::new();
         let file = std::fs::File::open(path).ok()?;
         std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut first).ok()?;
         bd::prefix_of_jsonl_line(&first)
+    }
+
+    /// bd's JSONL export: `.beads/issues.jsonl`, or the file bd's `metadata.json` names.
+    pub fn bd_jsonl_path(&self) -> PathBuf {
+        let metadata = self.read_record(&self.path(bd::BD_METADATA_FILE)).ok();
+        self.path(&bd::jsonl_file(metadata.as_deref()))
     }
 
     /// With no `prefix` in the config, new ids keep the prefix the existing beads use

@@ -22,7 +22,7 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
             (f, shown)
         }
         None => {
-            let p = ws.beads_dir.join("issues.jsonl");
+            let p = ws.bd_jsonl_path();
             let shown = ws.display(&p);
             (p, shown)
         }

@@ -7,7 +7,7 @@ use clap::Subcommand;
 pub enum ImportCmd {
     /// bd's JSONL (one issue per line): each issue becomes or updates the bead of its id.
     Bd {
-        /// The file (default: .beads/issues.jsonl, where bd keeps it).
+        /// The file (default: bd's export, .beads/issues.jsonl or the file its metadata.json names).
         file: Option<std::path::PathBuf>,
     },
 }

@@ -46,18 +46,13 @@ pub fn inbox_folders(ws: &Workspace, addr: &str) -> Result<Vec<PathBuf>> {
             folders.push(dir.path);
         }
     }
-    folders.push(settings_file(ws));
+    folders.push(ws.config_path());
     Ok(folders)
 }
 
 /// The folders pending test specs are read from: the beads.
 pub fn pending_folders(ws: &Workspace) -> Vec<PathBuf> {
     vec![ws.issues_dir()]
-}
-
-/// vermas's settings file.
-fn settings_file(ws: &Workspace) -> PathBuf {
-    ws.beads_dir.join(crate::config::SETTINGS_FILE)
 }
 
 #[cfg(test)]

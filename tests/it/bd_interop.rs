@@ -537,6 +537,22 @@ fn a_missing_file_or_workspace_is_refused_with_exit_2() {
 }
 
 #[test]
+fn import_reads_the_export_bd_s_metadata_names() {
+    // bd can keep its export under another name (`jsonl_export` in metadata.json).
+    let repo = Repo::initialised();
+    repo.write(".beads/metadata.json", "{\"jsonl_export\": \"beads.jsonl\"}\n");
+    repo.write(".beads/beads.jsonl", &jsonl(&[BD_LINES[2]]));
+    let out = repo.ok(&["import", "bd"]);
+    assert!(out.contains("beads.jsonl"), "{out}");
+    let id = object(BD_LINES[2])["id"].as_str().expect("id").to_string();
+    assert_eq!(show(&repo, &id)["id"], id.as_str());
+    // Without metadata.json, the usual name.
+    std::fs::remove_file(repo.join(".beads/metadata.json")).expect("rm");
+    let err = repo.fails(&["import", "bd"], 2);
+    assert!(err.contains("no bd export at .beads/issues.jsonl"), "{err}");
+}
+
+#[test]
 fn vermas_beads_come_back_the_same_through_bd_jsonl() {
     let first = Repo::initialised();
     let parent = first.create("Ship the notifier", &["-t", "epic", "-p", "0", "-l", "a,b"]);
