@@ -211,57 +211,66 @@ pub fn run(
     let mut results = results.into_iter();
     specs
         .iter()
-        .map(|spec| {
-            let mut counts = Counts::default();
-            let problems: Vec<String> = spec
-                .problems
+        .map(|spec| spec_run(root, spec, s, &mut results))
+        .collect()
+}
+
+/// The run of one spec: each criterion's checks with their results (the next ones of
+/// `results` for the annotations that ran, in order), its outcome and the counts.
+fn spec_run(
+    root: &Path,
+    spec: &Spec,
+    s: &RunSettings,
+    results: &mut impl Iterator<Item = CheckResult>,
+) -> SpecRun {
+    let mut counts = Counts::default();
+    let problems: Vec<String> = spec
+        .problems
+        .iter()
+        .filter(|p| p.error)
+        .map(|p| format!("{}:{}:{}: {}", spec.path, p.line, p.column, p.message))
+        .collect();
+    let criteria = spec
+        .criteria
+        .iter()
+        .map(|c| {
+            let checks: Vec<AnnotationRun> = c
+                .annotations
                 .iter()
-                .filter(|p| p.error)
-                .map(|p| format!("{}:{}:{}: {}", spec.path, p.line, p.column, p.message))
-                .collect();
-            let criteria = spec
-                .criteria
-                .iter()
-                .map(|c| {
-                    let checks: Vec<AnnotationRun> = c
-                        .annotations
-                        .iter()
-                        .map(|a| AnnotationRun {
-                            kind: a.kind.clone(),
-                            target: a.target(),
-                            line: a.line,
-                            check_location: check_location(root, a),
-                            result: match plan(a, s) {
-                                Plan::Run => results.next().expect("one result per task"),
-                                Plan::Settle(o, why) => CheckResult::without_run(o, why),
-                            },
-                        })
-                        .collect();
-                    let (outcome, reason) = combine(&checks, s.kinds);
-                    counts.add(outcome);
-                    CriterionRun {
-                        text: c.text.clone(),
-                        line: c.line,
-                        checked: c.checked,
-                        outcome,
-                        reason,
-                        checks,
-                        passed_before: None,
-                    }
+                .map(|a| AnnotationRun {
+                    kind: a.kind.clone(),
+                    target: a.target(),
+                    line: a.line,
+                    check_location: check_location(root, a),
+                    result: match plan(a, s) {
+                        Plan::Run => results.next().expect("one result per task"),
+                        Plan::Settle(o, why) => CheckResult::without_run(o, why),
+                    },
                 })
                 .collect();
-            counts.errors += problems.len();
-            SpecRun {
-                path: spec.path.clone(),
-                name: spec.name.clone(),
-                title: spec.title.clone(),
-                bead: spec.bead.clone(),
-                criteria,
-                counts,
-                problems,
+            let (outcome, reason) = combine(&checks, s.kinds);
+            counts.add(outcome);
+            CriterionRun {
+                text: c.text.clone(),
+                line: c.line,
+                checked: c.checked,
+                outcome,
+                reason,
+                checks,
+                passed_before: None,
             }
         })
-        .collect()
+        .collect();
+    counts.errors += problems.len();
+    SpecRun {
+        path: spec.path.clone(),
+        name: spec.name.clone(),
+        title: spec.title.clone(),
+        bead: spec.bead.clone(),
+        criteria,
+        counts,
+        problems,
+    }
 }
 
 /// Where the function an annotation names is defined, for a valid target.

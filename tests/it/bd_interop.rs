@@ -540,7 +540,10 @@ fn a_missing_file_or_workspace_is_refused_with_exit_2() {
 fn import_reads_the_export_bd_s_metadata_names() {
     // bd can keep its export under another name (`jsonl_export` in metadata.json).
     let repo = Repo::initialised();
-    repo.write(".beads/metadata.json", "{\"jsonl_export\": \"beads.jsonl\"}\n");
+    repo.write(
+        ".beads/metadata.json",
+        "{\"jsonl_export\": \"beads.jsonl\"}\n",
+    );
     repo.write(".beads/beads.jsonl", &jsonl(&[BD_LINES[2]]));
     let out = repo.ok(&["import", "bd"]);
     assert!(out.contains("beads.jsonl"), "{out}");
