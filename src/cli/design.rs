@@ -6,10 +6,12 @@ use super::design_args::{DesignArgs, PlanArgs, StrategizeArgs};
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
 use crate::bead::model::AcceptanceCriterion;
-use crate::error::{Error, Result};
+use crate::bead::model::Bead;
+use crate::error::Result;
 use crate::inspect::design::{self, DesignInput, Requirements};
-use crate::inspect::plan::{self, Next, Plan};
+use crate::inspect::plan::{self, Next, Plan, PlanEnd, Planner};
 use crate::inspect::strategy::{self, Strategized, StrategyInput};
+use crate::store::Recorded;
 use crate::workspace::Workspace;
 use serde_json::json;
 
@@ -93,56 +95,19 @@ pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
     if let (true, Some(id)) = (plan.resumed, plan.mol_id()) {
         eprintln!("Resuming plan {id} at its {} step", step_name(plan.next()));
     }
-    let mut created = None;
-    let mut strategized = None;
-    loop {
-        match plan.next() {
-            Next::Design => {
-                let Some(reqs) = settle_design(&ws, approver, &plan.design_input())? else {
-                    return declined(ctx, "requirements");
-                };
-                recorded_note(&plan::record_design(&ws, &actor, &mut plan, &reqs)?);
-                let id = plan.mol_id().unwrap_or("?");
-                eprintln!(
-                    "Plan {id}: requirements recorded (resume with `vermas plan --resume {id}`)"
-                );
+    let mut person = Person { ws: &ws, approver };
+    let (created, strategized) = match plan::run(&ws, &actor, &mut plan, a.approve, &mut person)? {
+        PlanEnd::Done {
+            created,
+            strategized,
+        } => (created, strategized),
+        PlanEnd::Declined(what) => {
+            if let (Next::Strategize, Some(id)) = (plan.next(), plan.mol_id()) {
+                eprintln!("Criteria declined; the plan stops. Resume: vermas plan --resume {id}");
             }
-            Next::Create => {
-                let (beads, recorded) = plan::record_create(&ws, &actor, &mut plan)
-                    .map_err(|e| resumable(&plan, "create", e))?;
-                recorded_note(&recorded);
-                if let Some(work) = beads.first() {
-                    eprintln!(
-                        "Plan {}: created {}: {}",
-                        plan.mol_id().unwrap_or("?"),
-                        work.id,
-                        work.title
-                    );
-                }
-                created = beads.first().map(|b| b.id.clone());
-            }
-            Next::Strategize => {
-                let work = plan.bead_id().unwrap_or_default().to_string();
-                let input = StrategyInput::new(&ws, &work)
-                    .map_err(|e| resumable(&plan, "strategize", e))?;
-                let settled = settle_strategy(&ws, approver, &input)
-                    .map_err(|e| resumable(&plan, "strategize", e))?;
-                let Some(criteria) = settled else {
-                    let id = plan.mol_id().unwrap_or("?");
-                    eprintln!(
-                        "Criteria declined; the plan stops. Resume: vermas plan --resume {id}"
-                    );
-                    return declined(ctx, "criteria");
-                };
-                let (done, recorded) =
-                    plan::record_strategy(&ws, &actor, &mut plan, &criteria, a.approve)
-                        .map_err(|e| resumable(&plan, "strategize", e))?;
-                recorded_note(&recorded);
-                strategized = Some(done);
-            }
-            Next::Done => break,
+            return declined(ctx, what);
         }
-    }
+    };
     let mol = plan.mol_id().unwrap_or("?").to_string();
     if ctx.json {
         print_json(&versioned(json!({
@@ -151,7 +116,7 @@ pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
             "resumed": plan.resumed,
             "bead": plan.bead_id(),
             "created": created,
-            "strategy": strategized.as_ref().map(strategized_json),
+            "strategy": strategized.as_deref().map(strategized_json),
             "complete": true,
         })));
         return Ok(0);
@@ -164,6 +129,42 @@ pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
         plan.bead_id().unwrap_or("?")
     );
     Ok(0)
+}
+
+/// The terminal's part in a plan: a person (or `--yes`) settles each proposal, and each
+/// recorded step is told on stderr.
+struct Person<'a> {
+    /// The workspace.
+    ws: &'a Workspace,
+    /// How proposals are settled.
+    approver: Approver,
+}
+
+impl Planner for Person<'_> {
+    fn settle_design(&mut self, input: &DesignInput) -> Result<Option<Requirements>> {
+        settle_design(self.ws, self.approver, input)
+    }
+
+    fn settle_criteria(
+        &mut self,
+        input: &StrategyInput,
+    ) -> Result<Option<Vec<AcceptanceCriterion>>> {
+        settle_strategy(self.ws, self.approver, input)
+    }
+
+    fn recorded(&mut self, plan: &Plan, step: Next, commit: &Recorded, created: Option<&Bead>) {
+        recorded_note(commit);
+        let id = plan.mol_id().unwrap_or("?");
+        match (step, created) {
+            (Next::Design, _) => eprintln!(
+                "Plan {id}: requirements recorded (resume with `vermas plan --resume {id}`)"
+            ),
+            (Next::Create, Some(work)) => {
+                eprintln!("Plan {id}: created {}: {}", work.id, work.title);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The designer's proposal settled with a person (or `--yes`).
@@ -207,34 +208,6 @@ fn declined(ctx: &Ctx, what: &str) -> CmdResult {
         eprintln!("The {what} were declined: nothing was written.");
     }
     Ok(DECLINED)
-}
-
-/// `e` with the way back into the plan (stopped at `step`) added to its help.
-fn resumable(plan: &Plan, step: &str, e: Error) -> Error {
-    let Some(id) = plan.mol_id() else { return e };
-    let how = format!(
-        "the plan stopped at its {step} step; resume it with `vermas plan --resume {id}` \
-         (or the same `vermas plan` request)"
-    );
-    match e {
-        Error::Llm { message, help } => Error::Llm {
-            message,
-            help: format!("{}; {how}", help.replacen("nothing was written; ", "", 1)),
-        },
-        e @ (Error::Invalid(_)
-        | Error::InvalidWithHelp { .. }
-        | Error::Usage { .. }
-        | Error::WrongState { .. }
-        | Error::Conflict { .. }
-        | Error::Config { .. }) => {
-            let help = match miette::Diagnostic::help(&e) {
-                Some(h) => format!("{h}; {how}"),
-                None => how,
-            };
-            e.with_help(help)
-        }
-        other => other,
-    }
 }
 
 /// The JSON of what `strategize` wrote.

@@ -5,19 +5,18 @@ use super::inspect_args::{InspectCmd, StepArgs};
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
 use crate::error::Error;
-use crate::inspect::pipeline::{self, Inspection, Options, Upto, Verdict};
-use crate::inspect::{hooks, route};
+use crate::inspect::pipeline::{self, Inspection, Upto, Verdict};
+use crate::inspect::{self, route};
 use crate::time::Timestamp;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `inspect ...`: dispatches to the handlers below.
 pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
-    let step = |s: StepArgs, upto: Upto, wait: Option<Duration>| Request {
-        id: s.id,
-        upto,
+    let step = |s: StepArgs, upto: Upto, wait: Option<Duration>| inspect::Request {
         base: s.base,
-        no_cache: s.no_cache,
+        use_cache: !s.no_cache,
         wait,
+        ..inspect::Request::new(s.id, upto)
     };
     match cmd {
         InspectCmd::Verify(s) => pipeline(ctx, &step(s, Upto::Verify, None)),
@@ -49,20 +48,6 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
     }
 }
 
-/// What a pipeline command asks for.
-pub struct Request {
-    /// The work (or its test spec).
-    pub id: String,
-    /// The last step.
-    pub upto: Upto,
-    /// The diff's base.
-    pub base: Option<String>,
-    /// Ask the LLM again even for unchanged prompts.
-    pub no_cache: bool,
-    /// With `run`: how long to wait for a person's answer to NEEDS_HUMAN.
-    pub wait: Option<Duration>,
-}
-
 /// Exit code of a verdict: 0 PASS, 1 FAIL, 3 ERROR, 4 NEEDS_HUMAN.
 fn exit_code(v: Verdict) -> i32 {
     match v {
@@ -73,73 +58,34 @@ fn exit_code(v: Verdict) -> i32 {
     }
 }
 
+/// The terminal's part in an inspection: the first report while it waits for an answer.
+struct Terminal<'a> {
+    /// Where it renders.
+    ctx: &'a Ctx,
+}
+
+impl inspect::Observer for Terminal<'_> {
+    fn waiting(&mut self, ins: &Inspection, routed: &route::Routed) {
+        render(self.ctx, ins, Some(routed));
+    }
+}
+
 /// `inspect verify|audit|review|run ID`.
-pub fn pipeline(ctx: &Ctx, req: &Request) -> CmdResult {
+pub fn pipeline(ctx: &Ctx, req: &inspect::Request) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = if req.upto == Upto::Run {
         Some(ctx.actor(&ws)?)
     } else {
         None
     };
-    let (work, _) = pipeline::work_and_spec(&ws, &req.id)?;
-    let mut opts = Options {
-        upto: req.upto,
-        base: req.base.clone(),
-        use_cache: !req.no_cache,
-        answer: route::latest_answer(&ws, &work),
-    };
-    let mut ins = pipeline::inspect(&ws, &req.id, &opts)?;
-    let Some(actor) = actor else {
-        render(ctx, &ins, None);
-        return Ok(exit_code(ins.verdict));
-    };
-    let mut routed = route::record_and_route(&ws, &actor, &ins)?;
-    on_verdict_hooks(&ws, &mut ins);
-    if ins.verdict == Verdict::NeedsHuman
-        && let Some(wait) = req.wait
-    {
-        render(ctx, &ins, Some(&routed));
-        let until = Instant::now() + wait;
-        let answer = loop {
-            let work = crate::bead::store::load_one(&ws, &work.id)?;
-            if let Some(a) = route::latest_answer(&ws, &work) {
-                break Some(a);
-            }
-            if Instant::now() >= until {
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(500));
-        };
-        let Some(answer) = answer else {
-            return Err(Error::Invalid(format!(
-                "no answer to the question on {} within {}s",
-                work.id,
-                wait.as_secs()
-            )));
-        };
-        opts.answer = Some(answer);
-        ins = pipeline::inspect(&ws, &req.id, &opts)?;
-        routed = route::record_and_route(&ws, &actor, &ins)?;
-        on_verdict_hooks(&ws, &mut ins);
-    }
-    render(ctx, &ins, Some(&routed));
-    if let Some(r) = &routed.recorded {
+    let out = inspect::run(&ws, actor.as_deref(), req, &mut Terminal { ctx })?;
+    let mut ins = out.inspection;
+    ins.warnings.extend(out.hook_warnings);
+    render(ctx, &ins, out.routed.as_ref());
+    if let Some(r) = &out.recorded {
         recorded_note(r);
     }
     Ok(exit_code(ins.verdict))
-}
-
-/// Runs OnVerifyPass, OnVerifyFail or OnVerifyEscalate after routing.
-fn on_verdict_hooks(ws: &crate::workspace::Workspace, ins: &mut Inspection) {
-    let point = match ins.verdict {
-        Verdict::Pass => hooks::HookPoint::OnVerifyPass,
-        Verdict::Fail => hooks::HookPoint::OnVerifyFail,
-        Verdict::NeedsHuman => hooks::HookPoint::OnVerifyEscalate,
-        Verdict::Error => return,
-    };
-    let payload = serde_json::to_value(&*ins).unwrap_or_default();
-    let report = hooks::run(ws, point, &payload);
-    ins.warnings.extend(report.warnings);
 }
 
 /// Prints an inspection: JSON, or a report per criterion with the verdict last.

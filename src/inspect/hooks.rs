@@ -92,6 +92,18 @@ impl HookPoint {
         self.name().starts_with("Pre")
     }
 
+    /// The point that follows a routed verdict: OnVerifyPass, OnVerifyFail or
+    /// OnVerifyEscalate; none after an ERROR, which routes nothing.
+    pub fn after(verdict: crate::inspect::roles::Verdict) -> Option<HookPoint> {
+        use crate::inspect::roles::Verdict;
+        match verdict {
+            Verdict::Pass => Some(HookPoint::OnVerifyPass),
+            Verdict::Fail => Some(HookPoint::OnVerifyFail),
+            Verdict::NeedsHuman => Some(HookPoint::OnVerifyEscalate),
+            Verdict::Error => None,
+        }
+    }
+
     /// The point called `name` (as [`HookPoint::name`] spells it).
     pub fn from_name(name: &str) -> Option<HookPoint> {
         HookPoint::ALL.into_iter().find(|p| p.name() == name)

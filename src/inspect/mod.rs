@@ -11,6 +11,9 @@ pub mod pipeline;
 pub mod plan;
 pub mod roles;
 pub mod route;
+pub mod sequence;
 pub mod strategy;
 pub mod testspec;
 pub mod verifier;
+
+pub use sequence::{Observer, Outcome, Request, run};

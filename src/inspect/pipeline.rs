@@ -108,9 +108,9 @@ pub fn work_and_spec(ws: &Workspace, id: &str) -> Result<(Bead, Option<Bead>)> {
     Ok((work, spec))
 }
 
-/// Inspects bead `id` as far as `opts.upto`.
-pub fn inspect(ws: &Workspace, id: &str, opts: &Options) -> Result<Inspection> {
-    let (work, spec) = work_and_spec(ws, id)?;
+/// Inspects `work` by its test spec `spec` as far as `opts.upto`, with the checks run in
+/// `ws.root` (the refinery's temporary worktree gives its own).
+pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options) -> Inspection {
     let mut ins = Inspection {
         work: work.id.clone(),
         title: work.title.clone(),
@@ -127,23 +127,23 @@ pub fn inspect(ws: &Workspace, id: &str, opts: &Options) -> Result<Inspection> {
         question: None,
         warnings: Vec::new(),
     };
-    if let Some(s) = &spec
+    if let Some(s) = spec
         && s.status != Status::Closed
     {
-        return Ok(ins.error(format!(
+        return ins.error(format!(
             "test spec {} is not approved yet: `vermas inspect approve {}`",
             s.id, s.id
-        )));
+        ));
     }
     let payload = serde_json::json!({"bead_id": work.id, "title": work.title, "spec": ins.spec});
     if let Some(stop) = hook(ws, HookPoint::PreInspect, &payload, &mut ins) {
-        return Ok(ins.error(stop));
+        return ins.error(stop);
     }
-    ins.checks = super::verifier::verify(ws, &work, spec.as_ref(), opts.use_cache);
+    ins.checks = super::verifier::verify(ws, work, spec, opts.use_cache);
     if ins.checks.is_empty() {
-        return Ok(ins.error(
+        return ins.error(
             "nothing to verify: no criteria in the test spec or the linked live spec".into(),
-        ));
+        );
     }
     hook(
         ws,
@@ -151,10 +151,10 @@ pub fn inspect(ws: &Workspace, id: &str, opts: &Options) -> Result<Inspection> {
         &serde_json::to_value(&ins.checks).unwrap_or_default(),
         &mut ins,
     );
-    let evidence = evidence(ws, &work, &ins, opts);
+    let evidence = evidence(ws, work, &ins, opts);
     if opts.upto >= Upto::Audit && opts.upto != Upto::Review {
         if let Err(e) = audit(ws, &evidence, &mut ins, opts.use_cache) {
-            return Ok(ins.error(e));
+            return ins.error(e);
         }
         hook(
             ws,
@@ -166,10 +166,10 @@ pub fn inspect(ws: &Workspace, id: &str, opts: &Options) -> Result<Inspection> {
     if opts.upto >= Upto::Review
         && let Err(e) = review(ws, &evidence, &mut ins, opts.use_cache)
     {
-        return Ok(ins.error(e));
+        return ins.error(e);
     }
     settle(ws, &mut ins, opts.upto);
-    Ok(ins)
+    ins
 }
 
 impl Inspection {

@@ -5,7 +5,7 @@
 //! same commit as what it wrote, so a step is never done twice.
 
 use super::design::{self, DesignInput, Requirements};
-use super::strategy::{self, Strategized};
+use super::strategy::{self, Strategized, StrategyInput};
 use crate::bead::model::{AcceptanceCriterion, Bead};
 use crate::error::{Error, Result};
 use crate::mol::molecule::{self, MolState, Molecule};
@@ -176,6 +176,114 @@ fn plan_request(mol: &Molecule) -> Result<String> {
         )));
     }
     Ok(mol.vars.get("request").cloned().unwrap_or_default())
+}
+
+/// A person's part in a plan: settles each proposal (`None`: declined) and hears of each
+/// step once it is recorded. The terminal, or `--yes`, supplies it.
+pub trait Planner {
+    /// The designer's proposal for `input`, settled.
+    fn settle_design(&mut self, input: &DesignInput) -> Result<Option<Requirements>>;
+    /// The strategist's proposal for `input`, settled.
+    fn settle_criteria(
+        &mut self,
+        input: &StrategyInput,
+    ) -> Result<Option<Vec<AcceptanceCriterion>>>;
+    /// `step` of `plan` was recorded in `commit`; with `create`, the work it made.
+    fn recorded(&mut self, plan: &Plan, step: Next, commit: &Recorded, created: Option<&Bead>);
+}
+
+/// How a plan's run ended.
+#[derive(Debug)]
+pub enum PlanEnd {
+    /// Every step is done.
+    Done {
+        /// The work the create step made in this run.
+        created: Option<String>,
+        /// What the strategize step wrote in this run.
+        strategized: Option<Box<Strategized>>,
+    },
+    /// A person declined a proposal (`requirements` or `criteria`): the plan stops there
+    /// and can be resumed.
+    Declined(&'static str),
+}
+
+/// Runs `plan` from its first step not done to the end, as `actor`; `approve` approves
+/// the test spec the strategize step writes. An error after the design step says how to
+/// resume.
+pub fn run(
+    ws: &Workspace,
+    actor: &str,
+    plan: &mut Plan,
+    approve: bool,
+    planner: &mut impl Planner,
+) -> Result<PlanEnd> {
+    let mut created = None;
+    let mut strategized = None;
+    loop {
+        let step = plan.next();
+        match step {
+            Next::Design => {
+                let Some(reqs) = planner.settle_design(&plan.design_input())? else {
+                    return Ok(PlanEnd::Declined("requirements"));
+                };
+                let commit = record_design(ws, actor, plan, &reqs)?;
+                planner.recorded(plan, step, &commit, None);
+            }
+            Next::Create => {
+                let (beads, commit) =
+                    record_create(ws, actor, plan).map_err(|e| resumable(plan, "create", e))?;
+                planner.recorded(plan, step, &commit, beads.first());
+                created = beads.first().map(|b| b.id.clone());
+            }
+            Next::Strategize => {
+                let work = plan.bead_id().unwrap_or_default().to_string();
+                let settled = StrategyInput::new(ws, &work)
+                    .and_then(|input| planner.settle_criteria(&input))
+                    .map_err(|e| resumable(plan, "strategize", e))?;
+                let Some(criteria) = settled else {
+                    return Ok(PlanEnd::Declined("criteria"));
+                };
+                let (done, commit) = record_strategy(ws, actor, plan, &criteria, approve)
+                    .map_err(|e| resumable(plan, "strategize", e))?;
+                planner.recorded(plan, step, &commit, None);
+                strategized = Some(Box::new(done));
+            }
+            Next::Done => {
+                return Ok(PlanEnd::Done {
+                    created,
+                    strategized,
+                });
+            }
+        }
+    }
+}
+
+/// `e` with the way back into the plan (stopped at `step`) added to its help.
+fn resumable(plan: &Plan, step: &str, e: Error) -> Error {
+    let Some(id) = plan.mol_id() else { return e };
+    let how = format!(
+        "the plan stopped at its {step} step; resume it with `vermas plan --resume {id}` \
+         (or the same `vermas plan` request)"
+    );
+    match e {
+        Error::Llm { message, help } => Error::Llm {
+            message,
+            help: format!("{}; {how}", help.replacen("nothing was written; ", "", 1)),
+        },
+        e @ (Error::Invalid(_)
+        | Error::InvalidWithHelp { .. }
+        | Error::Usage { .. }
+        | Error::WrongState { .. }
+        | Error::Conflict { .. }
+        | Error::Config { .. }) => {
+            let help = match miette::Diagnostic::help(&e) {
+                Some(h) => format!("{h}; {how}"),
+                None => how,
+            };
+            e.with_help(help)
+        }
+        other => other,
+    }
 }
 
 /// Records the approved requirements: pours the molecule with its `design` step done, in

@@ -4,17 +4,18 @@
 //! itself, so a resumed merge request first looks whether its request was settled.
 
 use super::mark;
-use crate::bead::model::AWAITING_INPUT;
-use crate::bead::store::{bead_path, load_one};
+use crate::bead::store::load_one;
 use crate::error::{Error, Result};
-use crate::inspect::hooks::{self, HookPoint};
-use crate::inspect::pipeline::{self, Options, Upto, Verdict};
+use crate::inspect;
+use crate::inspect::pipeline::{Inspection, Upto, Verdict};
+use crate::inspect::route::Routed;
+use crate::inspect::sequence::{Answer, Proceed};
 use crate::inspect::strategy::{self, StrategyInput};
 use crate::mail::ops::Outgoing;
 use crate::mail::{Address, Message, MsgType, Priority};
 use crate::refinery::request::{self, MergeRequest};
 use crate::refinery::run::RunOptions;
-use crate::store::{CommitMessage, Txn};
+use crate::store::Txn;
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 
@@ -189,9 +190,9 @@ pub fn merge_request(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted
 }
 
 /// RE: NEEDS_CLARIFICATION: records the reply as the answer to the work's question and
-/// inspects the work again; the result, its routing and the finished message in one
-/// commit. An inspection that ends in ERROR writes nothing and is an error here, so the
-/// message is tried again.
+/// inspects the work again; the answer, the result, its routing and the finished message
+/// in one commit. An inspection that ends in ERROR writes nothing and is an error here, so
+/// the message is tried again.
 pub fn answered(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     let rest = subject_rest(&msg.subject, NEEDS_CLARIFICATION);
     let Some(work_id) = named_bead(ws, rest) else {
@@ -201,62 +202,76 @@ pub fn answered(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     if answer.is_empty() {
         return refuse(ws, actor, msg, "the reply is empty");
     }
-    let opts = Options {
-        upto: Upto::Run,
-        base: None,
-        use_cache: true,
-        answer: Some(answer.clone()),
+    let req = inspect::Request {
+        answer: Answer::Given(answer),
+        ..inspect::Request::new(work_id, Upto::Run)
     };
-    let ins = pipeline::inspect(ws, &work_id, &opts)?;
-    if ins.verdict == Verdict::Error {
-        return Err(Error::Invalid(format!(
-            "inspecting {work_id} again ended in ERROR: {}",
-            ins.reasons.join("; ")
-        )));
-    }
-    let now = Timestamp::now();
-    let mut txn = Txn::begin(ws)?;
-    let mut work = load_one(ws, &work_id)?;
-    if work.has_label(AWAITING_INPUT) {
-        work.labels.retain(|l| l != AWAITING_INPUT);
-        crate::bead::ops::add_note(&mut work, actor, format!("Answer: {answer}"), now);
-        work.updated_at = Some(now);
-        txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
-    }
-    let (routed, mut ids) = crate::inspect::route::route_in(&mut txn, ws, actor, &ins, now)?;
-    let note = format!(
-        "inspected {} again: {}{}",
-        work.id,
-        ins.verdict.as_str(),
-        if routed.mailed.is_empty() {
-            String::new()
-        } else {
-            format!("; mailed mayor/ {}", routed.mailed.join(", "))
-        }
-    );
-    mark::finish_in(&mut txn, ws, msg, &note)?;
-    ids.insert(0, msg.id.clone());
-    txn.commit(&CommitMessage {
-        verb: "inspector".into(),
-        ids,
-        title: msg.subject.clone(),
-        actor: actor.to_string(),
-    })?;
-    let point = match ins.verdict {
-        Verdict::Pass => HookPoint::OnVerifyPass,
-        Verdict::Fail => HookPoint::OnVerifyFail,
-        _ => HookPoint::OnVerifyEscalate,
+    let mut reply = Reply {
+        ws,
+        msg,
+        note: None,
     };
-    let payload = serde_json::to_value(&ins).unwrap_or_default();
-    let warnings = hooks::run(ws, point, &payload).warnings;
+    let out = inspect::run(ws, Some(actor), &req, &mut reply)?;
+    let note = reply.note.unwrap_or_default();
     Ok(Acted {
-        note: if warnings.is_empty() {
+        note: if out.hook_warnings.is_empty() {
             note
         } else {
-            format!("{note} (hook: {})", warnings.join("; "))
+            format!("{note} (hook: {})", out.hook_warnings.join("; "))
         },
         refused: false,
     })
+}
+
+/// The loop's part in inspecting again after a reply: an ERROR is retried later, and the
+/// reply is finished in the routing commit.
+struct Reply<'a> {
+    /// The workspace.
+    ws: &'a Workspace,
+    /// The reply.
+    msg: &'a Message,
+    /// What was done, once recorded.
+    note: Option<String>,
+}
+
+impl inspect::Observer for Reply<'_> {
+    fn inspected(&mut self, ins: &Inspection) -> Result<Proceed> {
+        if ins.verdict == Verdict::Error {
+            return Err(Error::Invalid(format!(
+                "inspecting {} again ended in ERROR: {}",
+                ins.work,
+                ins.reasons.join("; ")
+            )));
+        }
+        Ok(Proceed::Route)
+    }
+
+    fn record_in(
+        &mut self,
+        txn: &mut Txn<'_>,
+        ins: &Inspection,
+        routed: Option<&Routed>,
+        _now: Timestamp,
+    ) -> Result<Vec<String>> {
+        let mailed = routed.map(|r| r.mailed.join(", ")).unwrap_or_default();
+        let note = format!(
+            "inspected {} again: {}{}",
+            ins.work,
+            ins.verdict.as_str(),
+            if mailed.is_empty() {
+                String::new()
+            } else {
+                format!("; mailed mayor/ {mailed}")
+            }
+        );
+        mark::finish_in(txn, self.ws, self.msg, &note)?;
+        self.note = Some(note);
+        Ok(vec![self.msg.id.clone()])
+    }
+
+    fn commit_title(&self, _ins: &Inspection) -> Option<(String, String)> {
+        Some(("inspector".into(), self.msg.subject.clone()))
+    }
 }
 
 /// The subject prefix of a refinery request.

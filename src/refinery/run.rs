@@ -11,11 +11,13 @@ use super::request::{self, MergeRequest, State};
 use super::settle::{self, End, Taken};
 use super::worktree::TempWorktree;
 use crate::error::{Error, Result};
-use crate::inspect::pipeline::{self, Inspection, Options, Upto, Verdict};
+use crate::inspect;
+use crate::inspect::pipeline::{Inspection, Upto, Verdict};
+use crate::inspect::route::Routed;
+use crate::inspect::sequence::Proceed;
 use crate::store::{CommitMessage, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
-use std::path::Path;
 
 /// What `refinery run` is asked.
 #[derive(Debug, Clone, Copy)]
@@ -80,131 +82,177 @@ fn take(
         title: format!("{} -> {}", req.branch, req.target),
         actor: actor.to_string(),
     })?;
-    let end = verify_and_land(ws, git, actor, &mut req, opts)
-        .unwrap_or_else(|e| End::error(e.to_string()));
-    settle::record(ws, actor, req, end)
+    match verify_and_land(ws, git, actor, &mut req, opts) {
+        Ok(Settled::Inspected(taken)) => Ok(*taken),
+        Ok(Settled::Ended(end)) => settle::record(ws, actor, req, *end),
+        Err(e) => settle::record(ws, actor, req, End::error(e.to_string())),
+    }
 }
 
-/// How one verification went.
-enum Tried {
-    /// It ended the request.
+/// How verifying a request came out.
+enum Settled {
+    /// An inspection decided it, and its run recorded it.
+    Inspected(Box<Taken>),
+    /// It ended before an inspection could decide (a conflict, a refusal); not recorded yet.
     Ended(Box<End>),
-    /// PASS: the candidate may land if the target is still at `tip`.
-    Passed {
-        ins: Box<Inspection>,
-        tip: String,
-        candidate: String,
-    },
 }
 
-/// Verifies the request, again while the target keeps moving (bounded), and lands it
-/// on PASS.
+/// Verifies the request (again while the target keeps moving, bounded) through the
+/// inspection's run, which lands it on PASS and records how it ended.
 fn verify_and_land(
     ws: &Workspace,
     git: &Git,
     actor: &str,
     req: &mut MergeRequest,
     opts: RunOptions,
-) -> Result<End> {
+) -> Result<Settled> {
     let most = 1 + ws.config.refinery.max_retries;
     let mut tries = 1;
     loop {
-        let (ins, tip, candidate) = match verify_once(ws, git, actor, req, opts)? {
-            Tried::Ended(end) => return Ok(*end),
-            Tried::Passed {
-                ins,
-                tip,
-                candidate,
-            } => (ins, tip, candidate),
+        let tip = git.branch_tip(&req.target)?.ok_or_else(|| {
+            Error::Invalid(format!(
+                "the target branch '{}' no longer exists",
+                req.target
+            ))
+        })?;
+        let head = git.branch_tip(&req.branch)?.ok_or_else(|| {
+            Error::Invalid(format!("the branch '{}' no longer exists", req.branch))
+        })?;
+        let strategy = ws.config.refinery.strategy;
+        let candidate = match candidate::build(git, req, strategy, &tip, &head, actor)? {
+            Candidate::Ready(c) => c,
+            Candidate::Conflict(paths) => {
+                return Ok(Settled::Ended(Box::new(End::conflict(paths, tip))));
+            }
+            Candidate::Refused(why) => {
+                return Ok(Settled::Ended(Box::new(End::refused(why, tip))));
+            }
         };
-        match land(ws, git, req, &tip, &candidate)? {
-            Landing::Landed { warnings } => {
-                let mut end = End::merged(*ins, tip, candidate);
-                end.warnings = warnings;
-                return Ok(end);
-            }
-            Landing::Blocked(why) => {
-                let mut end = End::error(why);
-                end.verdict = Some(Verdict::Pass);
-                end.record_tip(tip, candidate);
-                return Ok(end);
-            }
-            Landing::TargetMoved if tries >= most => {
-                let mut end = End::error(format!(
-                    "{} moved during each of {tries} verifications (refinery.max_retries is \
-                     {}): submit again when it is quieter",
-                    req.target, ws.config.refinery.max_retries
-                ));
-                end.verdict = Some(Verdict::Pass);
-                end.record_tip(tip, candidate);
-                return Ok(end);
-            }
-            Landing::TargetMoved => {
-                tries += 1;
-                req.attempts += 1;
-            }
+        let tree = TempWorktree::add(git, &candidate)?;
+        let inspection = inspect::Request {
+            base: Some(tip.clone()),
+            use_cache: opts.use_cache,
+            tree: Some(tree.dir().to_path_buf()),
+            ..inspect::Request::new(req.bead.clone(), Upto::Run)
+        };
+        let mut lander = Lander {
+            ws,
+            git,
+            req,
+            tip,
+            candidate,
+            tree: Some(tree),
+            last_try: tries >= most,
+            tries,
+            end: None,
+            mailed: Vec::new(),
+        };
+        let out = inspect::run(ws, Some(actor), &inspection, &mut lander)?;
+        if out.discarded {
+            tries += 1;
+            req.attempts += 1;
+            continue;
         }
+        let end = lander
+            .end
+            .take()
+            .unwrap_or_else(|| End::error(String::new()));
+        let mut mailed = out
+            .routed
+            .as_ref()
+            .map(|r| r.mailed.clone())
+            .unwrap_or_default();
+        mailed.extend(lander.mailed);
+        let mut warnings = end.warnings;
+        warnings.extend(out.hook_warnings);
+        return Ok(Settled::Inspected(Box::new(Taken {
+            request: req.clone(),
+            inspection: Some(out.inspection),
+            routed: out.routed,
+            mailed,
+            warnings,
+            recorded: out.recorded,
+        })));
     }
 }
 
-/// Builds the candidate on the target's tip now and inspects it in a temporary worktree.
-fn verify_once(
-    ws: &Workspace,
-    git: &Git,
-    actor: &str,
-    req: &MergeRequest,
-    opts: RunOptions,
-) -> Result<Tried> {
-    let tip = git.branch_tip(&req.target)?.ok_or_else(|| {
-        Error::Invalid(format!(
-            "the target branch '{}' no longer exists",
-            req.target
-        ))
-    })?;
-    let head = git
-        .branch_tip(&req.branch)?
-        .ok_or_else(|| Error::Invalid(format!("the branch '{}' no longer exists", req.branch)))?;
-    let strategy = ws.config.refinery.strategy;
-    let candidate = match candidate::build(git, req, strategy, &tip, &head, actor)? {
-        Candidate::Ready(c) => c,
-        Candidate::Conflict(paths) => return Ok(Tried::Ended(Box::new(End::conflict(paths, tip)))),
-        Candidate::Refused(why) => return Ok(Tried::Ended(Box::new(End::refused(why, tip)))),
-    };
-    let tree = TempWorktree::add(git, &candidate)?;
-    let ins = inspect_in(ws, tree.dir(), req, &tip, opts)?;
-    drop(tree);
-    if ins.verdict != Verdict::Pass {
-        return Ok(Tried::Ended(Box::new(End::inspected(ins, tip, candidate))));
-    }
-    Ok(Tried::Passed {
-        ins: Box::new(ins),
-        tip,
-        candidate,
-    })
+/// The refinery's part in an inspection of a candidate: on PASS it lands the candidate
+/// before anything is recorded, and it records the request's end in the routing commit.
+struct Lander<'a> {
+    /// The workspace.
+    ws: &'a Workspace,
+    /// The repository.
+    git: &'a Git,
+    /// The request.
+    req: &'a mut MergeRequest,
+    /// The target's tip the candidate was built on.
+    tip: String,
+    /// The commit verified.
+    candidate: String,
+    /// The worktree the checks run in, removed once they ran.
+    tree: Option<TempWorktree>,
+    /// True when a moved target may not be tried again.
+    last_try: bool,
+    /// How many verifications this was.
+    tries: u32,
+    /// How the request ended, once known.
+    end: Option<End>,
+    /// The subjects the refinery mailed itself.
+    mailed: Vec<String>,
 }
 
-/// The whole Inspector pipeline on the work tree at `dir`: the records (the bead, its
-/// approved test spec, hooks, roles, the LLM cache) are the workspace's own, so a branch
-/// cannot change the criteria it is judged by; the checks run in `dir`.
-fn inspect_in(
-    ws: &Workspace,
-    dir: &Path,
-    req: &MergeRequest,
-    tip: &str,
-    opts: RunOptions,
-) -> Result<Inspection> {
-    // Fixed before the copy: records stay contained in the user's repository.
-    let _ = ws.repo_root();
-    let mut in_tree = ws.clone();
-    in_tree.root = dir.to_path_buf();
-    let (work, _) = pipeline::work_and_spec(ws, &req.bead)?;
-    let options = Options {
-        upto: Upto::Run,
-        base: Some(tip.to_string()),
-        use_cache: opts.use_cache,
-        answer: crate::inspect::route::latest_answer(ws, &work),
-    };
-    pipeline::inspect(&in_tree, &work.id, &options)
+impl inspect::Observer for Lander<'_> {
+    fn inspected(&mut self, ins: &Inspection) -> Result<Proceed> {
+        drop(self.tree.take());
+        let (tip, candidate) = (self.tip.clone(), self.candidate.clone());
+        if ins.verdict != Verdict::Pass {
+            self.end = Some(End::inspected(ins, tip, candidate));
+            return Ok(Proceed::Route);
+        }
+        let unlanded = |why: String| {
+            let mut end = End::error(why);
+            end.verdict = Some(Verdict::Pass);
+            end.record_tip(tip.clone(), candidate.clone());
+            end
+        };
+        let (end, proceed) = match land(self.ws, self.git, self.req, &tip, &candidate)? {
+            Landing::Landed { warnings } => {
+                let mut end = End::merged(ins, tip.clone(), candidate.clone());
+                end.warnings = warnings;
+                (end, Proceed::Route)
+            }
+            Landing::Blocked(why) => (unlanded(why), Proceed::RecordOnly),
+            Landing::TargetMoved if self.last_try => (
+                unlanded(format!(
+                    "{} moved during each of {} verifications (refinery.max_retries is \
+                     {}): submit again when it is quieter",
+                    self.req.target, self.tries, self.ws.config.refinery.max_retries
+                )),
+                Proceed::RecordOnly,
+            ),
+            Landing::TargetMoved => return Ok(Proceed::Discard),
+        };
+        self.end = Some(end);
+        Ok(proceed)
+    }
+
+    fn record_in(
+        &mut self,
+        txn: &mut Txn<'_>,
+        _ins: &Inspection,
+        _routed: Option<&Routed>,
+        now: Timestamp,
+    ) -> Result<Vec<String>> {
+        let end = self.end.get_or_insert_with(|| End::error(String::new()));
+        let (ids, mailed) = settle::write_in(txn, self.ws, self.req, end, now)?;
+        self.mailed = mailed;
+        Ok(ids)
+    }
+
+    fn commit_title(&self, _ins: &Inspection) -> Option<(String, String)> {
+        let m = settle::commit_message(self.req, Vec::new(), "");
+        Some((m.verb, m.title))
+    }
 }
 
 /// What moving the target came to.

@@ -6,9 +6,8 @@
 use super::request::{self, MergeRequest, State};
 use crate::bead::model::Status;
 use crate::error::Result;
-use crate::inspect::hooks::{self, HookPoint};
 use crate::inspect::pipeline::{Inspection, Verdict};
-use crate::inspect::route::{self, Routed};
+use crate::inspect::route::Routed;
 use crate::mail::ops::Outgoing;
 use crate::mail::{Address, MsgType, Priority};
 use crate::store::{CommitMessage, Recorded, Txn};
@@ -25,8 +24,8 @@ pub struct End {
     pub reason: String,
     /// With `conflict`: the paths.
     pub conflicts: Vec<String>,
-    /// The inspection that decided it, recorded and routed with it.
-    pub inspection: Option<Inspection>,
+    /// True when an inspection decided it (routing that inspection told `mayor/`).
+    pub inspected: bool,
     /// The last verdict, when there was one.
     pub verdict: Option<Verdict>,
     /// The target's tip the candidate was built on.
@@ -46,7 +45,7 @@ impl End {
             state,
             reason,
             conflicts: Vec::new(),
-            inspection: None,
+            inspected: false,
             verdict: None,
             target_tip: None,
             candidate: None,
@@ -83,7 +82,7 @@ impl End {
     }
 
     /// Decided by an inspection that did not pass.
-    pub fn inspected(ins: Inspection, tip: String, candidate: String) -> End {
+    pub fn inspected(ins: &Inspection, tip: String, candidate: String) -> End {
         let state = match ins.verdict {
             Verdict::Pass => State::Merged,
             Verdict::Fail => State::Rejected,
@@ -92,13 +91,13 @@ impl End {
         };
         let mut end = End::new(state, ins.reasons.join("; "));
         end.verdict = Some(ins.verdict);
-        end.inspection = Some(ins);
+        end.inspected = true;
         end.record_tip(tip, candidate);
         end
     }
 
     /// Verified and landed: the target moved from `tip` to `candidate`.
-    pub fn merged(ins: Inspection, tip: String, candidate: String) -> End {
+    pub fn merged(ins: &Inspection, tip: String, candidate: String) -> End {
         let mut end = End::inspected(ins, tip, candidate.clone());
         end.state = State::Merged;
         end.merged_commit = Some(candidate);
@@ -133,26 +132,46 @@ pub struct Taken {
     pub recorded: Option<Recorded>,
 }
 
-/// Records how `req` ended, as `actor`, in one commit, then runs the inspection's
-/// OnVerify hook.
+/// Records how `req` ended, as `actor`, in one commit, when no inspection decided it (a
+/// conflict, a refusal, an error); an inspected end is recorded by the inspection's own
+/// run through [`write_in`].
 pub fn record(ws: &Workspace, actor: &str, mut req: MergeRequest, end: End) -> Result<Taken> {
     let now = Timestamp::now();
     let mut txn = Txn::begin(ws)?;
+    let (ids, mailed) = write_in(&mut txn, ws, &mut req, &end, now)?;
+    let recorded = txn.commit(&commit_message(&req, ids, actor))?;
+    Ok(Taken {
+        request: req,
+        inspection: None,
+        routed: None,
+        mailed,
+        warnings: end.warnings,
+        recorded: Some(recorded),
+    })
+}
+
+/// The message of the commit that records how `req` ended.
+pub fn commit_message(req: &MergeRequest, ids: Vec<String>, actor: &str) -> CommitMessage {
+    CommitMessage {
+        verb: "refinery".into(),
+        ids,
+        title: format!("{} {} -> {}", req.state.name(), req.branch, req.target),
+        actor: actor.to_string(),
+    }
+}
+
+/// Writes how `req` ended into `txn`: the bead closed when it merged, the refinery's own
+/// notice to `mayor/`, and the request in its new state. Returns the ids written and the
+/// subjects mailed.
+pub fn write_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    req: &mut MergeRequest,
+    end: &End,
+    now: Timestamp,
+) -> Result<(Vec<String>, Vec<String>)> {
     let mut ids = vec![req.id.clone()];
     let mut mailed = Vec::new();
-    let routed = match &end.inspection {
-        Some(ins) => {
-            let (routed, written) = route::route_in(&mut txn, ws, actor, ins, now)?;
-            for id in written {
-                if !ids.contains(&id) {
-                    ids.push(id);
-                }
-            }
-            mailed.extend(routed.mailed.iter().cloned());
-            Some(routed)
-        }
-        None => None,
-    };
     let work = crate::bead::store::load_one(ws, &req.bead).ok();
     let title = work
         .as_ref()
@@ -174,13 +193,11 @@ pub fn record(ws: &Workspace, actor: &str, mut req: MergeRequest, end: End) -> R
             &crate::bead::store::bead_path(ws, &work.id),
             work.render().as_bytes(),
         )?;
-        if !ids.contains(&work.id) {
-            ids.push(work.id.clone());
-        }
+        ids.push(work.id.clone());
     }
-    if let Some(out) = notice(ws, &req, &end, &title) {
+    if let Some(out) = notice(ws, req, end, &title) {
         mailed.push(out.subject.clone());
-        crate::mail::ops::send_in(&mut txn, ws, out)?;
+        crate::mail::ops::send_in(txn, ws, out)?;
     }
     req.state = end.state;
     req.last_verdict = end.verdict.map(|v| v.as_str().to_string());
@@ -192,26 +209,9 @@ pub fn record(ws: &Workspace, actor: &str, mut req: MergeRequest, end: End) -> R
     req.updated_at = now;
     txn.write(
         &request::path(ws, &req.id),
-        request::render(&req)?.as_bytes(),
+        request::render(req)?.as_bytes(),
     )?;
-    let recorded = txn.commit(&CommitMessage {
-        verb: "refinery".into(),
-        ids,
-        title: format!("{} {} -> {}", req.state.name(), req.branch, req.target),
-        actor: actor.to_string(),
-    })?;
-    let mut warnings = end.warnings;
-    if let Some(ins) = &end.inspection {
-        warnings.extend(on_verdict(ws, ins));
-    }
-    Ok(Taken {
-        request: req,
-        inspection: end.inspection,
-        routed,
-        mailed,
-        warnings,
-        recorded: Some(recorded),
-    })
+    Ok((ids, mailed))
 }
 
 /// The refinery's own message to `mayor/` about `end`, when routing the inspection did
@@ -257,9 +257,7 @@ fn notice(ws: &Workspace, req: &MergeRequest, end: &End, title: &str) -> Option<
             Priority::High,
         ),
         State::Error => not_merged(req, title, &end.reason, &resubmit),
-        State::Rejected if end.inspection.is_none() => {
-            not_merged(req, title, &end.reason, &resubmit)
-        }
+        State::Rejected if !end.inspected => not_merged(req, title, &end.reason, &resubmit),
         _ => return None,
     };
     Some(Outgoing {
@@ -290,18 +288,6 @@ fn not_merged(
         ),
         Priority::High,
     )
-}
-
-/// Runs OnVerifyPass, OnVerifyFail or OnVerifyEscalate for `ins`; their warnings.
-fn on_verdict(ws: &Workspace, ins: &Inspection) -> Vec<String> {
-    let point = match ins.verdict {
-        Verdict::Pass => HookPoint::OnVerifyPass,
-        Verdict::Fail => HookPoint::OnVerifyFail,
-        Verdict::NeedsHuman => HookPoint::OnVerifyEscalate,
-        Verdict::Error => return Vec::new(),
-    };
-    let payload = serde_json::to_value(ins).unwrap_or_default();
-    hooks::run(ws, point, &payload).warnings
 }
 
 /// The first 12 characters of a commit id.
