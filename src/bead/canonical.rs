@@ -40,8 +40,11 @@ pub fn parse(text: &str) -> Option<Bead> {
     let mut bead = fields.bead?;
     bead.description = split.body.to_string();
     // What `Bead::parse` refuses is left to it, for its message.
-    let valid =
-        bead.priority <= 4 && crate::store::id::is_valid(&bead.id) && !bead.title.trim().is_empty();
+    // Test specs too: their approval is settled there.
+    let valid = bead.priority <= 4
+        && crate::store::id::is_valid(&bead.id)
+        && !bead.title.trim().is_empty()
+        && bead.issue_type != super::model::IssueType::TestSpec;
     valid.then_some(bead)
 }
 

@@ -1,7 +1,7 @@
 //! The dependency graph between beads: readiness, blockers, cycles and trees.
 
 use super::fields::BeadFields;
-use super::model::{AWAITING_INPUT, Bead, DepType, IssueType};
+use super::model::{AWAITING_INPUT, Bead, DepType, IssueType, VERIFIED};
 use super::store::BeadSet;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -37,7 +37,8 @@ pub fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
 }
 
 /// The rule of [`ready_of`] for one bead, full or read from the index: open, of the type
-/// `want` names (else neither a test spec nor a message), not awaiting input, and every
+/// `want` names (else neither a test spec nor a message), not awaiting input, not verified
+/// already (it waits to be merged, not worked on), and every
 /// `blocks` target closed by `closed` (a missing target is not).
 pub fn is_ready(
     bead: &impl BeadFields,
@@ -51,6 +52,7 @@ pub fn is_ready(
             |t| kind == t,
         )
         && !bead.has_label(AWAITING_INPUT)
+        && !bead.has_label(VERIFIED)
         && bead.depends_on(DepType::Blocks).all(|id| closed(&id))
 }
 

@@ -1,5 +1,6 @@
 //! Beads: work items stored one per file under `.beads/issues/`.
 
+pub mod approval;
 mod cache;
 mod canonical;
 pub mod catalog;

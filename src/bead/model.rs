@@ -11,6 +11,8 @@ pub use super::input::*;
 
 /// Label that marks a bead as waiting for a person's answer.
 pub const AWAITING_INPUT: &str = "awaiting:input";
+/// The label of work that passed its inspection.
+pub const VERIFIED: &str = "verified";
 
 /// Where a bead is in its life.
 #[derive(
@@ -252,6 +254,9 @@ pub struct Bead {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub acceptance_criteria: Vec<AcceptanceCriterion>,
+    /// Test specs only: what approval froze (see [`super::approval`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<super::approval::Approval>,
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
@@ -286,6 +291,7 @@ impl Bead {
             dependencies: Vec::new(),
             notes: Vec::new(),
             acceptance_criteria: Vec::new(),
+            approved: None,
             description: String::new(),
             partial: false,
         }
@@ -316,6 +322,7 @@ impl Bead {
         if bead.title.trim().is_empty() {
             return Err(at_key("title", "title is empty".to_string()).into());
         }
+        super::approval::settle(&mut bead);
         Ok(bead)
     }
 
@@ -381,6 +388,15 @@ impl Bead {
                     s
                 },
             );
+        }
+        if let Some(a) = &self.approved {
+            out.push_str(&format!(
+                "approved: {{criteria: {}, commit: {}, by: {}, at: {}}}\n",
+                scalar(&a.criteria),
+                opt_scalar(a.commit.as_deref()),
+                opt_scalar(a.by.as_deref()),
+                ts(&a.at)
+            ));
         }
         out.push_str("---\n");
         if !self.description.is_empty() {

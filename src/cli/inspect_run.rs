@@ -114,10 +114,10 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
     for w in &ins.warnings {
         eprintln!("warning: {w}");
     }
-    let confidence = if ins.judgment.is_some() {
-        format!(" (confidence {:.2})", ins.confidence)
-    } else {
-        String::new()
+    let confidence = match &ins.judgment {
+        Some(j) if j.confidence.is_some() => format!(" (confidence {:.2})", ins.confidence),
+        Some(_) => " (no confidence stated)".to_string(),
+        None => String::new(),
     };
     outln!(
         "{}{confidence}: {}",

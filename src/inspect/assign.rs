@@ -108,16 +108,17 @@ fn gate(work: &Bead, spec: Option<&Bead>) -> Result<()> {
         return Ok(());
     }
     Err(match spec {
-        Some(s) => Error::wrong_state(format!(
-            "{} cannot be slung: its test spec {} is not approved",
-            work.id, s.id
-        ))
-        .with_help(format!(
-            "approve it: vermas inspect approve {} (or, in an emergency, sling --force --reason \"...\")",
-            s.id
-        )),
+        Some(s) => {
+            let (why, next) = testspec::not_approved(s);
+            Error::wrong_state(format!("{} cannot be slung: {why}", work.id)).with_help(format!(
+                "{next} (or, in an emergency, sling --force --reason \"...\")"
+            ))
+        }
         None => Error::wrong_state(format!("{} cannot be slung: it has no test spec", work.id))
-            .with_help(format!("create one: vermas inspect create-spec {}", work.id)),
+            .with_help(format!(
+                "create one: vermas inspect create-spec {}",
+                work.id
+            )),
     })
 }
 

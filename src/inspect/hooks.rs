@@ -130,7 +130,7 @@ pub struct HookRun {
 pub struct HookReport {
     /// Every hook that ran, in order.
     pub ran: Vec<HookRun>,
-    /// Why a Pre point stopped its step.
+    /// Why a Pre point stopped its step, or why any point stopped (a hook wrote records).
     pub stopped: Option<String>,
     /// Failures that did not stop anything, and hooks passed over.
     pub warnings: Vec<String>,
@@ -190,7 +190,8 @@ pub fn timeout(ws: &Workspace) -> Duration {
 
 /// Runs the hooks of `point` with `payload` (one JSON line) on stdin. A Pre point stops
 /// at the first hook that fails, is refused or cannot start; other points go on and
-/// record each failure as a warning. Never prints.
+/// record each failure as a warning. A hook of any point that writes into `.beads/` stops
+/// it, its change undone. Never prints.
 pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> HookReport {
     let mut report = HookReport::default();
     let input = format!("{payload}\n").into_bytes();
@@ -224,7 +225,18 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
         .with_stdin(input.clone())
         .with_env("VERMAS_HOOK", point.name())
         .with_env("VERMAS_ROOT", ws.root.to_string_lossy());
+        let before = super::hook_guard::Snapshot::take(ws);
         let done = process::run(&job);
+        let tampered = before.undo_changes(ws);
+        if !tampered.is_empty() {
+            report.stopped = Some(format!(
+                "{} hook {shown} wrote into the records ({}): hooks may not change .beads/, \
+                 and the change was undone",
+                point.name(),
+                tampered.join(", ")
+            ));
+            break;
+        }
         let failure = if let Some(e) = &done.spawn_error {
             Some(e.clone())
         } else if done.timed_out {
@@ -264,6 +276,25 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
         }
     }
     report
+}
+
+/// [`run`] holding the workspace's write lock while hooks run (so no other vermas writer's
+/// change is taken for a hook's), for callers outside a change; a point with no hooks
+/// takes no lock.
+pub fn run_locked(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> HookReport {
+    if files(ws, point).is_empty() {
+        return HookReport::default();
+    }
+    let _writers = match ws.lock_file(&ws.beads_dir, crate::workspace::layout::LOCK) {
+        Ok(lock) => lock,
+        Err(e) => {
+            return HookReport {
+                stopped: Some(format!("{} hooks not run: {e}", point.name())),
+                ..HookReport::default()
+            };
+        }
+    };
+    run(ws, point, payload)
 }
 
 /// Records a failing hook: it stops a Pre point, else it is a warning.

@@ -6,11 +6,14 @@
 
 pub mod assign;
 pub mod design;
+pub mod evidence;
+pub mod hook_guard;
 pub mod hooks;
 pub mod pipeline;
 pub mod plan;
 pub mod roles;
 pub mod route;
+pub mod rules;
 pub mod sequence;
 pub mod strategy;
 pub mod testspec;

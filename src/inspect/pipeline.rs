@@ -7,13 +7,10 @@ use super::hooks::{self, HookPoint};
 use super::roles::{self, Finding, Judgment, Role};
 use super::verifier::CriterionCheck;
 use crate::bead::model::{Bead, IssueType, Status};
-use crate::check::Outcome;
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::collections::BTreeMap;
-// Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
-use std::fmt::Write;
 
 /// How far the pipeline goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -91,6 +88,10 @@ pub struct Inspection {
     /// Hook failures that did not stop anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The state of the work a question and its answer are about (the fingerprint of
+    /// HEAD, or for the refinery of the branch's tip rather than the merge candidate).
+    #[serde(skip)]
+    pub work_state: Option<String>,
 }
 
 /// The work bead for `id` (a test-spec id stands for its work) and its test spec.
@@ -126,14 +127,13 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
         reasons: Vec::new(),
         question: None,
         warnings: Vec::new(),
+        work_state: None,
     };
     if let Some(s) = spec
         && s.status != Status::Closed
     {
-        return ins.error(format!(
-            "test spec {} is not approved yet: `vermas inspect approve {}`",
-            s.id, s.id
-        ));
+        let (why, next) = super::testspec::not_approved(s);
+        return ins.error(format!("{why}: {next}"));
     }
     let payload = serde_json::json!({"bead_id": work.id, "title": work.title, "spec": ins.spec});
     if let Some(stop) = hook(ws, HookPoint::PreInspect, &payload, &mut ins) {
@@ -145,30 +145,36 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
             "nothing to verify: no criteria in the test spec or the linked live spec".into(),
         );
     }
-    hook(
+    if let Some(stop) = hook(
         ws,
         HookPoint::PostVerify,
         &serde_json::to_value(&ins.checks).unwrap_or_default(),
         &mut ins,
-    );
-    let evidence = evidence(ws, work, &ins, opts);
+    ) {
+        return ins.error(stop);
+    }
+    let (mut evidence, fence) =
+        super::evidence::build(ws, work, &ins, opts.answer.as_deref(), opts.base.as_deref());
     if opts.upto >= Upto::Audit && opts.upto != Upto::Review {
         if let Err(e) = audit(ws, &evidence, &mut ins, opts.use_cache) {
             return ins.error(e);
         }
-        hook(
+        if let Some(stop) = hook(
             ws,
             HookPoint::PostAudit,
             &serde_json::to_value(&ins.audit).unwrap_or_default(),
             &mut ins,
-        );
+        ) {
+            return ins.error(stop);
+        }
+        evidence.push_str(&super::evidence::audit_section(&ins.audit, &fence));
     }
     if opts.upto >= Upto::Review
-        && let Err(e) = review(ws, &evidence, &mut ins, opts.use_cache)
+        && let Err(e) = review(ws, &evidence, &fence, &mut ins, opts.use_cache)
     {
         return ins.error(e);
     }
-    settle(ws, &mut ins, opts.upto);
+    super::rules::settle(ws, &mut ins, opts.upto);
     ins
 }
 
@@ -181,90 +187,17 @@ impl Inspection {
     }
 }
 
-/// Runs a hook point; a Pre point's stop comes back, other failures become warnings.
+/// Runs a hook point; a Pre point's stop, or any hook's write into `.beads/` (undone),
+/// comes back; other failures become warnings.
 fn hook(
     ws: &Workspace,
     point: HookPoint,
     payload: &serde_json::Value,
     ins: &mut Inspection,
 ) -> Option<String> {
-    let report = hooks::run(ws, point, payload);
+    let report = hooks::run_locked(ws, point, payload);
     ins.warnings.extend(report.warnings);
     report.stopped
-}
-
-/// The evidence every role reads: the work, each criterion with what the verifier saw,
-/// any answer a person gave, and the diff (capped, with the cap said).
-fn evidence(ws: &Workspace, work: &Bead, ins: &Inspection, opts: &Options) -> String {
-    let mut e = format!(
-        "WORK {}: {}\n{}\n\nCRITERIA AND EVIDENCE\n",
-        work.id,
-        work.title,
-        work.description.trim()
-    );
-    for c in &ins.checks {
-        let _ = writeln!(
-            e,
-            "CRITERION {}\n  {}\n  check ({}): {}\n  outcome: {}{}",
-            c.id,
-            c.description,
-            c.kind,
-            c.target,
-            c.result.outcome,
-            c.result
-                .reason
-                .as_deref()
-                .map(|r| format!(" ({r})"))
-                .unwrap_or_default()
-        );
-        let (snippet, _) = c.result.snippet(12);
-        for line in snippet.lines() {
-            let _ = writeln!(e, "  | {line}");
-        }
-    }
-    if let Some(a) = &opts.answer {
-        let _ = writeln!(e, "\nANSWER FROM A PERSON\n{a}");
-    }
-    let _ = writeln!(e, "\nDIFF\n{}", diff(ws, opts.base.as_deref()));
-    e
-}
-
-/// Most of the diff the prompt carries.
-const DIFF_CAP: usize = 64 * 1024;
-
-/// `git diff BASE...HEAD`, BASE the given one or the merge-base with the default branch.
-fn diff(ws: &Workspace, base: Option<&str>) -> String {
-    let base = base.map(str::to_string).or_else(|| {
-        [
-            "origin/HEAD",
-            "origin/main",
-            "main",
-            "origin/master",
-            "master",
-        ]
-        .iter()
-        .find_map(|b| crate::git::cli::run(&ws.root, &["merge-base", "HEAD", b]).ok())
-        .map(|s| s.trim().to_string())
-    });
-    let Some(base) = base else {
-        return "(no base to diff against)".into();
-    };
-    match crate::git::cli::run(&ws.root, &["diff", &format!("{base}...HEAD")]) {
-        Ok(d) if d.len() > DIFF_CAP => {
-            let mut cut = DIFF_CAP;
-            while !d.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            format!(
-                "{}\n(diff cut at {DIFF_CAP} bytes of {})",
-                &d[..cut],
-                d.len()
-            )
-        }
-        Ok(d) if d.trim().is_empty() => format!("(no changes since {base})"),
-        Ok(d) => d,
-        Err(e) => format!("(no diff: {e})"),
-    }
 }
 
 /// Asks `role` about `evidence`; the reply must be accepted by `accept`.
@@ -312,6 +245,7 @@ fn audit(
 fn review(
     ws: &Workspace,
     evidence: &str,
+    fence: &super::evidence::Fence,
     ins: &mut Inspection,
     use_cache: bool,
 ) -> std::result::Result<(), String> {
@@ -340,19 +274,22 @@ fn review(
         let (hash, reply, ()) = answer?;
         ins.prompt_hashes.insert(role.into(), hash);
         ins.briefs.insert(role.into(), reply.trim().to_string());
-        hook(
+        if let Some(stop) = hook(
             ws,
             point,
             &serde_json::json!({"bead_id": ins.work, "brief": reply}),
             ins,
-        );
+        ) {
+            return Err(stop);
+        }
     }
     if let Some(stop) = hook(ws, HookPoint::PreJudgment, &payload, ins) {
         return Err(stop);
     }
     let with_briefs = format!(
-        "{evidence}\nADVOCATE'S BRIEF\n{}\n\nCRITIC'S BRIEF\n{}\n",
-        ins.briefs["advocate"], ins.briefs["critic"]
+        "{evidence}{}{}",
+        super::evidence::brief_section("ADVOCATE'S BRIEF", &ins.briefs["advocate"], fence),
+        super::evidence::brief_section("CRITIC'S BRIEF", &ins.briefs["critic"], fence)
     );
     let (hash, reply, judgment) = ask(
         ws,
@@ -363,12 +300,14 @@ fn review(
     )?;
     ins.prompt_hashes.insert("judge".into(), hash);
     ins.briefs.insert("judge".into(), reply.trim().to_string());
-    hook(
+    if let Some(stop) = hook(
         ws,
         HookPoint::PostJudgment,
         &serde_json::to_value(&judgment).unwrap_or_default(),
         ins,
-    );
+    ) {
+        return Err(stop);
+    }
     ins.judgment = Some(judgment);
     Ok(())
 }
@@ -379,132 +318,4 @@ fn join<T>(
 ) -> std::result::Result<T, String> {
     h.join()
         .unwrap_or_else(|_| Err("the role's thread failed".to_string()))
-}
-
-/// The verdict, by rules no LLM can override: a deterministic FAIL fails, a check that
-/// could not run is ERROR, then the judge (or the auditor) speaks, and a PASS below
-/// `inspect.min_confidence` needs a person.
-fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
-    let (mut verdict, confidence, mut reasons) = decide(ins, upto);
-    let min = ws.config.inspect.min_confidence;
-    if verdict == Verdict::Pass && confidence < min {
-        verdict = Verdict::NeedsHuman;
-        reasons.push(format!(
-            "confidence {confidence:.2} is below inspect.min_confidence {min:.2}"
-        ));
-    }
-    if verdict == Verdict::NeedsHuman {
-        ins.question = ins
-            .judgment
-            .as_ref()
-            .and_then(|j| j.question.clone())
-            .or_else(|| Some(format!("Is {} done? {}", ins.work, reasons.join("; "))));
-    }
-    ins.verdict = verdict;
-    ins.confidence = confidence;
-    ins.reasons.extend(reasons);
-}
-
-/// A verdict with its confidence and reasons.
-type Decision = (Verdict, f64, Vec<String>);
-
-/// The verdict before `inspect.min_confidence`: the checks' when one failed or could not
-/// run, else the judge's, else the auditor's, else PASS for the checks that passed.
-fn decide(ins: &Inspection, upto: Upto) -> Decision {
-    if let Some(d) = checks_decision(&ins.checks, ins.judgment.as_ref()) {
-        return d;
-    }
-    if let Some(j) = &ins.judgment {
-        return (j.decision, j.confidence, j.reasons.clone());
-    }
-    if upto >= Upto::Audit && !ins.audit.is_empty() {
-        return audit_decision(&ins.audit);
-    }
-    (
-        Verdict::Pass,
-        1.0,
-        vec![format!(
-            "{} passed",
-            crate::words::plural(ins.checks.len(), "check")
-        )],
-    )
-}
-
-/// FAIL when a check failed (overruling a judge's PASS), ERROR when one could not run;
-/// `None` when neither.
-fn checks_decision(checks: &[CriterionCheck], judgment: Option<&Judgment>) -> Option<Decision> {
-    let failed: Vec<&CriterionCheck> = checks
-        .iter()
-        .filter(|c| matches!(c.result.outcome, Outcome::Fail | Outcome::Unstable))
-        .collect();
-    let errored: Vec<&CriterionCheck> = checks
-        .iter()
-        .filter(|c| c.result.outcome == Outcome::Error)
-        .collect();
-    if !failed.is_empty() {
-        let ids: Vec<&str> = failed.iter().map(|c| c.id.as_str()).collect();
-        let mut why = vec![format!("{} failing", ids.join(", "))];
-        if judgment.map(|j| j.decision) == Some(Verdict::Pass) {
-            why.push(format!(
-                "judge said PASS; overruled by {} failing",
-                ids.join(", ")
-            ));
-        }
-        return Some((Verdict::Fail, 1.0, why));
-    }
-    if !errored.is_empty() {
-        let ids: Vec<String> = errored
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} ({})",
-                    c.id,
-                    c.result.reason.as_deref().unwrap_or("could not run")
-                )
-            })
-            .collect();
-        return Some((
-            Verdict::Error,
-            1.0,
-            vec![format!("could not run: {}", ids.join(", "))],
-        ));
-    }
-    None
-}
-
-/// The auditor's verdict: FAIL when a criterion is not met, NEEDS_HUMAN when one could not
-/// be verified, else PASS.
-fn audit_decision(audit: &[AuditLine]) -> Decision {
-    let not_met: Vec<&str> = audit
-        .iter()
-        .filter(|a| a.finding == Finding::NotMet)
-        .map(|a| a.id.as_str())
-        .collect();
-    let unsure: Vec<&str> = audit
-        .iter()
-        .filter(|a| a.finding == Finding::Unverifiable)
-        .map(|a| a.id.as_str())
-        .collect();
-    if !not_met.is_empty() {
-        (
-            Verdict::Fail,
-            1.0,
-            vec![format!("the auditor found {} not met", not_met.join(", "))],
-        )
-    } else if !unsure.is_empty() {
-        (
-            Verdict::NeedsHuman,
-            1.0,
-            vec![format!(
-                "the auditor could not verify {}",
-                unsure.join(", ")
-            )],
-        )
-    } else {
-        (
-            Verdict::Pass,
-            1.0,
-            vec!["the auditor found every criterion met".into()],
-        )
-    }
 }

@@ -152,85 +152,65 @@ pub fn ask_checked<T>(
 
 pub use crate::results::Verdict;
 
-/// Reads a judge's `PASS`, `FAIL` or `NEEDS_HUMAN` (any case, `-` or `_`).
-fn parse_verdict(word: &str) -> Option<Verdict> {
-    match word.trim().to_ascii_uppercase().replace('-', "_").as_str() {
-        "PASS" | "PASSED" => Some(Verdict::Pass),
-        "FAIL" | "FAILED" => Some(Verdict::Fail),
-        "NEEDS_HUMAN" => Some(Verdict::NeedsHuman),
-        _ => None,
-    }
-}
-
 /// The judge's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Judgment {
     /// Its decision.
     pub decision: Verdict,
-    /// How sure it is, 0 to 1 (1 when it did not say).
-    pub confidence: f64,
+    /// How sure it is, 0 to 1, when it said (a PASS needs it).
+    pub confidence: Option<f64>,
     /// Why.
     pub reasons: Vec<String>,
     /// What a person must answer, with NEEDS_HUMAN.
     pub question: Option<String>,
 }
 
-/// Reads the judge's reply: its last line that is a JSON object with a `verdict`, else a
-/// line that is a verdict word alone (confidence then 1). Anything else is an error.
+/// Reads the judge's reply by the one reply grammar ([`crate::judge::verdict::read`]):
+/// the verdict, and from its JSON the confidence, reasons and question. No verdict, or a
+/// confidence that is not a number from 0 to 1, is an error.
 pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
-    for line in reply.lines().rev().map(str::trim).filter(|l| !l.is_empty()) {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
-            && let Some(word) = v.get("verdict").and_then(|w| w.as_str())
-        {
-            let decision = parse_verdict(word).ok_or_else(|| {
-                format!("the judge's verdict '{word}' is not PASS, FAIL or NEEDS_HUMAN")
-            })?;
-            let confidence = match v.get("confidence") {
-                None => 1.0,
-                Some(c) => c
-                    .as_f64()
-                    .filter(|c| (0.0..=1.0).contains(c))
-                    .ok_or_else(|| {
-                        format!("the judge's confidence {c} is not a number from 0 to 1")
-                    })?,
-            };
-            let reasons = v
-                .get("reasons")
-                .and_then(|r| r.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|r| r.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let question = v
-                .get("question")
-                .and_then(|q| q.as_str())
-                .map(str::trim)
-                .filter(|q| !q.is_empty())
-                .map(str::to_string);
-            return Ok(Judgment {
-                decision,
-                confidence,
-                reasons,
-                question,
-            });
-        }
-        let word = line.trim_matches(|c: char| matches!(c, '*' | '_' | '#' | '`' | '.' | ' '));
-        let word = word.strip_prefix("Verdict:").map_or(word, str::trim);
-        if let Some(decision) = parse_verdict(word) {
-            return Ok(Judgment {
-                decision,
-                confidence: 1.0,
-                reasons: Vec::new(),
-                question: None,
-            });
-        }
+    use crate::judge::verdict::{self, Word};
+    let r = verdict::read(reply).map_err(|e| format!("the judge gave no usable verdict: {e}"))?;
+    let decision = match r.word {
+        Word::Pass => Verdict::Pass,
+        Word::Fail => Verdict::Fail,
+        Word::NeedsHuman => Verdict::NeedsHuman,
+    };
+    let obj = r.json.unwrap_or_default();
+    let confidence = match obj.get("confidence") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(c) => Some(
+            c.as_f64()
+                .filter(|c| (0.0..=1.0).contains(c))
+                .ok_or_else(|| format!("the judge's confidence {c} is not a number from 0 to 1"))?,
+        ),
+    };
+    let mut reasons: Vec<String> = obj
+        .get("reasons")
+        .and_then(|r| r.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r.as_str().map(str::trim))
+                .filter(|r| !r.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if reasons.is_empty() && !r.reasoning.trim().is_empty() {
+        reasons.push(r.reasoning.trim().to_string());
     }
-    Err(format!(
-        "the judge gave no verdict; its reply ended: {}",
-        crate::judge::verdict::tail(reply, 300)
-    ))
+    let question = obj
+        .get("question")
+        .and_then(|q| q.as_str())
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .map(str::to_string);
+    Ok(Judgment {
+        decision,
+        confidence,
+        reasons,
+        question,
+    })
 }
 
 /// How the auditor found one criterion.
@@ -308,6 +288,9 @@ mod tests {
         assert!(parse_judgment("I think it is fine").is_err());
         assert!(parse_judgment("{\"verdict\": \"MAYBE\"}").is_err());
         assert!(parse_judgment("{\"verdict\": \"PASS\", \"confidence\": 7}").is_err());
+        // No confidence stated: none, never 1.
+        let j = parse_judgment("{\"verdict\":\"PASS\",\"reasons\":[\"x\"]}").unwrap();
+        assert_eq!(j.confidence, None);
     }
 
     #[test]

@@ -17,10 +17,7 @@ use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
-/// The label a verified bead gets.
-pub const VERIFIED: &str = "verified";
-/// The label of a bead waiting for a person's answer.
-pub const AWAITING_INPUT: &str = "awaiting:input";
+pub use crate::bead::model::{AWAITING_INPUT, VERIFIED};
 
 /// What routing did, besides the record.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -68,11 +65,17 @@ pub fn route_in(
     };
     let mut ids = vec![work.id.clone()];
     let mut outgoing = Vec::new();
+    let was_verified = work.has_label(VERIFIED);
+    if ins.verdict != Verdict::Pass {
+        // `verified` means verified now: any other verdict takes it away.
+        work.labels.retain(|l| l != VERIFIED);
+    }
     match ins.verdict {
         Verdict::Pass => {
             if !work.labels.iter().any(|l| l == VERIFIED) {
                 work.labels.push(VERIFIED.into());
             }
+            ids.extend(close_failure_reports(txn, ws, &work, ins, now)?);
             if work.status == Status::Rejected {
                 work.status = Status::Open;
             }
@@ -101,13 +104,19 @@ pub fn route_in(
         }
         Verdict::NeedsHuman => {
             let question = ins.question.clone().unwrap_or_else(|| "Is it done?".into());
-            routed
-                .mailed
-                .push(ask(txn, ws, actor, &mut work, &question, now)?);
+            routed.mailed.push(ask(
+                txn,
+                ws,
+                actor,
+                &mut work,
+                &question,
+                ins.work_state.as_deref(),
+                now,
+            )?);
         }
         Verdict::Error => {}
     }
-    if ins.verdict != Verdict::Error {
+    if ins.verdict != Verdict::Error || was_verified {
         work.updated_at = Some(now);
         txn.write(&bead_path(ws, &work.id), work.render().as_bytes())?;
     }
@@ -116,6 +125,48 @@ pub fn route_in(
         crate::mail::ops::send_in(txn, ws, out)?;
     }
     Ok((routed, ids))
+}
+
+/// Closes the open failure reports (`verification-result` children) of `work`, superseded
+/// by the passing `ins`; returns their ids.
+fn close_failure_reports(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    work: &Bead,
+    ins: &Inspection,
+    now: Timestamp,
+) -> Result<Vec<String>> {
+    let prefix = format!("{}.", work.id);
+    let mut closed = Vec::new();
+    for id in ws
+        .bead_ids()?
+        .into_iter()
+        .filter(|id| id.starts_with(&prefix))
+    {
+        let Ok(mut report) = crate::bead::store::load_one(ws, &id) else {
+            continue;
+        };
+        if report.issue_type != IssueType::VerificationResult
+            || report.parent.as_deref() != Some(&work.id)
+            || report.is_closed()
+        {
+            continue;
+        }
+        report.status = Status::Closed;
+        report.closed_at = Some(now);
+        report.close_reason = Some(format!(
+            "superseded by the passing inspection of {}{}",
+            work.id,
+            ins.head
+                .as_deref()
+                .map(|h| format!(" at {}", &h[..h.len().min(12)]))
+                .unwrap_or_default()
+        ));
+        report.updated_at = Some(now);
+        txn.write(&bead_path(ws, &report.id), report.render().as_bytes())?;
+        closed.push(report.id);
+    }
+    Ok(closed)
 }
 
 /// A notification from the Inspector to `mayor/`.
@@ -134,13 +185,15 @@ fn to_mayor(subject: String, body: String, priority: Priority) -> Outgoing {
 }
 
 /// Asks `question` about `work` in `txn`: labels it awaiting input, mails the question to
-/// `mayor/` and notes it on the bead with the message id; returns the mail's subject.
+/// `mayor/` and notes it on the bead with the message id and the state of the work asked
+/// about (`head`, a [`crate::git::GitRepo::work_fingerprint`]); returns the mail's subject.
 fn ask(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     actor: &str,
     work: &mut Bead,
     question: &str,
+    head: Option<&str>,
     now: Timestamp,
 ) -> Result<String> {
     if !work.labels.iter().any(|l| l == AWAITING_INPUT) {
@@ -156,21 +209,42 @@ fn ask(
     );
     let subject = asked.subject.clone();
     let sent = crate::mail::ops::send_in(txn, ws, asked)?;
+    let at = head
+        .map(|h| format!(", work {}", &h[..h.len().min(12)]))
+        .unwrap_or_default();
     let via = sent
         .first()
-        .map(|m| format!(" (asked in {})", m.id))
+        .map(|m| format!(" (asked in {}{at})", m.id))
         .unwrap_or_default();
     crate::bead::ops::add_note(work, actor, format!("Question: {question}{via}"), now);
     Ok(subject)
 }
 
 /// The answer a person gave to the latest question on `work`: an `Answer:` note after
-/// it, else the latest reply in the mail thread the question was asked in.
-pub fn latest_answer(ws: &Workspace, work: &Bead) -> Option<String> {
+/// it, else the latest reply in the mail thread the question was asked in. An answer
+/// applies to the state of the work the question was asked about: with `head` (the
+/// work's fingerprint now) different from it, there is none.
+pub fn latest_answer(ws: &Workspace, work: &Bead, head: Option<&str>) -> Option<String> {
     let asked = work
         .notes
         .iter()
         .rposition(|n| n.text.starts_with("Question:"))?;
+    let text = &work.notes[asked].text;
+    let (msg, at) = match text.rsplit_once("(asked in ") {
+        Some((_, rest)) => {
+            let rest = rest.trim_end_matches(')');
+            match rest.split_once(", work ") {
+                Some((m, at)) => (Some(m), Some(at.trim())),
+                None => (Some(rest), None),
+            }
+        }
+        None => (None, None),
+    };
+    if let (Some(at), Some(head)) = (at, head)
+        && !head.starts_with(at)
+    {
+        return None;
+    }
     if let Some(answer) = work.notes[asked + 1..]
         .iter()
         .rev()
@@ -178,9 +252,7 @@ pub fn latest_answer(ws: &Workspace, work: &Bead) -> Option<String> {
     {
         return Some(answer.trim().to_string());
     }
-    let text = &work.notes[asked].text;
-    let msg = text.rsplit_once("(asked in ")?.1.trim_end_matches(')');
-    let thread = crate::mail::query::thread(ws, msg).ok()?;
+    let thread = crate::mail::query::thread(ws, msg?).ok()?;
     thread
         .messages
         .iter()
@@ -221,7 +293,10 @@ fn record_of(ins: &Inspection, at: Timestamp) -> ResultRecord {
     ResultRecord {
         key: ins.work.clone(),
         verdict: ins.verdict,
-        confidence: ins.judgment.as_ref().map(|_| ins.confidence),
+        confidence: ins
+            .judgment
+            .as_ref()
+            .and_then(|j| j.confidence.map(|_| ins.confidence)),
         at,
         checks,
         briefs: ins.briefs.clone(),

@@ -44,6 +44,9 @@ pub struct Request {
     pub wait: Option<Duration>,
     /// Where the checks run (the refinery's temporary worktree), else the workspace's root.
     pub tree: Option<PathBuf>,
+    /// The commit of the work that questions and answers are about, when it is not HEAD
+    /// where the checks run (the refinery: the branch's tip, not the merge candidate).
+    pub work_head: Option<String>,
 }
 
 impl Request {
@@ -57,6 +60,7 @@ impl Request {
             answer: Answer::Recorded,
             wait: None,
             tree: None,
+            work_head: None,
         }
     }
 }
@@ -130,8 +134,9 @@ pub fn run(
     observer: &mut impl Observer,
 ) -> Result<Outcome> {
     let (work, spec) = pipeline::work_and_spec(ws, &req.id)?;
+    let head = head_of(ws, req);
     let (answer, given) = match &req.answer {
-        Answer::Recorded => (route::latest_answer(ws, &work), false),
+        Answer::Recorded => (route::latest_answer(ws, &work, head.as_deref()), false),
         Answer::Given(a) => (Some(a.clone()), true),
     };
     let step = Step {
@@ -139,6 +144,7 @@ pub fn run(
         req,
         answer,
         record_answer: given,
+        work_state: head.clone(),
     };
     let first = step.once(ws, &work, spec.as_ref(), observer)?;
     let (Some(wait), Some(routed)) = (req.wait, &first.routed) else {
@@ -148,7 +154,7 @@ pub fn run(
         return Ok(first);
     }
     observer.waiting(&first.inspection, routed);
-    let answer = wait_for_answer(ws, &work.id, wait)?;
+    let answer = wait_for_answer(ws, &work.id, head.as_deref(), wait)?;
     let (work, spec) = pipeline::work_and_spec(ws, &work.id)?;
     let again = Step {
         answer: Some(answer),
@@ -158,12 +164,28 @@ pub fn run(
     again.once(ws, &work, spec.as_ref(), observer)
 }
 
-/// A person's answer on `work`, polled until one is recorded or `wait` has passed.
-fn wait_for_answer(ws: &Workspace, work: &str, wait: Duration) -> Result<String> {
+/// The state of the work `req` inspects, which a question and its answer are about: the
+/// fingerprint of its `work_head`, else of HEAD where its checks run (vermas's own record
+/// commits leave it unchanged; a change to the work does not).
+fn head_of(ws: &Workspace, req: &Request) -> Option<String> {
+    let dir = req.tree.as_deref().unwrap_or(&ws.root);
+    let repo = crate::git::GitRepo::open(dir)?;
+    let commit = req.work_head.clone().or_else(|| repo.head_commit())?;
+    repo.work_fingerprint(&commit)
+}
+
+/// A person's answer on `work` about `head`, polled until one is recorded or `wait` has
+/// passed.
+fn wait_for_answer(
+    ws: &Workspace,
+    work: &str,
+    head: Option<&str>,
+    wait: Duration,
+) -> Result<String> {
     let until = Instant::now() + wait;
     loop {
         let bead = crate::bead::store::load_one(ws, work)?;
-        if let Some(a) = route::latest_answer(ws, &bead) {
+        if let Some(a) = route::latest_answer(ws, &bead, head) {
             return Ok(a);
         }
         if Instant::now() >= until {
@@ -186,6 +208,8 @@ struct Step<'a> {
     answer: Option<String>,
     /// True when the answer must be recorded on the work.
     record_answer: bool,
+    /// The state of the work (its fingerprint).
+    work_state: Option<String>,
 }
 
 impl Step<'_> {
@@ -213,6 +237,8 @@ impl Step<'_> {
             }
             None => pipeline::inspect(ws, work, spec, &opts),
         };
+        let mut inspection = inspection;
+        inspection.work_state.clone_from(&self.work_state);
         let mut out = Outcome {
             inspection,
             routed: None,
@@ -261,7 +287,9 @@ impl Step<'_> {
             && let Some(point) = HookPoint::after(out.inspection.verdict)
         {
             let payload = serde_json::to_value(&out.inspection).unwrap_or_default();
-            out.hook_warnings = hooks::run(ws, point, &payload).warnings;
+            let report = hooks::run_locked(ws, point, &payload);
+            out.hook_warnings = report.warnings;
+            out.hook_warnings.extend(report.stopped);
         }
         Ok(out)
     }

@@ -2,6 +2,7 @@
 //! dependency from the work, a "NEW SPEC NEEDED" mail to `inspector/`), given criteria,
 //! and approved (closed) before the work may be slung.
 
+use crate::bead::approval::{self, Approval};
 use crate::bead::model::{AcceptanceCriterion, Bead, DepType, Dependency, IssueType, Status};
 use crate::bead::ops::{self, Changed, NewBead};
 use crate::bead::store::{BeadSet, bead_path, load_one};
@@ -333,6 +334,8 @@ pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bea
         )));
     }
     let now = Timestamp::now();
+    let head = crate::git::GitRepo::open(&ws.root).and_then(|r| r.head_commit());
+    spec.approved = Some(Approval::of(&spec.acceptance_criteria, actor, head));
     spec.status = Status::Closed;
     spec.closed_at = Some(now);
     spec.close_reason = Some("approved".into());
@@ -354,6 +357,37 @@ pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bea
         ),
     )?;
     Ok(())
+}
+
+/// Why `spec` (not approved) is not approved, and the command that moves it on: add
+/// criteria when it has none, else approve them (again, when they changed since).
+pub fn not_approved(spec: &Bead) -> (String, String) {
+    if spec.acceptance_criteria.is_empty() {
+        return (
+            format!("its test spec {} has no criteria yet", spec.id),
+            format!(
+                "add one: vermas inspect add-criteria {} -d \"...\" --cmd \"...\" (or let the \
+                 strategist propose them: vermas strategize {}), then vermas inspect approve {}",
+                spec.id,
+                spec.parent.as_deref().unwrap_or("WORK"),
+                spec.id
+            ),
+        );
+    }
+    match approval::changed_since_approval(spec) {
+        Some(why) => (
+            format!("test spec {} is pending approval again: {why}", spec.id),
+            format!(
+                "review them (vermas inspect show {}) and approve them again: vermas inspect \
+                 approve {}",
+                spec.id, spec.id
+            ),
+        ),
+        None => (
+            format!("its test spec {} is not approved", spec.id),
+            format!("approve it: vermas inspect approve {}", spec.id),
+        ),
+    }
 }
 
 /// Open test specs, oldest first.

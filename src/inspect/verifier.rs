@@ -51,9 +51,24 @@ pub fn verify(
         |c| run_criterion(ws, c, &settings),
         |_| {},
     );
-    if let Some(path) = &work.spec
-        && let Ok(s) = crate::spec::load(&ws.root, &ws.root.join(path))
-    {
+    if let Some(path) = &work.spec {
+        let s = match crate::spec::load(&ws.root, &ws.root.join(path)) {
+            Ok(s) => s,
+            Err(e) => {
+                // A linked spec that cannot be read decides nothing, so nothing passes.
+                out.push(CriterionCheck {
+                    id: path.clone(),
+                    description: format!("the live spec {path} the work links"),
+                    kind: "spec".into(),
+                    target: path.clone(),
+                    result: CheckResult::without_run(
+                        Outcome::Error,
+                        format!("the linked spec {path} cannot be read: {e}"),
+                    ),
+                });
+                return out;
+            }
+        };
         for run in project.run(&[s], &settings, |_, _| {}) {
             for c in run.criteria {
                 for a in c.checks {

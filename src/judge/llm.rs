@@ -7,6 +7,9 @@ use crate::check::process::{self, Job};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The most bytes of a reply that are read; a longer reply is an error, never cut and read.
+pub const REPLY_CAP: usize = 1 << 20;
+
 /// One LLM command and how to call it.
 #[derive(Debug, Clone)]
 pub struct Llm {
@@ -56,11 +59,11 @@ impl Llm {
 
     /// Runs the command in `root` with the prompt on stdin and returns its output.
     pub fn call(&self, root: &Path, prompt: &str) -> Result<String, String> {
-        let how = "set llm.command in .beads/vermas.yaml to a command that reads a prompt on stdin and prints the reply (e.g. `claude -p`)";
+        let how = "set llm.command in .beads/vermas.yaml to a command that reads a prompt on stdin and prints the reply (`vermas config set llm.command CMD`; see the README's LLM section)";
         if self.command.trim().is_empty() {
             return Err(format!("no LLM is configured: {how}"));
         }
-        let job = Job::shell(self.command.clone(), root, self.timeout, 1 << 20)
+        let job = Job::shell(self.command.clone(), root, self.timeout, REPLY_CAP)
             .with_stdin(prompt.as_bytes());
         let done = process::run(&job);
         if let Some(e) = done.spawn_error {
@@ -75,6 +78,12 @@ impl Llm {
         }
         let text = done.text();
         match done.exit_code {
+            // A cut reply is never read: its real ending (the verdict) may be what was cut.
+            Some(0) if done.truncated() => Err(format!(
+                "the reply of `{}` is longer than {REPLY_CAP} bytes ({} bytes): a cut reply is \
+                 never read",
+                self.command, done.output_total
+            )),
             Some(0) => Ok(text),
             Some(127) => Err(format!(
                 "the LLM command `{}` was not found; {how}",
@@ -95,11 +104,5 @@ impl Llm {
 
 /// The hex hash that names a cached reply (and is recorded as the prompt's hash).
 pub fn prompt_hash(text: &str) -> Result<String, String> {
-    gix::objs::compute_hash(
-        gix::hash::Kind::Sha1,
-        gix::objs::Kind::Blob,
-        text.as_bytes(),
-    )
-    .map(|id| id.to_string())
-    .map_err(|e| e.to_string())
+    Ok(crate::store::id::content_hash(text))
 }

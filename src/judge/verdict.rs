@@ -1,6 +1,16 @@
-//! Reading a verdict out of an LLM's reply.
+//! Reading a verdict out of an LLM's reply: one grammar for a live spec's `[judge]` check
+//! and for the Inspector's judge.
+//!
+//! The rule, read from the bottom: a JSON object with a `verdict` (or a boolean `pass`)
+//! decides when it is the whole reply, the reply's final fenced code block (plain or
+//! `json`), or the reply's final non-empty line; JSON anywhere else is prose. Otherwise
+//! lines that are a verdict word alone (`PASS`, `FAIL`, `NEEDS_HUMAN`; markdown emphasis
+//! and a `Verdict:` label allowed) decide. Verdict lines that disagree with each other or
+//! with the JSON verdict are an error, as is no verdict at all.
 
-/// What a reply said.
+use serde_json::{Map, Value};
+
+/// What a live `[judge]` check's reply said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// The criterion holds; with the reasoning.
@@ -9,100 +19,158 @@ pub enum Verdict {
     Fail(String),
 }
 
-/// Finds the verdict in `reply`. A JSON object with `verdict` or `pass` counts only when it
-/// is the whole reply or the reply's final fenced code block (plain or `json`); JSON
-/// anywhere else is prose. Otherwise a line that is `PASS` or `FAIL` alone decides
-/// (markdown emphasis and a `Verdict:` label allowed). Verdict lines disagreeing with each
-/// other or with the JSON verdict are an error, as is no verdict at all.
+/// A verdict word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Word {
+    /// It holds.
+    Pass,
+    /// It does not.
+    Fail,
+    /// A person must decide.
+    NeedsHuman,
+}
+
+impl Word {
+    /// `PASS`, `FAIL` or `NEEDS_HUMAN`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Word::Pass => "PASS",
+            Word::Fail => "FAIL",
+            Word::NeedsHuman => "NEEDS_HUMAN",
+        }
+    }
+}
+
+/// What a reply said, by the rule above.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    /// The verdict.
+    pub word: Word,
+    /// The reasoning: the JSON's `reasoning`/`reason`/`explanation`, else the prose.
+    pub reasoning: String,
+    /// The JSON object that carried the verdict, if one did (its other fields: confidence,
+    /// reasons, question).
+    pub json: Option<Map<String, Value>>,
+}
+
+/// A live `[judge]` check's verdict: PASS or FAIL (a NEEDS_HUMAN is an error there).
 pub fn parse(reply: &str) -> Result<Verdict, String> {
+    let r = read(reply)?;
+    match r.word {
+        Word::Pass => Ok(Verdict::Pass(r.reasoning)),
+        Word::Fail => Ok(Verdict::Fail(r.reasoning)),
+        Word::NeedsHuman => Err(format!(
+            "the judge answered NEEDS_HUMAN, which a [judge] check cannot settle: {}",
+            tail(&r.reasoning, 300)
+        )),
+    }
+}
+
+/// Reads the verdict out of `reply` by the rule above.
+pub fn read(reply: &str) -> Result<Reading, String> {
     if reply.trim().is_empty() {
         return Err("the LLM replied with nothing".into());
     }
-    if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str(reply.trim())
-        && let Some((pass, reasoning)) = json_verdict(&obj)
+    if let Ok(Value::Object(obj)) = serde_json::from_str(reply.trim())
+        && let Some(word) = json_word(&obj)
     {
-        return Ok(verdict(pass, reasoning));
+        return Ok(Reading {
+            word,
+            reasoning: json_reasoning(&obj),
+            json: Some(obj),
+        });
     }
     let lines: Vec<&str> = reply.lines().collect();
-    let (json, block) = match final_fence(&lines) {
-        Some(block) => match fenced_json(&lines, block) {
-            Some(found) => (Some(found), Some(block)),
-            None => (None, None),
-        },
-        None => (None, None),
-    };
-    let outside = |i: usize| block.is_none_or(|b| i < b.0 || i > b.1);
-    let prose: Vec<(usize, &str)> = lines
+    let (json, skip) = final_json(&lines);
+    let outside = |i: usize| skip.is_none_or(|b| i < b.0 || i > b.1);
+    let prose: Vec<&str> = lines
         .iter()
         .enumerate()
         .filter(|(i, _)| outside(*i))
-        .map(|(i, l)| (i, *l))
+        .map(|(_, l)| *l)
         .collect();
     let said = line_verdict(&prose, reply)?;
     let reasoning = || {
         prose
             .iter()
-            .filter(|(_, l)| verdict_word(l).is_none() && !l.trim().is_empty())
-            .map(|(_, l)| l.trim())
+            .filter(|l| verdict_word(l).is_none() && !l.trim().is_empty())
+            .map(|l| l.trim())
             .collect::<Vec<_>>()
             .join(" ")
     };
     match (json, said) {
-        (Some((pass, _)), Some(line_pass)) if pass != line_pass => Err(format!(
-            "the reply contradicts itself: its final JSON block says {} but its verdict line \
-             says {}; it ended: {}",
-            word(pass),
-            word(line_pass),
+        (Some((word, _)), Some(line)) if word != line => Err(format!(
+            "the reply contradicts itself: its final JSON says {} but its verdict line says \
+             {}; it ended: {}",
+            word.as_str(),
+            line.as_str(),
             tail(reply, 300)
         )),
-        (Some((pass, from_json)), _) => {
-            let why = if from_json.is_empty() {
-                reasoning()
-            } else {
-                from_json
-            };
-            Ok(verdict(pass, why))
+        (Some((word, obj)), _) => {
+            let from_json = json_reasoning(&obj);
+            Ok(Reading {
+                word,
+                reasoning: if from_json.is_empty() {
+                    reasoning()
+                } else {
+                    from_json
+                },
+                json: Some(obj),
+            })
         }
-        (None, Some(pass)) => Ok(verdict(pass, reasoning())),
+        (None, Some(word)) => Ok(Reading {
+            word,
+            reasoning: reasoning(),
+            json: None,
+        }),
         (None, None) => Err(format!(
-            "no PASS or FAIL line in the reply; it ended: {}",
+            "no verdict (PASS, FAIL or NEEDS_HUMAN) in the reply; it ended: {}",
             tail(reply, 300)
         )),
     }
 }
 
-/// The verdict of `pass` with `reasoning`.
-fn verdict(pass: bool, reasoning: String) -> Verdict {
-    if pass {
-        Verdict::Pass(reasoning)
-    } else {
-        Verdict::Fail(reasoning)
+/// A JSON verdict and the object that carries it.
+type JsonVerdict = (Word, Map<String, Value>);
+
+/// The JSON verdict the final fenced block, else the final non-empty line, carries, with
+/// the lines it spans.
+fn final_json(lines: &[&str]) -> (Option<JsonVerdict>, Option<(usize, usize)>) {
+    if let Some(block) = final_fence(lines)
+        && let Some(found) = fenced_json(lines, block)
+    {
+        return (Some(found), Some(block));
     }
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
+    if let Some(i) = last
+        && let Ok(Value::Object(obj)) = serde_json::from_str(lines[i].trim())
+        && let Some(word) = json_word(&obj)
+    {
+        return (Some((word, obj)), Some((i, i)));
+    }
+    (None, None)
 }
 
-/// `PASS` or `FAIL`.
-fn word(pass: bool) -> &'static str {
-    if pass { "PASS" } else { "FAIL" }
-}
-
-/// The verdict the PASS/FAIL lines among `lines` agree on (`None`: there are none); lines
+/// The verdict the verdict lines among `lines` agree on (`None`: there are none); lines
 /// that disagree are an error.
-fn line_verdict(lines: &[(usize, &str)], reply: &str) -> Result<Option<bool>, String> {
-    let mut found = lines.iter().filter_map(|(_, l)| verdict_word(l));
+fn line_verdict(lines: &[&str], reply: &str) -> Result<Option<Word>, String> {
+    let mut found = lines.iter().filter_map(|l| verdict_word(l));
     let Some(first) = found.next() else {
         return Ok(None);
     };
-    if found.any(|p| p != first) {
+    if let Some(other) = found.find(|w| *w != first) {
         return Err(format!(
-            "the reply contradicts itself (both PASS and FAIL lines); it ended: {}",
+            "the reply contradicts itself (both {} and {} lines); it ended: {}",
+            first.as_str(),
+            other.as_str(),
             tail(reply, 300)
         ));
     }
     Ok(Some(first))
 }
 
-/// `Some(true)` for a PASS line, `Some(false)` for FAIL, else `None`.
-fn verdict_word(line: &str) -> Option<bool> {
+/// The verdict word a line is, alone (emphasis and a `Verdict:` label allowed).
+fn verdict_word(line: &str) -> Option<Word> {
     let t = line
         .trim()
         .trim_matches(|c: char| matches!(c, '*' | '_' | '#' | '`' | '>' | ' ' | '.' | '!'));
@@ -112,9 +180,15 @@ fn verdict_word(line: &str) -> Option<bool> {
         .or_else(|| t.strip_prefix("verdict:"))
         .map_or(t, str::trim)
         .trim_matches(|c: char| matches!(c, '*' | '_' | '`' | ' '));
+    word_of(t)
+}
+
+/// `PASS`/`PASSED`, `FAIL`/`FAILED` or `NEEDS_HUMAN` (also with `-`), exactly.
+fn word_of(t: &str) -> Option<Word> {
     match t {
-        "PASS" | "PASSED" => Some(true),
-        "FAIL" | "FAILED" => Some(false),
+        "PASS" | "PASSED" => Some(Word::Pass),
+        "FAIL" | "FAILED" => Some(Word::Fail),
+        "NEEDS_HUMAN" | "NEEDS-HUMAN" => Some(Word::NeedsHuman),
         _ => None,
     }
 }
@@ -138,33 +212,37 @@ fn final_fence(lines: &[&str]) -> Option<(usize, usize)> {
     last
 }
 
-/// The verdict and reasoning of the fenced block `block` when it is tagged `json` (or not
-/// at all) and holds a JSON verdict object.
-fn fenced_json(lines: &[&str], (start, end): (usize, usize)) -> Option<(bool, String)> {
+/// The verdict and object of the fenced block `block` when it is tagged `json` (or not at
+/// all) and holds a JSON verdict object.
+fn fenced_json(lines: &[&str], (start, end): (usize, usize)) -> Option<JsonVerdict> {
     let info = lines[start].trim().trim_start_matches('`').trim();
     if !(info.is_empty() || info.eq_ignore_ascii_case("json")) {
         return None;
     }
     let body = lines[start + 1..end].join("\n");
     match serde_json::from_str(body.trim()) {
-        Ok(serde_json::Value::Object(obj)) => json_verdict(&obj),
+        Ok(Value::Object(obj)) => json_word(&obj).map(|w| (w, obj)),
         _ => None,
     }
 }
 
-/// The pass flag and reasoning of a JSON verdict object (`verdict` or `pass` key).
-fn json_verdict(obj: &serde_json::Map<String, serde_json::Value>) -> Option<(bool, String)> {
-    let pass = match (obj.get("verdict"), obj.get("pass")) {
-        (Some(serde_json::Value::String(s)), _) => verdict_word(&s.to_ascii_uppercase()),
-        (_, Some(serde_json::Value::Bool(b))) => Some(*b),
+/// The verdict of a JSON verdict object (`verdict` in any case, or a boolean `pass`).
+fn json_word(obj: &Map<String, Value>) -> Option<Word> {
+    match (obj.get("verdict"), obj.get("pass")) {
+        (Some(Value::String(s)), _) => word_of(&s.trim().to_ascii_uppercase()),
+        (_, Some(Value::Bool(true))) => Some(Word::Pass),
+        (_, Some(Value::Bool(false))) => Some(Word::Fail),
         _ => None,
-    }?;
-    let reasoning = ["reasoning", "reason", "explanation"]
+    }
+}
+
+/// The reasoning a JSON verdict object gives (`reasoning`, `reason` or `explanation`).
+fn json_reasoning(obj: &Map<String, Value>) -> String {
+    ["reasoning", "reason", "explanation"]
         .iter()
         .find_map(|k| obj.get(*k).and_then(|v| v.as_str()))
         .unwrap_or_default()
-        .to_string();
-    Some((pass, reasoning))
+        .to_string()
 }
 
 /// The last `max` characters of `text`, on one line.
@@ -212,7 +290,7 @@ mod tests {
         assert!(
             parse("I think it is mostly fine")
                 .unwrap_err()
-                .contains("no PASS")
+                .contains("no verdict")
         );
         assert!(
             parse("PASS\nactually\nFAIL")
@@ -242,7 +320,7 @@ mod tests {
         assert!(
             parse("Answer like {\"verdict\": \"PASS\"} when it holds.")
                 .unwrap_err()
-                .contains("no PASS")
+                .contains("no verdict")
         );
     }
 
@@ -276,6 +354,27 @@ mod tests {
             parse("  {\"verdict\": \"fail\", \"explanation\": \"x\"}\n").unwrap(),
             Verdict::Fail("x".into())
         );
-        assert!(parse("{\"score\": 3}").unwrap_err().contains("no PASS"));
+        assert!(parse("{\"score\": 3}").unwrap_err().contains("no verdict"));
+    }
+
+    #[test]
+    fn prose_then_a_final_json_line_counts_for_every_judge() {
+        let r =
+            read("The banner is there.\n{\"verdict\": \"PASS\", \"confidence\": 0.8}\n").unwrap();
+        assert_eq!(r.word, Word::Pass);
+        assert_eq!(r.reasoning, "The banner is there.");
+        assert_eq!(r.json.unwrap()["confidence"], 0.8);
+        assert_eq!(
+            parse("No banner.\n{\"verdict\": \"FAIL\"}").unwrap(),
+            Verdict::Fail("No banner.".into())
+        );
+        // A PASS line above a final FAIL JSON line is a contradiction, not a PASS.
+        assert!(
+            read("PASS\n...\n{\"verdict\": \"FAIL\"}")
+                .unwrap_err()
+                .contains("contradicts")
+        );
+        assert_eq!(read("NEEDS_HUMAN").unwrap().word, Word::NeedsHuman);
+        assert!(parse("NEEDS_HUMAN").is_err());
     }
 }

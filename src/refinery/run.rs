@@ -133,6 +133,7 @@ fn verify_and_land(
             base: Some(tip.clone()),
             use_cache: opts.use_cache,
             tree: Some(tree.dir().to_path_buf()),
+            work_head: Some(head.clone()),
             ..inspect::Request::new(req.bead.clone(), Upto::Run)
         };
         let mut lander = Lander {

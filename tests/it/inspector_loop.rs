@@ -113,7 +113,10 @@ fn each_kind_of_message_is_acted_on_exactly_once_across_a_restart() {
     );
     repo.write(
         ".beads/issues/vm-spec-ci.md",
-        "---\nid: vm-spec-ci\ntitle: 'Test spec: Set up CI'\nstatus: closed\npriority: 2\nissue_type: test-spec\nparent: vm-ci\nacceptance_criteria:\n  - {id: ac-1, description: \"ci holds\", verify_command: \"true\"}\n---\n",
+        &format!(
+            "---\nid: vm-spec-ci\ntitle: 'Test spec: Set up CI'\nstatus: closed\npriority: 2\nissue_type: test-spec\nparent: vm-ci\nacceptance_criteria:\n  - {{id: ac-1, description: \"ci holds\", verify_command: \"true\"}}\n{}---\n",
+            approval_stamp(&[("ac-1".into(), "ci holds".into(), "verify_command", "true".into())])
+        ),
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "ci work"]);
@@ -208,9 +211,14 @@ fn each_kind_of_message_is_acted_on_exactly_once_across_a_restart() {
         "{ci:#}"
     );
     let log_text = std::fs::read_to_string(&prompts).expect("prompt log");
+    // The answer is in the judge's prompt, fenced as data.
+    let answer = log_text
+        .split("ANSWER FROM A PERSON\n<<<DATA ")
+        .nth(1)
+        .expect("the judge saw the answer section");
     assert!(
-        log_text.contains("ANSWER FROM A PERSON\nGitHub Actions"),
-        "the judge saw the answer"
+        answer.lines().nth(1) == Some("GitHub Actions"),
+        "the judge saw the answer: {answer}"
     );
     mayor_msg(repo, "VERIFIED: Set up CI");
 

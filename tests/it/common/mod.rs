@@ -237,7 +237,7 @@ impl Repo {
     }
 
     /// Writes work bead `vm-fizz` and its test spec `vm-spec-fizz` (approved, that is
-    /// closed, when `approved`) with `criteria` as `(id, shell command)` pairs.
+    /// closed with the approval stamp docs/FORMATS.md defines, when `approved`) with `criteria` as `(id, shell command)` pairs.
     pub fn write_fizz(&self, criteria: &[(&str, &str)], approved: bool) {
         self.write(
             ".beads/issues/vm-fizz.md",
@@ -247,11 +247,21 @@ impl Repo {
             "---\nid: vm-spec-fizz\ntitle: 'Test spec: Implement FizzBuzz'\nstatus: {}\npriority: 2\nissue_type: test-spec\nparent: vm-fizz\nacceptance_criteria:\n",
             if approved { "closed" } else { "open" }
         );
+        let mut frozen = Vec::new();
         for (id, cmd) in criteria {
+            frozen.push((
+                id.to_string(),
+                format!("{id} holds"),
+                "verify_command",
+                cmd.to_string(),
+            ));
             let cmd = serde_json::to_string(cmd).expect("quote");
             spec.push_str(&format!(
                 "  - {{id: {id}, description: \"{id} holds\", verify_command: {cmd}}}\n"
             ));
+        }
+        if approved {
+            spec.push_str(&approval_stamp(&frozen));
         }
         spec.push_str("---\n");
         self.write(".beads/issues/vm-spec-fizz.md", &spec);
@@ -326,4 +336,36 @@ pub fn stdout(o: &Output) -> String {
 /// Stderr of an output as text.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `approved:` line of a test spec approving `criteria`, each `(id, description, check
+/// key, check)`: the hash docs/FORMATS.md defines, as `vermas inspect approve` writes it.
+pub fn approval_stamp(criteria: &[(String, String, &str, String)]) -> String {
+    let mut text = String::new();
+    for (id, description, key, check) in criteria {
+        text.push_str(&format!("{id}\n{description}\n{key}={check}\n\n"));
+    }
+    format!(
+        "approved: {{criteria: {}, commit: null, by: tester, at: 2026-11-01T00:00:00Z}}\n",
+        blob_hash(&text)
+    )
+}
+
+/// git's blob hash of `text` (`git hash-object --stdin`): the hash of approved criteria.
+pub fn blob_hash(text: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git hash-object");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("git hash-object");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }

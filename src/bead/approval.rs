@@ -1,0 +1,85 @@
+//! What approving a test spec froze: the hash of its criteria, the commit it was approved
+//! at, by whom and when. A test spec is approved only while it is closed and its criteria
+//! still hash to what was approved; one whose criteria were edited afterwards (by hand,
+//! on a branch, or with the stamp removed) reads as pending approval again, so only the
+//! criteria a person approved ever decide an inspection or a merge.
+
+use super::model::{AcceptanceCriterion, Bead, IssueType, Status};
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// The stamp an approval leaves on a test spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    /// The hash of the approved criteria (see [`criteria_hash`]).
+    pub criteria: String,
+    /// The commit the repository was at when they were approved.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// Who approved them.
+    #[serde(default)]
+    pub by: Option<String>,
+    /// When.
+    #[serde(default)]
+    pub at: Option<Timestamp>,
+}
+
+/// The hash of `criteria` as they decide: each one's id, description and checks, in order
+/// (git's blob hash of that text).
+pub fn criteria_hash(criteria: &[AcceptanceCriterion]) -> String {
+    let mut text = String::new();
+    for c in criteria {
+        text.push_str(&format!("{}\n{}\n", c.id, c.description));
+        for (key, value) in c.checks() {
+            text.push_str(&format!("{key}={value}\n"));
+        }
+        text.push('\n');
+    }
+    crate::store::id::content_hash(&text)
+}
+
+impl Approval {
+    /// The stamp for approving `criteria` now, as `by`, at `commit`.
+    pub fn of(criteria: &[AcceptanceCriterion], by: &str, commit: Option<String>) -> Approval {
+        Approval {
+            criteria: criteria_hash(criteria),
+            commit,
+            by: Some(by.to_string()),
+            at: Some(Timestamp::now()),
+        }
+    }
+}
+
+/// True when `bead` is a closed test spec whose approval stamp is missing or no longer
+/// matches its criteria.
+fn lapsed(bead: &Bead) -> bool {
+    bead.issue_type == IssueType::TestSpec
+        && bead.status == Status::Closed
+        && bead
+            .approved
+            .as_ref()
+            .is_none_or(|a| a.criteria != criteria_hash(&bead.acceptance_criteria))
+}
+
+/// Reads a closed test spec whose approval does not hold as open (pending approval again).
+pub fn settle(bead: &mut Bead) {
+    if lapsed(bead) {
+        bead.status = Status::Open;
+    }
+}
+
+/// Why `spec` waits for approval when it was approved once: its criteria changed since.
+pub fn changed_since_approval(spec: &Bead) -> Option<String> {
+    let a = spec.approved.as_ref()?;
+    (a.criteria != criteria_hash(&spec.acceptance_criteria)).then(|| {
+        format!(
+            "the criteria of {} changed after they were approved{}",
+            spec.id,
+            a.commit
+                .as_deref()
+                .map(|c| format!(" (at {})", &c[..c.len().min(12)]))
+                .unwrap_or_default()
+        )
+    })
+}
