@@ -25,6 +25,7 @@ mod discover;
 mod doctor;
 mod error_codes;
 mod formula;
+mod frozen_verdicts;
 mod formula_errors;
 mod gates;
 mod git_recording;
