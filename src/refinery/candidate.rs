@@ -19,19 +19,30 @@ pub enum Candidate {
     Refused(String),
 }
 
-/// Builds the commit that would land `req` (branch at `head`) on the target's `tip`.
+/// Builds the commit that would land `req` (branch at `head`) on the target's `tip`;
+/// `records` is the ledger folder relative to the repository (`.beads/`).
 pub fn build(
     git: &Git,
     req: &MergeRequest,
     strategy: Strategy,
-    tip: &str,
-    head: &str,
+    (tip, head): (&str, &str),
+    records: &str,
     actor: &str,
 ) -> Result<Candidate> {
     if git.is_ancestor(head, tip)? {
         return Ok(Candidate::Refused(format!(
             "nothing to merge: every commit of {} is in {} already",
             req.branch, req.target
+        )));
+    }
+    let judges = inspector_records(git, tip, head, records)?;
+    if !judges.is_empty() {
+        return Ok(Candidate::Refused(format!(
+            "{} changes the Inspector's own records ({}): work branches change code, not \
+             their judges; a person changes those on {} itself",
+            req.branch,
+            judges.join(", "),
+            req.target
         )));
     }
     if strategy == Strategy::FfOnly {
@@ -76,6 +87,35 @@ pub fn build(
         git.commit_tree(&tree, &[tip, head], &message)?
     };
     Ok(Candidate::Ready(commit))
+}
+
+/// The Inspector's own records the branch changes: test specs (as either side has them),
+/// results, lifecycle hooks, role prompts, the merge queue and the settings under
+/// `records`.
+fn inspector_records(git: &Git, tip: &str, head: &str, records: &str) -> Result<Vec<String>> {
+    let judges = ["results/", "hooks/", "roles/", "mq/", "vermas.yaml", "config.yaml"];
+    let is_test_spec = |path: &str| {
+        [tip, head].iter().any(|rev| {
+            git.show_file(rev, path).is_some_and(|text| {
+                // The front matter: the lines between the first two `---`.
+                text.lines()
+                    .skip(1)
+                    .take_while(|l| l.trim_end() != "---")
+                    .any(|l| l.trim() == "issue_type: test-spec")
+            })
+        })
+    };
+    Ok(git
+        .changed_paths(tip, head)?
+        .into_iter()
+        .filter(|path| {
+            let Some(rel) = path.strip_prefix(records) else {
+                return false;
+            };
+            judges.iter().any(|j| rel == *j || (j.ends_with('/') && rel.starts_with(j)))
+                || (rel.starts_with("issues/") && is_test_spec(path))
+        })
+        .collect())
 }
 
 /// `text` with every control character turned into a space, so no value adds a line.

@@ -165,6 +165,23 @@ impl Git {
         Ok(self.run_in(None, &args, &env)?.trim().to_string())
     }
 
+    /// The paths the commits of `head` change since it left `tip` (`git diff
+    /// tip...head`).
+    pub fn changed_paths(&self, tip: &str, head: &str) -> Result<Vec<String>> {
+        let range = format!("{tip}...{head}");
+        let out = self.run(&["diff", "--name-only", "-z", "--no-renames", &range, "--"])?;
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// The file `path` at commit `rev`, if it is there.
+    pub fn show_file(&self, rev: &str, path: &str) -> Option<String> {
+        self.run(&["show", &format!("{rev}:{path}")]).ok()
+    }
+
     /// The subjects of the commits in `to` that are not in `from`, oldest first.
     pub fn subjects(&self, from: &str, to: &str) -> Result<Vec<String>> {
         let range = format!("{from}..{to}");

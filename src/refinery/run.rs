@@ -119,7 +119,8 @@ fn verify_and_land(
             Error::Invalid(format!("the branch '{}' no longer exists", req.branch))
         })?;
         let strategy = ws.config.refinery.strategy;
-        let candidate = match candidate::build(git, req, strategy, &tip, &head, actor)? {
+        let records = records_prefix(ws);
+        let candidate = match candidate::build(git, req, strategy, (&tip, &head), &records, actor)? {
             Candidate::Ready(c) => c,
             Candidate::Conflict(paths) => {
                 return Ok(Settled::Ended(Box::new(End::conflict(paths, tip))));
@@ -254,6 +255,13 @@ impl inspect::Observer for Lander<'_> {
         let m = settle::commit_message(self.req, Vec::new(), "");
         Some((m.verb, m.title))
     }
+}
+
+/// The ledger folder relative to the repository's root, with a trailing `/`.
+fn records_prefix(ws: &Workspace) -> String {
+    let root = ws.repo_root();
+    let rel = ws.beads_dir.strip_prefix(&root).unwrap_or(&ws.beads_dir);
+    format!("{}/", rel.to_string_lossy().trim_end_matches('/'))
 }
 
 /// What moving the target came to.

@@ -397,7 +397,13 @@ fn a_branch_cannot_weaken_the_test_spec_it_is_judged_by() {
     ]);
     let r = f.vermas(&["refinery", "run"], &[]);
     r.expect_code(1);
-    assert!(r.stdout.contains("[FAIL] ac-1"), "{}", r.stdout);
+    // Refused before anything runs: a branch never changes the criteria it is judged by.
+    let reason = f.request()["reason"].as_str().unwrap_or_default().to_string();
+    assert!(
+        reason.contains(".beads/issues/vm-spec-fizz.md"),
+        "{reason}\n{}",
+        r.stdout
+    );
     assert_eq!(f.tip("release"), old);
 }
 
@@ -456,4 +462,45 @@ fn ctrl_c_mid_run_leaves_no_worktree_and_the_next_run_takes_the_request_again() 
     assert_eq!(req["state"], "merged");
     assert_eq!(req["attempts"], 2);
     f.assert_no_worktree_left();
+}
+
+#[test]
+fn a_branch_that_changes_its_own_judges_is_rejected_and_the_target_stays() {
+    for (what, path, text) in [
+        (
+            "a weakened test spec",
+            ".beads/issues/vm-spec-fizz.md",
+            "---\nid: vm-spec-fizz\ntitle: 'Test spec: Implement FizzBuzz'\nstatus: closed\npriority: 2\nissue_type: test-spec\nparent: vm-fizz\nacceptance_criteria:\n  - {id: ac-1, description: \"ac-1 holds\", verify_command: \"true\"}\n---\n",
+        ),
+        (
+            "a lifecycle hook",
+            ".beads/hooks/PreInspect",
+            "#!/bin/sh\nexit 0\n",
+        ),
+        ("the settings", ".beads/vermas.yaml", "prefix: vm\n"),
+    ] {
+        let f = fixture(&[("ac-1", "test -f feature.txt")], &[]);
+        f.branch(
+            "feature",
+            "release",
+            &[("feature.txt", "new\n"), (path, text)],
+        );
+        let before = f.tip("release");
+        f.repo.ok(&[
+            "refinery", "submit", "feature", "--bead", "vm-fizz", "--into", "release",
+        ]);
+        let r = f.vermas(&["refinery", "run"], &[]);
+        assert_eq!(f.tip("release"), before, "{what}: the target stays");
+        let req = f.request();
+        assert_eq!(req["state"], "rejected", "{what}: {req:#} {r:?}");
+        let reason = req["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.contains("the Inspector's own records") && reason.contains(path),
+            "{what}: {reason}"
+        );
+        assert!(
+            f.mayor_mail().iter().any(|s| s.starts_with("NOT MERGED")),
+            "{what}"
+        );
+    }
 }
