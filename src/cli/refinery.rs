@@ -45,12 +45,12 @@ fn submit(ctx: &Ctx, sub: &Submission) -> CmdResult {
         print_json(&versioned(r));
     } else if done.queued {
         outln!(
-            "queued {}: {} -> {} (judged by {}), position {}",
+            "queued {}: {} -> {} (judged by {}), position {} of the requests waiting",
             r.id,
             r.branch,
             r.target,
             r.bead,
-            r.seq
+            done.position
         );
     }
     if let Some(rec) = &done.recorded {
@@ -90,7 +90,11 @@ fn exit_code(states: impl Iterator<Item = State> + Clone) -> i32 {
     let any = |s: State| states.clone().any(|x| x == s);
     if any(State::Rejected) || any(State::Conflict) {
         1
-    } else if any(State::Error) || any(State::Verifying) || any(State::Queued) {
+    } else if any(State::Error)
+        || any(State::Verifying)
+        || any(State::Merging)
+        || any(State::Queued)
+    {
         3
     } else if any(State::NeedsHuman) {
         4

@@ -93,7 +93,14 @@ pub fn build(
 /// results, lifecycle hooks, role prompts, the merge queue and the settings under
 /// `records`.
 fn inspector_records(git: &Git, tip: &str, head: &str, records: &str) -> Result<Vec<String>> {
-    let judges = ["results/", "hooks/", "roles/", "mq/", "vermas.yaml", "config.yaml"];
+    let judges = [
+        "results/",
+        "hooks/",
+        "roles/",
+        "mq/",
+        "vermas.yaml",
+        "config.yaml",
+    ];
     let is_test_spec = |path: &str| {
         [tip, head].iter().any(|rev| {
             git.show_file(rev, path).is_some_and(|text| {
@@ -112,7 +119,9 @@ fn inspector_records(git: &Git, tip: &str, head: &str, records: &str) -> Result<
             let Some(rel) = path.strip_prefix(records) else {
                 return false;
             };
-            judges.iter().any(|j| rel == *j || (j.ends_with('/') && rel.starts_with(j)))
+            judges
+                .iter()
+                .any(|j| rel == *j || (j.ends_with('/') && rel.starts_with(j)))
                 || (rel.starts_with("issues/") && is_test_spec(path))
         })
         .collect())

@@ -165,6 +165,14 @@ impl Git {
         Ok(self.run_in(None, &args, &env)?.trim().to_string())
     }
 
+    /// The repository's own git folder (shared by its worktrees), absolute.
+    pub fn common_dir(&self) -> Option<PathBuf> {
+        let out = self
+            .run(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+            .ok()?;
+        Some(PathBuf::from(out.trim()))
+    }
+
     /// The paths the commits of `head` change since it left `tip` (`git diff
     /// tip...head`).
     pub fn changed_paths(&self, tip: &str, head: &str) -> Result<Vec<String>> {

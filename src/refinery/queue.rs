@@ -29,6 +29,8 @@ pub struct Submitted {
     pub request: MergeRequest,
     /// False when an equal request was waiting already: nothing was written.
     pub queued: bool,
+    /// Its place among the requests waiting now (1: taken next).
+    pub position: usize,
     /// The commit, when one was made.
     pub recorded: Option<Recorded>,
 }
@@ -55,16 +57,19 @@ pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted
     let bead = bead_of(ws, branch, sub.bead.as_deref())?;
     let mut txn = Txn::begin(ws)?;
     let (all, _) = request::load_all(ws)?;
-    if let Some(waiting) = all
+    let waiting: Vec<&MergeRequest> = all.iter().filter(|r| r.state.is_waiting()).collect();
+    if let Some(i) = waiting
         .iter()
-        .find(|r| r.state.is_waiting() && r.branch == branch && r.target == target)
+        .position(|r| r.branch == branch && r.target == target)
     {
         return Ok(Submitted {
-            request: waiting.clone(),
+            request: waiting[i].clone(),
             queued: false,
+            position: i + 1,
             recorded: None,
         });
     }
+    let position = waiting.len() + 1;
     let now = Timestamp::now();
     let req = MergeRequest {
         id: request::new_id(ws, branch, actor, all.len()),
@@ -97,6 +102,7 @@ pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted
     Ok(Submitted {
         request: req,
         queued: true,
+        position,
         recorded: Some(recorded),
     })
 }

@@ -17,6 +17,9 @@ pub enum State {
     /// Being verified now (or a run was interrupted while verifying it: the next run
     /// takes it again).
     Verifying,
+    /// Verified, and the target is being moved to `candidate` (a run killed in between
+    /// leaves it so: the next run finishes it).
+    Merging,
     /// Verified and landed: the target moved.
     Merged,
     /// Not landed: the inspection FAILed, the branch is not a fast-forward (`ff-only`),
@@ -36,6 +39,7 @@ impl State {
         match self {
             State::Queued => "queued",
             State::Verifying => "verifying",
+            State::Merging => "merging",
             State::Merged => "merged",
             State::Rejected => "rejected",
             State::Conflict => "conflict",
@@ -44,9 +48,10 @@ impl State {
         }
     }
 
-    /// True while a run still has to take the request.
+    /// True while a run still has to take the request (a NEEDS_HUMAN one waits for its
+    /// answer too, see [`crate::refinery::run`]).
     pub fn is_waiting(self) -> bool {
-        matches!(self, State::Queued | State::Verifying)
+        matches!(self, State::Queued | State::Verifying | State::Merging)
     }
 }
 
@@ -149,6 +154,13 @@ pub fn load_all(ws: &Workspace) -> Result<(Vec<MergeRequest>, Vec<Error>)> {
     }
     all.sort_by(|a, b| (a.seq, a.created_at, &a.id).cmp(&(b.seq, b.created_at, &b.id)));
     Ok((all, broken))
+}
+
+/// Writes `req` as it stands to its file, uncommitted: the intent a run records before it
+/// moves the target, so a run killed in between can be finished by the next (the
+/// request's final commit takes the file along).
+pub fn write_intent(ws: &Workspace, req: &MergeRequest) -> Result<()> {
+    crate::store::write_atomic(&ws.cache_dir(), &path(ws, &req.id), render(req)?.as_bytes())
 }
 
 /// A new request id, free among the request files.

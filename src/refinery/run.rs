@@ -39,12 +39,18 @@ pub fn run(
     crate::bead::ops::check_actor(actor)?;
     let git = super::queue::repository(ws)?;
     let _lock = super::queue::lock_runs(ws)?;
+    // This run holds the lock: worktrees of runs that died are provably left over.
+    super::worktree::prune_leftovers(&git);
     let mut taken = Vec::new();
     loop {
         let (all, _) = request::load_all(ws)?;
-        // A request left `verifying` was being verified by a run that was interrupted
-        // (this run holds the lock, so no other is at it): it is taken again.
-        let Some(next) = all.into_iter().find(|r| r.state.is_waiting()) else {
+        // A request left `verifying` or `merging` was being settled by a run that was
+        // interrupted (this run holds the lock, so no other is at it): it is taken again;
+        // a NEEDS_HUMAN one once its question is answered.
+        let Some(next) = all
+            .into_iter()
+            .find(|r| r.state.is_waiting() || answered(ws, &git, r))
+        else {
             break;
         };
         let t = take(ws, &git, actor, next, opts)?;
@@ -57,8 +63,25 @@ pub fn run(
     Ok(taken)
 }
 
+/// True for a NEEDS_HUMAN request whose question a person has answered about the
+/// branch as it is now.
+fn answered(ws: &Workspace, git: &Git, req: &MergeRequest) -> bool {
+    if req.state != State::NeedsHuman {
+        return false;
+    }
+    let Ok(work) = crate::bead::store::load_one(ws, &req.bead) else {
+        return false;
+    };
+    let state =
+        git.branch_tip(&req.branch).ok().flatten().and_then(|tip| {
+            crate::git::GitRepo::open(&ws.root).and_then(|r| r.work_fingerprint(&tip))
+        });
+    crate::inspect::route::latest_answer(ws, &work, state.as_deref()).is_some()
+}
+
 /// Verifies and settles one request: marks it `verifying` (one commit), then records how
-/// it ended (one commit). Whatever goes wrong in between ends it as `error`.
+/// it ended (one commit). Whatever goes wrong in between ends it as `error`. A request a
+/// killed run left `merging` whose target already holds its candidate is finished.
 fn take(
     ws: &Workspace,
     git: &Git,
@@ -66,6 +89,11 @@ fn take(
     mut req: MergeRequest,
     opts: RunOptions,
 ) -> Result<Taken> {
+    if req.state == State::Merging
+        && let Some(done) = finish_landed(ws, git, actor, &mut req, opts)?
+    {
+        return Ok(done);
+    }
     req.state = State::Verifying;
     req.attempts += 1;
     req.reason = None;
@@ -120,7 +148,8 @@ fn verify_and_land(
         })?;
         let strategy = ws.config.refinery.strategy;
         let records = records_prefix(ws);
-        let candidate = match candidate::build(git, req, strategy, (&tip, &head), &records, actor)? {
+        let candidate = match candidate::build(git, req, strategy, (&tip, &head), &records, actor)?
+        {
             Candidate::Ready(c) => c,
             Candidate::Conflict(paths) => {
                 return Ok(Settled::Ended(Box::new(End::conflict(paths, tip))));
@@ -159,22 +188,11 @@ fn verify_and_land(
             .end
             .take()
             .unwrap_or_else(|| End::error(String::new()));
-        let mut mailed = out
-            .routed
-            .as_ref()
-            .map(|r| r.mailed.clone())
-            .unwrap_or_default();
-        mailed.extend(lander.mailed);
-        let mut warnings = end.warnings;
-        warnings.extend(out.hook_warnings);
-        return Ok(Settled::Inspected(Box::new(Taken {
-            request: req.clone(),
-            inspection: Some(out.inspection),
-            routed: out.routed,
-            mailed,
-            warnings,
-            recorded: out.recorded,
-        })));
+        let mailed = std::mem::take(&mut lander.mailed);
+        drop(lander);
+        return Ok(Settled::Inspected(Box::new(taken_of(
+            req, out, end, mailed,
+        ))));
     }
 }
 
@@ -257,6 +275,127 @@ impl inspect::Observer for Lander<'_> {
     }
 }
 
+/// Finishes a request a killed run left `merging`: when the target holds its candidate,
+/// the candidate is inspected again where it landed and recorded as merged (routed by
+/// what that inspection says); `None` when the target never moved, so it is verified
+/// again as usual.
+fn finish_landed(
+    ws: &Workspace,
+    git: &Git,
+    actor: &str,
+    req: &mut MergeRequest,
+    opts: RunOptions,
+) -> Result<Option<Taken>> {
+    let (Some(candidate), Some(tip)) = (req.candidate.clone(), req.target_tip.clone()) else {
+        return Ok(None);
+    };
+    let landed = match git.branch_tip(&req.target)? {
+        Some(now) => now == candidate || git.is_ancestor(&candidate, &now)?,
+        None => false,
+    };
+    if !landed {
+        return Ok(None);
+    }
+    let tree = TempWorktree::add(git, &candidate)?;
+    let inspection = inspect::Request {
+        base: Some(tip.clone()),
+        use_cache: opts.use_cache,
+        tree: Some(tree.dir().to_path_buf()),
+        work_head: git.branch_tip(&req.branch)?,
+        ..inspect::Request::new(req.bead.clone(), Upto::Run)
+    };
+    let mut finisher = Finisher {
+        ws,
+        req,
+        tip,
+        candidate,
+        tree: Some(tree),
+        end: None,
+        mailed: Vec::new(),
+    };
+    let out = inspect::run(ws, Some(actor), &inspection, &mut finisher)?;
+    let end = finisher
+        .end
+        .take()
+        .unwrap_or_else(|| End::error(String::new()));
+    let mailed = std::mem::take(&mut finisher.mailed);
+    drop(finisher);
+    Ok(Some(taken_of(req, out, end, mailed)))
+}
+
+/// A request's end as an inspection's run recorded it.
+fn taken_of(req: &MergeRequest, out: inspect::Outcome, end: End, mailed: Vec<String>) -> Taken {
+    let mut all = out
+        .routed
+        .as_ref()
+        .map(|r| r.mailed.clone())
+        .unwrap_or_default();
+    all.extend(mailed);
+    let mut warnings = end.warnings;
+    warnings.extend(out.hook_warnings);
+    Taken {
+        request: req.clone(),
+        inspection: Some(out.inspection),
+        routed: out.routed,
+        mailed: all,
+        warnings,
+        recorded: out.recorded,
+    }
+}
+
+/// The part of an inspection that finishes a landing a killed run left: whatever the
+/// inspection says, the candidate is on the target, so the request is `merged`.
+struct Finisher<'a> {
+    /// The workspace.
+    ws: &'a Workspace,
+    /// The request.
+    req: &'a mut MergeRequest,
+    /// The target's tip the candidate was built on.
+    tip: String,
+    /// The commit that landed.
+    candidate: String,
+    /// The worktree the checks run in, removed once they ran.
+    tree: Option<TempWorktree>,
+    /// How the request ended, once known.
+    end: Option<End>,
+    /// The subjects the refinery mailed itself.
+    mailed: Vec<String>,
+}
+
+impl inspect::Observer for Finisher<'_> {
+    fn inspected(&mut self, ins: &Inspection) -> Result<Proceed> {
+        drop(self.tree.take());
+        let mut end = End::merged(ins, self.tip.clone(), self.candidate.clone());
+        end.reason = format!(
+            "landed by a run that was interrupted before recording it; verified again where \
+             it landed: {}",
+            ins.verdict.as_str()
+        );
+        self.end = Some(end);
+        Ok(Proceed::Route)
+    }
+
+    fn record_in(
+        &mut self,
+        txn: &mut Txn<'_>,
+        _ins: &Inspection,
+        _routed: Option<&Routed>,
+        now: Timestamp,
+    ) -> Result<Vec<String>> {
+        let end = self.end.get_or_insert_with(|| End::error(String::new()));
+        let (ids, mailed) = settle::write_in(txn, self.ws, self.req, end, now)?;
+        self.mailed = mailed;
+        Ok(ids)
+    }
+
+    fn commit_title(&self, _ins: &Inspection) -> Option<(String, String)> {
+        Some((
+            "refinery".into(),
+            format!("merged {} -> {}", self.req.branch, self.req.target),
+        ))
+    }
+}
+
 /// The ledger folder relative to the repository's root, with a trailing `/`.
 fn records_prefix(ws: &Workspace) -> String {
     let root = ws.repo_root();
@@ -302,6 +441,12 @@ fn land(
             )));
         }
     }
+    // The intent first: a run killed once the target moved finds it and finishes.
+    let mut intent = req.clone();
+    intent.state = State::Merging;
+    intent.target_tip = Some(tip.to_string());
+    intent.candidate = Some(candidate.to_string());
+    request::write_intent(ws, &intent)?;
     let why = format!("vermas refinery: land {} ({})", req.id, req.branch);
     if !git.move_branch(&req.target, candidate, tip, &why)? {
         return Ok(Landing::TargetMoved);

@@ -59,6 +59,39 @@ impl Drop for TempWorktree {
     }
 }
 
+/// The refinery's worktrees of this repository that a run which died left in the temp
+/// folder: named `vermas-refinery-<pid>-<n>`, no process `<pid>` alive, and git's link
+/// file there pointing into this repository.
+pub fn leftovers(git: &Git) -> Vec<PathBuf> {
+    let Some(common) = git.common_dir() else {
+        return Vec::new();
+    };
+    let ours = format!("gitdir: {}/worktrees/", common.display());
+    let tmp = std::env::temp_dir();
+    let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
+    std::fs::read_dir(&tmp)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let pid = name.strip_prefix("vermas-refinery-")?.split_once('-')?.0;
+            pid.parse::<u32>().ok()?;
+            let alive = Path::new("/proc").join(pid).exists();
+            let link = std::fs::read_to_string(e.path().join(".git")).ok()?;
+            (!alive && link.starts_with(&ours)).then(|| e.path())
+        })
+        .collect()
+}
+
+/// Removes the [`leftovers`] and the entries git keeps for them (called by a run holding
+/// the run lock).
+pub fn prune_leftovers(git: &Git) {
+    for dir in leftovers(git) {
+        git.worktree_remove(&dir);
+    }
+}
+
 /// Removes every worktree this process still has (the signal cleanup).
 fn remove_all() {
     let live: Vec<(Git, PathBuf)> = lock().drain(..).collect();

@@ -398,7 +398,10 @@ fn a_branch_cannot_weaken_the_test_spec_it_is_judged_by() {
     let r = f.vermas(&["refinery", "run"], &[]);
     r.expect_code(1);
     // Refused before anything runs: a branch never changes the criteria it is judged by.
-    let reason = f.request()["reason"].as_str().unwrap_or_default().to_string();
+    let reason = f.request()["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(
         reason.contains(".beads/issues/vm-spec-fizz.md"),
         "{reason}\n{}",
