@@ -318,6 +318,12 @@ pub fn add_in(
     let mut added = Vec::new();
     for c in criteria {
         let mut c = c.clone();
+        // The same criterion proposed again (a duplicate request) is not added twice.
+        let same =
+            |e: &AcceptanceCriterion| e.description == c.description && e.checks().eq(c.checks());
+        if spec.acceptance_criteria.iter().any(same) {
+            continue;
+        }
         if c.id.is_empty() || spec.acceptance_criteria.iter().any(|e| e.id == c.id) {
             c.id = format!("ac-{}", testspec::next_number(&spec));
         }

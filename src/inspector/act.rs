@@ -57,6 +57,26 @@ pub fn new_spec(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     let Some(work) = named_bead(ws, &mark::sent_body(msg)) else {
         return refuse(ws, actor, msg, "the message names no bead");
     };
+    if let Ok(Some(spec)) = crate::inspect::testspec::of_work(ws, &work)
+        && !spec.acceptance_criteria.is_empty()
+    {
+        let ids: Vec<&str> = spec
+            .acceptance_criteria
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
+        return refuse(
+            ws,
+            actor,
+            msg,
+            &format!(
+                "{} has criteria already ({}): a duplicate request; `vermas strategize {work}` \
+                 asks for more",
+                spec.id,
+                ids.join(", ")
+            ),
+        );
+    }
     let input = match StrategyInput::new(ws, &work) {
         Ok(input) => input,
         Err(e) => return refuse(ws, actor, msg, &e.to_string()),

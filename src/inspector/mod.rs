@@ -177,13 +177,16 @@ pub fn run(
     }
 }
 
-/// One pass over the mailbox, oldest message first.
+/// One pass over the mailbox, oldest message first. One pass at a time: a second waits
+/// for the first, so a message is taken (and acted on) by one pass only, and a message a
+/// pass finds taken was left by one that was interrupted.
 pub fn pass(
     ws: &Workspace,
     actor: &str,
     memory: &mut Memory,
     seen: &mut impl FnMut(&Event),
 ) -> Result<Vec<Event>> {
+    let _one_pass = ws.lock_file(&ws.cache_dir(), "inspector.lock")?;
     let dir = mark::live_dir(ws);
     let loaded = store::load_dir(ws, &dir)?;
     let mut events = Vec::new();

@@ -399,7 +399,7 @@ impl inspect::Observer for Finisher<'_> {
 /// The ledger folder relative to the repository's root, with a trailing `/`.
 fn records_prefix(ws: &Workspace) -> String {
     let root = ws.repo_root();
-    let rel = ws.beads_dir.strip_prefix(&root).unwrap_or(&ws.beads_dir);
+    let rel = ws.beads_dir.strip_prefix(root).unwrap_or(&ws.beads_dir);
     format!("{}/", rel.to_string_lossy().trim_end_matches('/'))
 }
 

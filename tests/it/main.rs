@@ -33,6 +33,7 @@ mod hooks;
 mod inspect_pipeline;
 mod inspect_specs;
 mod inspector_loop;
+mod inspector_once;
 mod judge;
 mod lifecycle_hooks;
 mod live_specs;
