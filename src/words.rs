@@ -1,4 +1,5 @@
-//! Counts in words: `1 spec`, `2 specs`, `3 criteria`.
+//! Words for people: counts (`1 spec`, `2 specs`, `3 criteria`) and text made safe to show
+//! on a terminal.
 
 /// `1 spec`, `2 specs`: a count with its noun in the right number (`-s` added).
 pub fn plural(n: usize, noun: &str) -> String {
@@ -14,9 +15,38 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// `text` safe to print on a terminal: every control character but a line break or a tab
+/// (an escape sequence an LLM reply or an imported record carries, a carriage return that
+/// would overwrite a line) shown as a visible escape (`\u{1b}`), so text written by an
+/// agent cannot recolour, move or hide what vermas prints.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert_eq!(printable("ok\nline\tcol"), "ok\nline\tcol");
+        assert_eq!(printable("\u{1b}[32mPASS\r"), "\\u{1b}[32mPASS\\u{d}");
+    }
 
     #[test]
     fn one_is_singular_and_every_other_count_plural() {

@@ -88,8 +88,10 @@ pub fn pipeline(ctx: &Ctx, req: &inspect::Request) -> CmdResult {
     Ok(exit_code(ins.verdict))
 }
 
-/// Prints an inspection: JSON, or a report per criterion with the verdict last.
+/// Prints an inspection: JSON, or a report per criterion with the verdict last. Text an
+/// agent, a model or the project wrote is shown with its control characters escaped.
 fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
+    use crate::words::printable as p;
     if ctx.json {
         let mut v = serde_json::to_value(ins).unwrap_or_default();
         if let Some(r) = routed {
@@ -98,21 +100,21 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
         print_json(&versioned(v));
         return;
     }
-    outln!("Inspect: {} {}", ins.work, ins.title);
+    outln!("Inspect: {} {}", ins.work, p(&ins.title));
     for c in &ins.checks {
-        outln!("  [{}] {} {}", c.result.outcome, c.id, c.description);
-        outln!("         {} ({})", c.target, c.kind);
+        outln!("  [{}] {} {}", c.result.outcome, c.id, p(&c.description));
+        outln!("         {} ({})", p(&c.target), c.kind);
         if let Some(why) = &c.result.reason
             && c.result.outcome != crate::check::Outcome::Pass
         {
-            outln!("           {why}");
+            outln!("           {}", p(why));
         }
     }
     for a in &ins.audit {
-        outln!("  auditor: {} {}: {}", a.id, a.finding.as_str(), a.why);
+        outln!("  auditor: {} {}: {}", a.id, a.finding.as_str(), p(&a.why));
     }
     for w in &ins.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", p(w));
     }
     let confidence = match &ins.judgment {
         Some(j) if j.confidence.is_some() => format!(" (confidence {:.2})", ins.confidence),
@@ -122,10 +124,10 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
     outln!(
         "{}{confidence}: {}",
         ins.verdict.as_str(),
-        ins.reasons.join("; ")
+        p(&ins.reasons.join("; "))
     );
     if let Some(q) = &ins.question {
-        outln!("question: {q}");
+        outln!("question: {}", p(q));
     }
     if let Some(r) = routed {
         if let Some(b) = &r.result_bead {
@@ -135,7 +137,7 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
             );
         }
         for m in &r.mailed {
-            outln!("mailed mayor/: {m}");
+            outln!("mailed mayor/: {}", p(m));
         }
     }
 }
@@ -165,7 +167,7 @@ pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
             "work": work.id, "report": report.id, "text": report.description,
         })));
     } else {
-        outln!("{}", report.description.trim_end());
+        outln!("{}", crate::words::printable(report.description.trim_end()));
     }
     Ok(0)
 }

@@ -205,7 +205,8 @@ impl std::fmt::Debug for Headless<'_> {
 
 impl std::fmt::Display for Headless<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(self.0, f)
+        // An error may quote a reply or a record: its control characters are shown.
+        f.write_str(&crate::words::printable(&self.0.to_string()))
     }
 }
 
@@ -224,7 +225,8 @@ impl miette::Diagnostic for Headless<'_> {
         Some(self.1)
     }
     fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
-        self.0.help()
+        let help = self.0.help()?.to_string();
+        Some(Box::new(crate::words::printable(&help).into_owned()))
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.0.source_code()

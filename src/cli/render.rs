@@ -7,7 +7,8 @@ use crate::time::{Timestamp, short_age};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
-/// One line per bead: `vm-k3f9 [P2] [feature] open - Title @alice [labels]`.
+/// One line per bead: `vm-k3f9 [P2] [feature] open - Title @alice [labels]` (control
+/// characters a record carries shown escaped, as in every view here).
 pub fn line(b: &Bead) -> String {
     let mut s = format!(
         "{} [P{}] [{}] {} - {}",
@@ -19,7 +20,7 @@ pub fn line(b: &Bead) -> String {
     if !b.labels.is_empty() {
         let _ = write!(s, " [{}]", b.labels.join(", "));
     }
-    s
+    crate::words::printable(&s).into_owned()
 }
 
 /// The full view of one bead, with what it depends on and what depends on it.
@@ -102,7 +103,7 @@ pub fn full(b: &Bead, set: &BeadSet) -> String {
             );
         }
     }
-    s
+    crate::words::printable(&s).into_owned()
 }
 
 /// A dependency tree drawn with box characters.

@@ -310,3 +310,19 @@ fn the_diff_the_roles_read_starts_where_sling_recorded_the_work() {
     assert!(prompts.contains("+HELLO BANNER"), "{prompts}");
     assert!(prompts.contains("where `sling` recorded"), "{prompts}");
 }
+
+#[test]
+fn control_characters_a_reply_carries_are_shown_not_obeyed() {
+    let repo = fizz(FIXED);
+    let reply = "{\"verdict\":\"FAIL\",\"confidence\":0.9,\"reasons\":[\"\\u001b[32mall green\\u001b[0m\"]}";
+    let r = run_env(
+        &repo,
+        &["inspect", "run", "vm-fizz"],
+        &[("FAKE_REPLY_JUDGE", reply)],
+    );
+    r.expect_code(1);
+    assert!(!r.raw.contains(&0x1b), "{:?}", r.stdout);
+    assert!(r.stdout.contains("\\u{1b}[32mall green"), "{}", r.stdout);
+    let feedback = repo.ok(&["inspect", "feedback", "vm-fizz"]);
+    assert!(!feedback.contains('\u{1b}'), "{feedback:?}");
+}
