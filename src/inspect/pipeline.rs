@@ -148,7 +148,7 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
     if let Some(stop) = hook(
         ws,
         HookPoint::PostVerify,
-        &serde_json::to_value(&ins.checks).unwrap_or_default(),
+        &serde_json::json!({"bead_id": ins.work, "checks": ins.checks}),
         &mut ins,
     ) {
         return ins.error(stop);
@@ -162,7 +162,7 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
         if let Some(stop) = hook(
             ws,
             HookPoint::PostAudit,
-            &serde_json::to_value(&ins.audit).unwrap_or_default(),
+            &serde_json::json!({"bead_id": ins.work, "audit": ins.audit}),
             &mut ins,
         ) {
             return ins.error(stop);
@@ -249,7 +249,7 @@ fn review(
     ins: &mut Inspection,
     use_cache: bool,
 ) -> std::result::Result<(), String> {
-    let payload = serde_json::json!({"bead_id": ins.work});
+    let payload = serde_json::json!({"bead_id": ins.work, "evidence": evidence});
     for point in [HookPoint::PreAdvocate, HookPoint::PreCritic] {
         if let Some(stop) = hook(ws, point, &payload, ins) {
             return Err(stop);
@@ -283,7 +283,11 @@ fn review(
             return Err(stop);
         }
     }
-    if let Some(stop) = hook(ws, HookPoint::PreJudgment, &payload, ins) {
+    let briefs = serde_json::json!({
+        "bead_id": ins.work,
+        "briefs": {"advocate": ins.briefs["advocate"], "critic": ins.briefs["critic"]},
+    });
+    if let Some(stop) = hook(ws, HookPoint::PreJudgment, &briefs, ins) {
         return Err(stop);
     }
     let with_briefs = format!(
@@ -303,7 +307,7 @@ fn review(
     if let Some(stop) = hook(
         ws,
         HookPoint::PostJudgment,
-        &serde_json::to_value(&judgment).unwrap_or_default(),
+        &serde_json::json!({"bead_id": ins.work, "judgment": judgment}),
         ins,
     ) {
         return Err(stop);

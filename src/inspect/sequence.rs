@@ -286,7 +286,8 @@ impl Step<'_> {
         if proceed == Proceed::Route
             && let Some(point) = HookPoint::after(out.inspection.verdict)
         {
-            let payload = serde_json::to_value(&out.inspection).unwrap_or_default();
+            let mut payload = serde_json::to_value(&out.inspection).unwrap_or_default();
+            payload["bead_id"] = serde_json::json!(out.inspection.work);
             let report = hooks::run_locked(ws, point, &payload);
             out.hook_warnings = report.warnings;
             out.hook_warnings.extend(report.stopped);

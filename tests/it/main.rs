@@ -29,6 +29,7 @@ mod formula_errors;
 mod frozen_verdicts;
 mod gates;
 mod git_recording;
+mod hook_payloads;
 mod hooks;
 mod inspect_pipeline;
 mod inspect_specs;
