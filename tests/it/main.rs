@@ -46,6 +46,7 @@ mod ralph_status;
 mod refinery;
 mod refinery_queue;
 mod reports;
+mod robust_edges;
 mod robustness;
 mod role_contexts;
 mod session;
