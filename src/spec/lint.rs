@@ -42,8 +42,13 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
     let mut links = Links::default();
     for spec in specs {
         for p in &spec.problems {
+            let level = if p.error {
+                Level::Error
+            } else {
+                Level::Warning
+            };
             out.push(finding(
-                Level::Error,
+                level,
                 &spec.path,
                 p.line,
                 p.column,
@@ -224,7 +229,9 @@ pub fn github_target(a: &Annotation, spec_dir: &str) -> Option<String> {
     }
     let path = written_path(&a.raw);
     let path = match target::path_base(path) {
-        PathBase::Bare if !spec_dir.is_empty() => target::spec_relative(spec_dir, &a.file),
+        PathBase::Bare if !spec_dir.is_empty() => {
+            target::encode_percent(&target::spec_relative(spec_dir, &a.file))
+        }
         _ => path.to_string(),
     };
     let fixed = match &a.function {
@@ -251,7 +258,10 @@ fn why_github_misses(root: &Path, spec_dir: &str, a: &Annotation) -> String {
             a.raw
         );
     }
-    let seen = target::normalise(&format!("{spec_dir}/{}", written_path(&a.raw)));
+    let written = target::decode_percent(written_path(&a.raw));
+    let seen = written
+        .ok()
+        .and_then(|w| target::normalise(&format!("{spec_dir}/{w}")));
     let how = "GitHub and editors read a path without ./, ../ or / from the spec's folder, vermas from the repository root";
     match seen {
         Some(seen) if root.join(&seen).exists() => format!(

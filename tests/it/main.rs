@@ -29,6 +29,7 @@ mod formula_errors;
 mod gates;
 mod git_recording;
 mod hooks;
+mod hostile_specs;
 mod inspect_pipeline;
 mod inspect_specs;
 mod inspector_loop;
