@@ -4,7 +4,7 @@
 
 use super::target::{self, PathBase};
 use super::{Annotation, LinkForm, Spec};
-use crate::check::functions::{defined_functions, is_defined};
+use crate::check::functions::{defined_functions, is_defined, shell_redefinitions};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -161,7 +161,7 @@ fn linked_file(root: &Path, spec: &Spec, a: &Annotation, links: &mut Links, at: 
 }
 
 /// The findings about `function` of linked `file` (at `path`, holding `text`): not defined
-/// there, or a script that would never call it.
+/// there, a script that would never call it, or a shell function defined more than once.
 fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut At<'_>) {
     if let Some(defined) = defined_functions(file, text)
         && !is_defined(function, &defined)
@@ -177,6 +177,19 @@ fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut
             format!("{file} never reads its arguments, so #{function} would never be called"),
             Some(format!(
                 "add \"$@\" at the end of {file} so it runs the function named on its command line"
+            )),
+        );
+    }
+    if let [earlier @ .., last] = shell_redefinitions(file, text, function).as_slice() {
+        let earlier: Vec<String> = earlier.iter().map(usize::to_string).collect();
+        at(
+            Level::Warning,
+            format!(
+                "function {function} is defined more than once in {file} (lines {} and {last}): bash runs the last one, at line {last}",
+                earlier.join(", ")
+            ),
+            Some(format!(
+                "remove or rename the other definitions of {function}"
             )),
         );
     }
