@@ -4,14 +4,17 @@
 //! (`core.hooksPath`, else the common git folder's `hooks`, shared by linked worktrees). A
 //! hook another tool put there first is kept as `<name>.vermas-chained`; the script runs
 //! it first, with the same arguments and stdin, and its failure blocks. `uninstall` puts
-//! it back. What the gate checks lives in [`push`].
+//! it back. What the gate checks lives in [`push`]; where each pushed commit is checked
+//! (in place, or in a temporary worktree of it) in [`tree`].
 
 mod push;
+mod tree;
 
 pub use push::{
-    PushPlan, PushRef, STAMP_FILE, Scope, parse_refs, plan_push, stamp_key, stamp_matches,
-    write_stamp,
+    PushPlan, PushRef, PushTarget, STAMP_FILE, Scope, parse_refs, plan_push, specs_to_run,
+    stamp_key, stamp_matches, write_stamp,
 };
+pub use tree::PushedTree;
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;

@@ -127,70 +127,122 @@ pub fn cycles(set: &BeadSet) -> Vec<Vec<String>> {
     out
 }
 
-/// Tarjan's algorithm over ordering edges; components in a stable order.
+/// Tarjan's algorithm over ordering edges, with its own stack rather than recursion (a
+/// chain of 100,000 beads is as deep as the walk goes); components in a stable order.
 fn strongly_connected(set: &BeadSet) -> Vec<Vec<&str>> {
-    struct State<'a> {
+    /// The walk's state: Tarjan's numbers and stack, and the beads being visited, each
+    /// with its edges and how many of them were followed.
+    #[derive(Default)]
+    struct Walk<'a> {
         index: HashMap<&'a str, usize>,
         low: HashMap<&'a str, usize>,
         stack: Vec<&'a str>,
         on_stack: HashSet<&'a str>,
-        out: Vec<Vec<&'a str>>,
-        next: usize,
+        visiting: Vec<(&'a str, Vec<&'a str>, usize)>,
     }
-    fn visit<'a>(set: &'a BeadSet, v: &'a str, s: &mut State<'a>) {
-        s.index.insert(v, s.next);
-        s.low.insert(v, s.next);
-        s.next += 1;
-        s.stack.push(v);
-        s.on_stack.insert(v);
-        for d in set.beads[v]
-            .dependencies
-            .iter()
-            .filter(|d| is_ordering(d.dep_type))
-        {
-            let w = d.depends_on_id.as_str();
-            if !set.beads.contains_key(w) {
+    impl<'a> Walk<'a> {
+        fn enter(&mut self, set: &'a BeadSet, v: &'a str) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            let edges = set.beads[v]
+                .dependencies
+                .iter()
+                .filter(|d| is_ordering(d.dep_type))
+                .map(|d| d.depends_on_id.as_str())
+                .filter(|w| set.beads.contains_key(*w))
+                .collect();
+            self.visiting.push((v, edges, 0));
+        }
+        fn lower(&mut self, v: &'a str, to: usize) {
+            let low = self.low.get_mut(v).expect("entered");
+            *low = (*low).min(to);
+        }
+    }
+    let mut s = Walk::default();
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    for root in set.beads.keys() {
+        if s.index.contains_key(root.as_str()) {
+            continue;
+        }
+        s.enter(set, root);
+        while let Some((v, edges, followed)) = s.visiting.last_mut() {
+            let v = *v;
+            if let Some(&w) = edges.get(*followed) {
+                *followed += 1;
+                if !s.index.contains_key(w) {
+                    s.enter(set, w);
+                } else if s.on_stack.contains(w) {
+                    s.lower(v, s.index[w]);
+                }
                 continue;
             }
-            if !s.index.contains_key(w) {
-                visit(set, w, s);
-                let lw = s.low[w];
-                let lv = s.low.get_mut(v).expect("visited");
-                *lv = (*lv).min(lw);
-            } else if s.on_stack.contains(w) {
-                let iw = s.index[w];
-                let lv = s.low.get_mut(v).expect("visited");
-                *lv = (*lv).min(iw);
+            s.visiting.pop();
+            if s.low[v] == s.index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = s.stack.pop() {
+                    s.on_stack.remove(w);
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                comp.sort_unstable();
+                out.push(comp);
+            }
+            if let Some(&(parent, _, _)) = s.visiting.last() {
+                s.lower(parent, s.low[v]);
             }
         }
-        if s.low[v] == s.index[v] {
-            let mut comp = Vec::new();
-            while let Some(w) = s.stack.pop() {
-                s.on_stack.remove(w);
-                comp.push(w);
-                if w == v {
+    }
+    out.sort();
+    out
+}
+
+/// Every loop of `parent` fields (a bead that is its own ancestor), each as the ids from
+/// child to parent, starting at the least id and repeating it at the end.
+pub fn parent_cycles(set: &BeadSet) -> Vec<Vec<String>> {
+    // 1: on the chain being walked; 2: done (on no loop, or its loop is reported).
+    let mut state: HashMap<&str, u8> = HashMap::new();
+    let mut out = Vec::new();
+    for start in set.beads.keys() {
+        let mut chain: Vec<&str> = Vec::new();
+        let mut cur = Some(start.as_str());
+        while let Some(id) = cur {
+            match state.get(id) {
+                Some(2) => break,
+                Some(_) => {
+                    // Back on the chain: the loop is the part of it from `id` on.
+                    let from = chain.iter().position(|c| *c == id).unwrap_or(0);
+                    let ring = &chain[from..];
+                    let least = (0..ring.len()).min_by_key(|i| ring[*i]).unwrap_or(0);
+                    let mut cycle: Vec<String> = ring[least..]
+                        .iter()
+                        .chain(&ring[..least])
+                        .map(|s| s.to_string())
+                        .collect();
+                    cycle.push(cycle[0].clone());
+                    out.push(cycle);
                     break;
                 }
+                None => {}
             }
-            comp.sort_unstable();
-            s.out.push(comp);
+            state.insert(id, 1);
+            chain.push(id);
+            cur = set
+                .beads
+                .get(id)
+                .and_then(|b| b.parent.as_deref())
+                .filter(|p| set.beads.contains_key(*p));
+        }
+        for id in chain {
+            state.insert(id, 2);
         }
     }
-    let mut s = State {
-        index: HashMap::new(),
-        low: HashMap::new(),
-        stack: Vec::new(),
-        on_stack: HashSet::new(),
-        out: Vec::new(),
-        next: 0,
-    };
-    for id in set.beads.keys() {
-        if !s.index.contains_key(id.as_str()) {
-            visit(set, id, &mut s);
-        }
-    }
-    s.out.sort();
-    s.out
+    out.sort();
+    out
 }
 
 /// One node of a dependency tree.
@@ -210,39 +262,65 @@ pub struct TreeNode {
     /// True when this bead was already shown higher up (its children are not repeated).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub repeated: bool,
+    /// True when it has dependencies below the deepest level shown ([`TREE_DEPTH`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// What it depends on.
     pub children: Vec<TreeNode>,
 }
 
-/// The tree of what `id` depends on, transitively.
+/// How many levels below the root [`tree`] shows (bd's `dep tree` stops at the same depth).
+pub const TREE_DEPTH: usize = 50;
+
+/// The tree of what `id` depends on, transitively, down to [`TREE_DEPTH`] levels; built
+/// with its own stack rather than recursion.
 pub fn tree(set: &BeadSet, id: &str) -> TreeNode {
-    fn build(
-        set: &BeadSet,
-        id: &str,
-        dep: Option<DepType>,
-        seen: &mut HashSet<String>,
-    ) -> TreeNode {
+    let mut seen: HashSet<String> = HashSet::new();
+    // Enters one node: the node (children to come) and the edges still to follow.
+    let mut enter = |id: &str, dep: Option<DepType>, depth: usize| {
         let bead = set.beads.get(id);
-        let repeated = !seen.insert(id.to_string());
-        let children = match bead {
-            Some(b) if !repeated => b
-                .dependencies
-                .iter()
-                .map(|d| build(set, &d.depends_on_id, Some(d.dep_type), seen))
-                .collect(),
-            _ => Vec::new(),
-        };
-        TreeNode {
+        let deps: Vec<(&str, DepType)> = bead
+            .map(|b| {
+                b.dependencies
+                    .iter()
+                    .map(|d| (d.depends_on_id.as_str(), d.dep_type))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let truncated = depth >= TREE_DEPTH && !deps.is_empty();
+        // A node cut at the bottom is not marked shown: it may be shown whole higher up.
+        let repeated = !truncated && !seen.insert(id.to_string());
+        let node = TreeNode {
             id: id.to_string(),
             title: bead.map(|b| b.title.clone()).unwrap_or_default(),
             status: bead.map_or("missing".to_string(), |b| b.status.to_string()),
             priority: bead.map_or(0, |b| b.priority),
             dep_type: dep,
             repeated,
-            children,
+            truncated,
+            children: Vec::new(),
+        };
+        let follow = if repeated || truncated {
+            Vec::new()
+        } else {
+            deps
+        };
+        (node, follow.into_iter())
+    };
+    let mut walk = vec![enter(id, None, 0)];
+    loop {
+        let depth = walk.len();
+        let next = walk.last_mut().and_then(|(_, rest)| rest.next());
+        if let Some((child, dep)) = next {
+            walk.push(enter(child, Some(dep), depth));
+            continue;
+        }
+        let (done, _) = walk.pop().expect("the root is on the walk until the end");
+        match walk.last_mut() {
+            Some((parent, _)) => parent.children.push(done),
+            None => return done,
         }
     }
-    build(set, id, None, &mut HashSet::new())
 }
 
 /// Beads that depend on `id`, with the edge type.

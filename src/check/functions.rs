@@ -17,14 +17,10 @@ pub fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>>
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("");
-    let shell = matches!(ext, "sh" | "bash" | "bats")
-        || (ext.is_empty()
-            && text.starts_with("#!")
-            && text.lines().next().is_some_and(|l| l.contains("sh")));
     let lang = match ext {
         "py" => "py",
         "rs" => "rs",
-        _ if shell => "sh",
+        _ if is_shell(file, text) => "sh",
         _ => return None,
     };
     let mut out = Vec::new();
@@ -57,6 +53,33 @@ pub fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>>
     Some(out)
 }
 
+/// True when `file` (holding `text`) is a shell script, by extension or first line.
+fn is_shell(file: &str, text: &str) -> bool {
+    let ext = Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    matches!(ext, "sh" | "bash" | "bats")
+        || (ext.is_empty()
+            && text.starts_with("#!")
+            && text.lines().next().is_some_and(|l| l.contains("sh")))
+}
+
+/// The lines where shell script `file` (holding `text`) defines `function`, when it does so
+/// more than once (bash runs the last definition); empty otherwise.
+pub fn shell_redefinitions(file: &str, text: &str, function: &str) -> Vec<usize> {
+    if !is_shell(file, text) {
+        return Vec::new();
+    }
+    let lines: Vec<usize> = defined_functions(file, text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(name, _)| name == function)
+        .map(|(_, line)| line)
+        .collect();
+    if lines.len() > 1 { lines } else { Vec::new() }
+}
+
 /// The leading identifier of `s`.
 fn ident(s: &str) -> &str {
     let end = s
@@ -66,12 +89,17 @@ fn ident(s: &str) -> &str {
 }
 
 /// `file:line` of the definition of `function` in repository file `file`, when the file
-/// is inside `root`, readable, in a language [`defined_functions`] knows, and defines it:
-/// the place a report points at so a terminal click lands on the check itself.
+/// is inside `root`, readable, in a language [`defined_functions`] knows, and defines it
+/// (a shell function defined twice: its last definition, the one bash runs): the place a
+/// report points at so a terminal click lands on the check itself.
 pub fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
     let path = super::contained(root, file).ok()?;
     let text = std::fs::read_to_string(path).ok()?;
-    let line = function_line(function, &defined_functions(file, &text)?)?;
+    // A function defined twice runs as its last definition in a shell script.
+    let line = match shell_redefinitions(file, &text, function).last() {
+        Some(last) => *last,
+        None => function_line(function, &defined_functions(file, &text)?)?,
+    };
     Some(format!("{file}:{line}"))
 }
 
@@ -104,5 +132,13 @@ mod tests {
         assert_eq!(function_line("TestX::test_y", &defined), Some(5));
         assert_eq!(function_line("test_y[1-2]", &defined), Some(1));
         assert_eq!(function_line("TestX::nope", &defined), None);
+    }
+
+    #[test]
+    fn a_shell_function_defined_twice_is_named_by_both_lines() {
+        let text = "t() { :; }\nu() { :; }\nt() { false; }\n";
+        assert_eq!(shell_redefinitions("x.sh", text, "t"), vec![1, 3]);
+        assert!(shell_redefinitions("x.sh", text, "u").is_empty());
+        assert!(shell_redefinitions("x.py", "def t():\ndef t():\n", "t").is_empty());
     }
 }

@@ -6,6 +6,8 @@ pub mod process;
 mod proof;
 pub mod reaper;
 mod runner;
+#[cfg(target_os = "linux")]
+pub mod supervisor;
 
 pub use runner::{command_for, contained, describe};
 
@@ -53,7 +55,7 @@ pub struct CheckResult {
     /// The command as run.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub command: String,
-    /// Exit code, if it exited.
+    /// Exit code, if it exited (a bash function's own status, when that decided).
     pub exit_code: Option<i32>,
     /// Wall time in milliseconds.
     pub duration_ms: u64,
@@ -161,23 +163,37 @@ pub fn run_verify(
         output: done.text(),
         truncated: done.truncated(),
     };
-    (result.outcome, result.reason) = classify(&done, function, settings);
-    let unproven = proof::missing(&proof, &done, file, function);
+    (result.outcome, result.reason) = classify(&done, done.exit_code, function, settings);
     if result.outcome != Outcome::Error {
-        if let Some(why) = unproven {
-            (result.outcome, result.reason) = (Outcome::Error, Some(why));
-        } else if proof == proof::Proof::Pytest
-            && let Some(why) = done.exit_code.and_then(proof::pytest_error)
-        {
-            (result.outcome, result.reason) = (Outcome::Error, Some(why.to_string()));
+        match proof::decide(&proof, &done, file, function) {
+            proof::Decides::ExitCode => {}
+            proof::Decides::Status(code) => {
+                (result.outcome, result.reason) = classify(&done, Some(code), function, settings);
+                result.exit_code = Some(code);
+                if result.outcome == Outcome::Fail && done.exit_code != Some(code) {
+                    let exit = done.exit_code.map_or("?".into(), |c| c.to_string());
+                    result.reason = Some(format!(
+                        "{} returned {code} (the script then exited {exit}: its own status decides)",
+                        function.unwrap_or("the function")
+                    ));
+                }
+            }
+            proof::Decides::Outcome(outcome, why) => {
+                (result.outcome, result.reason) = (outcome, Some(why));
+            }
+            proof::Decides::Unproven(why) => {
+                (result.outcome, result.reason) = (Outcome::Error, Some(why));
+            }
         }
     }
     result
 }
 
-/// The outcome of a finished verify run.
+/// The outcome of a finished verify run, `code` deciding when it ended (its exit code, or
+/// the function's own status).
 fn classify(
     done: &process::Finished,
+    code: Option<i32>,
     function: Option<&str>,
     settings: &VerifySettings,
 ) -> (Outcome, Option<String>) {
@@ -193,7 +209,7 @@ fn classify(
             )),
         );
     }
-    match done.exit_code {
+    match code {
         Some(0) => (Outcome::Pass, None),
         Some(code) if runner::missing_function(done, code) => (
             Outcome::Error,

@@ -1,7 +1,14 @@
-//! Proof that a check ran what its link names: an exit code of 0 counts only when the named
-//! function was entered (bash), the named test was executed (cargo, pytest), or a file-only
-//! target ran something. Without that proof a check is ERROR, never PASS.
+//! Proof that a check ran what its link names, and what decides its outcome: a bash
+//! function's own status (recorded by vermas's wrapper when the function returned, so an
+//! `EXIT` trap cannot rewrite it), the named test executed (cargo), pytest's own report of
+//! the test (passed, skipped, expected to fail), or a file-only target that ran something.
+//! Without that proof a check is ERROR, never PASS.
+//!
+//! Bash records are lines `KEY KIND [STATUS]` appended to a private file; `KEY` is a
+//! one-time random key that vermas's wrapper takes out of its environment before the
+//! script runs, so a line the script writes itself (without the key) counts for nothing.
 
+use super::Outcome;
 use super::process::{Finished, Job};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,28 +18,74 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub enum Proof {
     /// The exit code is all there is (a configured runner, a compiled program).
     ExitCode,
-    /// Bash loads vermas's probe, which marks entering the function (or, with no function,
-    /// running any command outside function definitions) in `marker`.
+    /// Bash records, signed with `key`, in `marker`.
     Bash {
-        /// Where the probe writes `L` (loaded), `E` (entered) or `R` (ran).
+        /// Where the records are appended.
         marker: PathBuf,
-        /// True when vermas sources the file and calls the function itself.
-        sourced: bool,
+        /// The one-time key a record must carry.
+        key: String,
+        /// How the target is run.
+        mode: BashMode,
     },
     /// `cargo test`: the output must list the named test (or, with none, any test).
     Cargo,
-    /// pytest: exit 5 (nothing collected) and 4 (no such node) are not failures but errors.
+    /// pytest: its summary line says what happened to the test.
     Pytest,
 }
 
-/// Bash run through `BASH_ENV` before the script: it restores the user's own `BASH_ENV`,
-/// notes that it loaded, and traps until the wanted function is entered.
+/// How a bash target runs, and so what proves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BashMode {
+    /// vermas sources the file and calls the function itself, in a subshell; the wrapper
+    /// records the function's status (`S`).
+    Sourced,
+    /// The executable script is run with the function's name and calls it; the probe
+    /// records entering it in the script's own process (`E`), an `EXIT` trap set by then
+    /// (`T`), and, when a command follows its return, the status it returned (`S`).
+    Dispatched,
+    /// The file is run whole; the probe records that it ran a command outside function
+    /// definitions (`R`).
+    Whole,
+}
+
+/// What decides a finished run's outcome, per its proof.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decides {
+    /// The exit code, as the command ended.
+    ExitCode,
+    /// The function's own status, recorded when it returned.
+    Status(i32),
+    /// This outcome, for this reason (pytest's skip, xfail).
+    Outcome(Outcome, String),
+    /// Nothing: the target was not shown to have run, for this reason (an ERROR).
+    Unproven(String),
+}
+
+/// Bash run through `BASH_ENV` before the script: it takes its settings out of the
+/// environment, restores the user's own `BASH_ENV`, notes that it loaded, and traps until
+/// the wanted function is entered in the script's own process (or, with no function, until
+/// a command outside function definitions runs), noting an `EXIT` trap set by then; once
+/// the function returns, the next command's trap records its status.
 const PROBE: &str = r#"unset BASH_ENV
-if [ -n "${VERMAS_PROBE_BASH_ENV-}" ]; then BASH_ENV=$VERMAS_PROBE_BASH_ENV; export BASH_ENV; . "$BASH_ENV"; fi
-printf L >> "$VERMAS_PROBE_FILE"
+__vermas_key=${VERMAS_PROBE_KEY-} __vermas_proof=${VERMAS_PROBE_FILE-} __vermas_fn=${VERMAS_PROBE_FN-}
+unset VERMAS_PROBE_KEY VERMAS_PROBE_FILE VERMAS_PROBE_FN
+if [ -n "${VERMAS_PROBE_BASH_ENV-}" ]; then BASH_ENV=$VERMAS_PROBE_BASH_ENV; export BASH_ENV; unset VERMAS_PROBE_BASH_ENV; . "$BASH_ENV"; fi
+printf '%s L\n' "$__vermas_key" >> "$__vermas_proof"
 set -o functrace
-trap 'if [[ -z "$VERMAS_PROBE_FN" ]]; then printf R >> "$VERMAS_PROBE_FILE"; trap - DEBUG; elif [[ "${FUNCNAME[0]-}" == "$VERMAS_PROBE_FN" ]]; then printf E >> "$VERMAS_PROBE_FILE"; trap - DEBUG; fi' DEBUG
+__vermas_after='__vermas_s=$?; trap - DEBUG; printf "%s S %d\n" "$__vermas_key" "$__vermas_s" >> "$__vermas_proof"'
+__vermas_return='if [[ "${FUNCNAME[0]-}" == "$__vermas_fn" ]]; then trap - RETURN; trap "$__vermas_after" DEBUG; fi'
+trap 'if [[ -z "$__vermas_fn" ]]; then printf "%s R\n" "$__vermas_key" >> "$__vermas_proof"; trap - DEBUG; elif [[ "${FUNCNAME[0]-}" == "$__vermas_fn" && "$BASHPID" == "$$" ]]; then printf "%s E\n" "$__vermas_key" >> "$__vermas_proof"; if [[ -n "$(trap -p EXIT)" ]]; then printf "%s T\n" "$__vermas_key" >> "$__vermas_proof"; fi; trap - DEBUG; trap "$__vermas_return" RETURN; fi' DEBUG
 "#;
+
+/// Bash that sources the file, then calls the function in a subshell and records its
+/// status; fails clearly when the function is missing. Arguments: file, function.
+pub const BASH_CALL: &str = r#"__vermas_key=${VERMAS_PROBE_KEY-} __vermas_proof=${VERMAS_PROBE_FILE-}
+unset VERMAS_PROBE_KEY VERMAS_PROBE_FILE
+source "$1" || exit $?
+if ! declare -F "$2" >/dev/null; then echo "vermas: function not defined: $2" >&2; exit 127; fi
+( "$2" ); __vermas_s=$?
+printf '%s S %d\n' "$__vermas_key" "$__vermas_s" >> "$__vermas_proof"
+exit "$__vermas_s""#;
 
 /// Numbers the markers of this process.
 static NEXT_MARKER: AtomicU64 = AtomicU64::new(1);
@@ -57,19 +110,13 @@ fn read_head(path: &Path) -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// Arms `job` with the bash probe for `function`; returns the proof to check afterwards.
-/// Without a private folder for the probe the run proceeds on its exit code alone.
-pub fn arm_bash(job: &mut Job, function: Option<&str>, sourced: bool) -> Proof {
-    let Some(dir) = private_dir() else {
+/// Arms `job` to record its proof for `function` run in `mode`; returns the proof to check
+/// afterwards. Without a private folder or a random key the run proceeds on its exit code
+/// alone.
+pub fn arm_bash(job: &mut Job, function: Option<&str>, mode: BashMode) -> Proof {
+    let (Some(dir), Some(key)) = (private_dir(), random_key()) else {
         return Proof::ExitCode;
     };
-    let probe = dir.join("probe.bash");
-    if std::fs::read_to_string(&probe).ok().as_deref() != Some(PROBE) {
-        let tmp = dir.join(format!("probe.{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, PROBE).is_err() || std::fs::rename(&tmp, &probe).is_err() {
-            return Proof::ExitCode;
-        }
-    }
     let marker = dir.join(format!(
         "mark-{}-{}",
         std::process::id(),
@@ -77,21 +124,41 @@ pub fn arm_bash(job: &mut Job, function: Option<&str>, sourced: bool) -> Proof {
     ));
     // Best effort: a marker left by an earlier run (or none) is removed.
     let _ = std::fs::remove_file(&marker);
-    if let Some(own) = std::env::var_os("BASH_ENV").filter(|v| !v.is_empty()) {
-        job.env.push((
-            "VERMAS_PROBE_BASH_ENV".into(),
-            own.to_string_lossy().into_owned(),
-        ));
+    if mode != BashMode::Sourced {
+        let probe = dir.join("probe.bash");
+        if std::fs::read_to_string(&probe).ok().as_deref() != Some(PROBE) {
+            let tmp = dir.join(format!("probe.{}.tmp", std::process::id()));
+            if std::fs::write(&tmp, PROBE).is_err() || std::fs::rename(&tmp, &probe).is_err() {
+                return Proof::ExitCode;
+            }
+        }
+        if let Some(own) = std::env::var_os("BASH_ENV").filter(|v| !v.is_empty()) {
+            job.env.push((
+                "VERMAS_PROBE_BASH_ENV".into(),
+                own.to_string_lossy().into_owned(),
+            ));
+        }
+        job.env.extend([
+            ("BASH_ENV".into(), probe.to_string_lossy().into_owned()),
+            ("VERMAS_PROBE_FN".into(), function.unwrap_or("").to_string()),
+        ]);
     }
     job.env.extend([
-        ("BASH_ENV".into(), probe.to_string_lossy().into_owned()),
         (
             "VERMAS_PROBE_FILE".into(),
             marker.to_string_lossy().into_owned(),
         ),
-        ("VERMAS_PROBE_FN".into(), function.unwrap_or("").to_string()),
+        ("VERMAS_PROBE_KEY".into(), key.clone()),
     ]);
-    Proof::Bash { marker, sourced }
+    Proof::Bash { marker, key, mode }
+}
+
+/// 128 random bits as hex, from the kernel.
+fn random_key() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    // SAFETY: getrandom fills at most `bytes.len()` bytes of the buffer.
+    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    (n == bytes.len() as isize).then(|| bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// A folder only this user can write, for the probe and its markers.
@@ -106,51 +173,159 @@ fn private_dir() -> Option<PathBuf> {
     (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(dir)
 }
 
-/// When a run that exited 0 lacks its proof, why it is an ERROR; `None` when the proof holds
-/// (or the run is judged on its exit code alone).
-pub fn missing(
-    proof: &Proof,
-    done: &Finished,
-    file: &str,
-    function: Option<&str>,
-) -> Option<String> {
+/// The records of a bash run that carry `key`: kind and status.
+fn records(text: &str, key: &str) -> Vec<(char, Option<i32>)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut words = l.split(' ');
+            (words.next()? == key).then_some(())?;
+            let kind = words.next()?.chars().next()?;
+            Some((kind, words.next().and_then(|s| s.parse().ok())))
+        })
+        .collect()
+}
+
+/// What decides the outcome of `done`, a run of `file#function` armed with `proof`.
+pub fn decide(proof: &Proof, done: &Finished, file: &str, function: Option<&str>) -> Decides {
     match proof {
-        Proof::ExitCode => None,
-        Proof::Bash { marker, sourced } => {
-            let marks = std::fs::read_to_string(marker).unwrap_or_default();
+        Proof::ExitCode => Decides::ExitCode,
+        Proof::Bash { marker, key, mode } => {
+            let text = std::fs::read_to_string(marker).unwrap_or_default();
             // Best effort: a temporary file left behind is harmless.
             let _ = std::fs::remove_file(marker);
-            if !marks.contains('L') {
-                return None;
-            }
-            match function {
-                Some(f) if !marks.contains('E') => Some(if *sourced {
-                    format!(
-                        "{f} never ran: {file} ended while it was being sourced (a top-level exit?) before {f} could be called"
-                    )
-                } else {
-                    format!(
-                        "{f} never ran: {file} exited without calling it; add \"$@\" at the end of {file} so it runs the function named on its command line"
-                    )
-                }),
-                None if !marks.contains('R') => Some(format!(
-                    "{file} ran no command outside its function definitions; name the test to run, as {file}#FUNCTION"
-                )),
-                _ => None,
-            }
+            decide_bash(&records(&text, key), *mode, file, function)
         }
         Proof::Cargo => {
             let text = done.text();
-            let ran = cargo_tests_run(&text, function);
-            (ran == 0).then(|| match function {
+            if cargo_tests_run(&text, function) > 0 {
+                return Decides::ExitCode;
+            }
+            Decides::Unproven(match function {
                 Some(f) => {
                     format!("no test named {f} ran (cargo test found none by that exact name)")
                 }
                 None => "cargo test ran no test".to_string(),
             })
         }
-        Proof::Pytest => None,
+        Proof::Pytest => decide_pytest(done),
     }
+}
+
+/// What decides a bash run, from its signed records.
+fn decide_bash(
+    records: &[(char, Option<i32>)],
+    mode: BashMode,
+    file: &str,
+    function: Option<&str>,
+) -> Decides {
+    let has = |kind: char| records.iter().any(|(k, _)| *k == kind);
+    let failed = records
+        .iter()
+        .filter(|(k, _)| *k == 'S')
+        .find_map(|(_, s)| s.filter(|s| *s != 0));
+    let f = function.unwrap_or("the function");
+    match mode {
+        BashMode::Sourced if !has('S') => Decides::Unproven(format!(
+            "{f} never ran: {file} ended while it was being sourced (a top-level exit?) before {f} could be called"
+        )),
+        // The probe did not load (bash ignored BASH_ENV): the exit code is all there is.
+        BashMode::Dispatched | BashMode::Whole if !has('L') => Decides::ExitCode,
+        BashMode::Dispatched if !has('E') => Decides::Unproven(format!(
+            "{f} never ran: {file} exited without calling it (in its own process, not a subshell); add \"$@\" at the end of {file} so it runs the function named on its command line"
+        )),
+        // It ended without returning (an `exit` in it) and an EXIT trap ran after: the
+        // exit code may not be the function's.
+        BashMode::Dispatched if has('T') && !has('S') => Decides::Unproven(format!(
+            "{f} did not return (it called exit), and {file} has an EXIT trap that may have changed the exit code: its outcome cannot be told; end {f} with return"
+        )),
+        BashMode::Whole if !has('R') => Decides::Unproven(format!(
+            "{file} ran no command outside its function definitions; name the test to run, as {file}#FUNCTION"
+        )),
+        _ => failed.map_or(Decides::ExitCode, Decides::Status),
+    }
+}
+
+/// What decides a pytest run: its exit code when it could not run the test, else the
+/// summary it printed (a skipped test is SKIP, an expected failure FAIL, no summary ERROR).
+fn decide_pytest(done: &Finished) -> Decides {
+    if let Some(why) = done.exit_code.and_then(pytest_error) {
+        return Decides::Unproven(why.to_string());
+    }
+    let text = done.text();
+    let Some(counts) = text.lines().rev().find_map(pytest_summary) else {
+        let last = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Decides::Unproven(format!(
+            "pytest could not run the test: it printed no summary (is pytest installed for python3?){}",
+            if last.is_empty() {
+                String::new()
+            } else {
+                format!("; it said: {}", last.trim())
+            }
+        ));
+    };
+    let n = |word: &str| {
+        counts
+            .iter()
+            .filter(|(_, w)| w == word)
+            .map(|(n, _)| *n)
+            .sum::<u64>()
+    };
+    let said = counts
+        .iter()
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if n("failed") + n("error") + n("errors") > 0 {
+        Decides::ExitCode
+    } else if n("xfailed") + n("xpassed") > 0 {
+        Decides::Outcome(
+            Outcome::Fail,
+            format!("pytest: {said}: a test marked xfail is expected not to hold"),
+        )
+    } else if n("skipped") > 0 {
+        Decides::Outcome(Outcome::Skip, format!("pytest: {said}"))
+    } else if n("passed") > 0 {
+        Decides::ExitCode
+    } else {
+        Decides::Unproven(format!("pytest ran no test ({said})"))
+    }
+}
+
+/// The counts of a pytest summary line (`1 passed, 2 skipped in 0.1s`, possibly framed by
+/// `=`), as number and word; `None` for any other line.
+fn pytest_summary(line: &str) -> Option<Vec<(u64, String)>> {
+    const WORDS: &[&str] = &[
+        "passed",
+        "failed",
+        "skipped",
+        "xfailed",
+        "xpassed",
+        "error",
+        "errors",
+        "deselected",
+        "warning",
+        "warnings",
+        "rerun",
+    ];
+    let line = line.trim().trim_matches('=').trim();
+    let (counts, _) = line.rsplit_once(" in ")?;
+    if counts == "no tests ran" {
+        return Some(Vec::new());
+    }
+    counts
+        .split(", ")
+        .map(|part| {
+            let (n, word) = part.split_once(' ')?;
+            let word = word.trim();
+            WORDS
+                .contains(&word)
+                .then(|| Some((n.parse().ok()?, word.to_string())))?
+        })
+        .collect()
 }
 
 /// Tests `cargo test` reports as run: those named exactly `function` (as `name` or
@@ -203,5 +378,52 @@ mod tests {
         assert_eq!(cargo_tests_run(out, Some("test_z")), 0);
         assert_eq!(cargo_tests_run(out, None), 2);
         assert_eq!(cargo_tests_run("running 0 tests\n", None), 0);
+    }
+
+    #[test]
+    fn reads_pytest_summaries() {
+        let counts = |l| {
+            pytest_summary(l).map(|c| {
+                c.into_iter()
+                    .map(|(n, w)| format!("{n} {w}"))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(
+            counts("1 passed in 0.01s"),
+            Some(vec!["1 passed".to_string()])
+        );
+        assert_eq!(
+            counts("==== 1 xfailed, 2 warnings in 0.03s ===="),
+            Some(vec!["1 xfailed".to_string(), "2 warnings".to_string()])
+        );
+        assert_eq!(counts("no tests ran in 0.01s"), Some(vec![]));
+        assert_eq!(counts("checked in 3 files"), None);
+        assert_eq!(counts("/usr/bin/python3: No module named pytest"), None);
+    }
+
+    #[test]
+    fn only_records_with_the_key_count() {
+        let text = "k1 L\nE\nk2 S 0\nk1 E\nk1 S 3\n";
+        assert_eq!(
+            records(text, "k1"),
+            vec![('L', None), ('E', None), ('S', Some(3))]
+        );
+        let forged = records("k2 S 0\n", "k1");
+        assert_eq!(
+            decide_bash(&forged, BashMode::Sourced, "t.sh", Some("f")),
+            Decides::Unproven(
+                "f never ran: t.sh ended while it was being sourced (a top-level exit?) before f could be called".into()
+            )
+        );
+        assert_eq!(
+            decide_bash(
+                &records(text, "k1"),
+                BashMode::Dispatched,
+                "t.sh",
+                Some("f")
+            ),
+            Decides::Status(3)
+        );
     }
 }

@@ -1,7 +1,9 @@
-//! No process outlives the check that started it: every check carries a token in its
-//! environment, vermas adopts orphaned descendants (a child subreaper on Linux), sweeps the
-//! token's processes when the check ends, and on Ctrl-C or a termination signal ends every
-//! running check before it exits.
+//! No process outlives the check that started it. On Linux each check runs under its own
+//! supervisor (see [`super::supervisor`]), which ends the check's whole tree; vermas knows
+//! the running supervisors, and on Ctrl-C or a termination signal asks each to end its
+//! check before vermas exits. As a fallback (no supervisor, or one that was killed), every
+//! check carries a token in its environment, vermas adopts orphaned descendants (a child
+//! subreaper), and sweeps the token's processes.
 
 use std::io::Read;
 use std::os::fd::FromRawFd;
@@ -16,7 +18,11 @@ pub const TOKEN_VAR: &str = "VERMAS_CHECK_TOKENS";
 /// Signals after which vermas ends its checks, then itself.
 const TERMINATING: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
-/// Process groups of the checks running now, with their tokens.
+/// True where checks run under a supervisor that ends their whole tree.
+pub const SUPERVISED: bool = cfg!(target_os = "linux");
+
+/// Process groups of the checks running now (the supervisor's pid on Linux), with their
+/// tokens.
 static RUNNING: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 /// Work to do before vermas exits on a signal (e.g. closing a tmux pane).
 static ON_SIGNAL: Mutex<Vec<Box<dyn Fn() + Send>>> = Mutex::new(Vec::new());
@@ -199,21 +205,42 @@ fn parent_of(pid: i32) -> Option<i32> {
     rest.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Ends every running check: TERM to each process group, KILL to what is left after a
-/// short grace, then a sweep for descendants that left their group.
+/// Ends every running check: TERM to each (its supervisor forwards it to the command's
+/// group), then after a short grace the end of each whole tree, then a sweep for
+/// descendants that carry a token of this process.
 fn end_all_checks() {
     let groups: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
     for &g in &groups {
         signal_group(g, libc::SIGTERM);
     }
-    let until = Instant::now() + Duration::from_millis(300);
-    while Instant::now() < until && groups.iter().any(|&g| group_alive(g)) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let wait_for_groups = |ms| {
+        let until = Instant::now() + Duration::from_millis(ms);
+        while Instant::now() < until && groups.iter().any(|&g| group_alive(g)) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    wait_for_groups(300);
     for &g in &groups {
-        signal_group(g, libc::SIGKILL);
+        stop(g);
     }
+    wait_for_groups(1000);
     sweep_all();
+}
+
+/// Ends the whole tree of the check whose group is `pgid`: its supervisor's [`STOP`]
+/// signal on Linux, else KILL to the group.
+///
+/// [`STOP`]: super::supervisor::STOP
+pub fn stop(pgid: i32) {
+    #[cfg(target_os = "linux")]
+    if pgid > 1 {
+        // SAFETY: kill only sends a signal to the check's supervisor.
+        unsafe {
+            libc::kill(pgid, super::supervisor::STOP);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    signal_group(pgid, libc::SIGKILL);
 }
 
 /// Sends `sig` to process group `pgid`.

@@ -3,7 +3,7 @@
 
 use super::VerifySettings;
 use super::process::{Finished, Job};
-use super::proof::{self, Proof};
+use super::proof::{self, BASH_CALL, BashMode, Proof};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -11,9 +11,6 @@ use std::path::Path;
 const NO_FUNCTION_MARK: &str = "vermas: function not defined:";
 /// Exit code paired with [`NO_FUNCTION_MARK`].
 const NO_FUNCTION_EXIT: i32 = 127;
-
-/// Bash that sources the file and calls the function, failing clearly when it is missing.
-const BASH_CALL: &str = r#"source "$1" || exit $?; if ! declare -F "$2" >/dev/null; then echo "vermas: function not defined: $2" >&2; exit 127; fi; "$2""#;
 
 /// The job that runs `file#function` from `root`, or why it cannot be run.
 pub fn command_for(
@@ -49,7 +46,12 @@ pub fn plan(
         let fn_args = function.map(str::to_string).into_iter().collect();
         let mut j = job(&path.to_string_lossy(), fn_args);
         let proof = if proof::is_bash_script(&path) {
-            proof::arm_bash(&mut j, function, false)
+            let mode = if function.is_some() {
+                BashMode::Dispatched
+            } else {
+                BashMode::Whole
+            };
+            proof::arm_bash(&mut j, function, mode)
         } else {
             Proof::ExitCode
         };
@@ -113,12 +115,12 @@ fn builtin_job(
                     f.into(),
                 ],
             );
-            let proof = proof::arm_bash(&mut j, function, true);
+            let proof = proof::arm_bash(&mut j, function, BashMode::Sourced);
             Ok((j, proof))
         }
         ("sh" | "bash", None) => {
             let mut j = job("bash", vec![file.into()]);
-            let proof = proof::arm_bash(&mut j, None, false);
+            let proof = proof::arm_bash(&mut j, None, BashMode::Whole);
             Ok((j, proof))
         }
         ("py", Some(f)) => Ok((

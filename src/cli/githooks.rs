@@ -8,7 +8,8 @@ use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::git::GitRepo;
 use crate::githooks::{self, Installed, Scope, Uninstalled};
-use crate::live::{Counts, Kinds, SpecRun};
+use crate::live::{Counts, Kinds, RunSettings, SpecRun};
+use crate::verification::Project;
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -168,8 +169,10 @@ macro_rules! say {
     };
 }
 
-/// `hooks run pre-push [REMOTE [URL]]`: reads git's ref lines on stdin, runs the verify
-/// checks of the specs the push touches, and refuses the push (non-zero) on FAIL or ERROR.
+/// `hooks run pre-push [REMOTE [URL]]`: reads git's ref lines on stdin and runs the
+/// verify checks of the specs the push touches on each pushed commit (in place when the
+/// checkout is that commit, clean; else in a temporary worktree of it), refusing the push
+/// (non-zero) on FAIL or ERROR.
 fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
     if skip_requested() {
         say!("VERMAS_SKIP is set: checks skipped, push allowed");
@@ -186,65 +189,109 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
     let remote = args.first().map_or("", String::as_str);
     let scope = Scope::from_config(&p.config.hooks.pre_push.scope);
     let judge = p.config.hooks.pre_push.judge;
-    let plan = githooks::plan_push(
-        &repo,
-        &p.root,
-        remote,
-        &refs,
-        crate::spec::checkable(super::specs::specs_of(&p)?),
-        scope,
-    )?;
+    let plan = githooks::plan_push(&repo, &p.root, remote, &refs, scope)?;
     for note in &plan.notes {
         say!("{note}");
     }
-    if plan.trees.is_empty() {
+    if plan.targets.is_empty() {
         say!("nothing to check");
         return Ok(0);
-    }
-    if plan.specs.is_empty() {
-        say!(
-            "no spec to run for this push (scope {}); nothing to check",
-            plan.scope.as_str()
-        );
-        return Ok(0);
-    }
-    let key = githooks::stamp_key(&plan, judge);
-    let cache = p.cache_dir();
-    if let Some(dir) = &cache
-        && githooks::stamp_matches(dir, &key)
-    {
-        say!(
-            "this tree already passed these {} (stamp {}); nothing run",
-            crate::words::plural(plan.specs.len(), "spec"),
-            stamp_display(&p.root, dir)
-        );
-        return Ok(0);
-    }
-    if !plan.worktree_is_pushed {
-        say!("checks run on the work tree, which differs from what is pushed");
     }
     let kinds = Kinds {
         verify: true,
         judge,
     };
-    let settings = p.settings(kinds, None, true);
-    let runs = super::specs::run_checks(&p, &plan.specs, &settings, ctx.json);
+    let gate = Gate {
+        ctx,
+        p: &p,
+        repo: &repo,
+        plan: &plan,
+        settings: p.settings(kinds, None, true),
+        kinds,
+        judge,
+    };
+    let mut runs = Vec::new();
+    let mut code = 0;
+    for target in &plan.targets {
+        code = gate.verify(target, &mut runs)?;
+        if code != 0 {
+            break;
+        }
+    }
     if ctx.json {
         print_json(&crate::report::json(&runs));
-    } else {
-        out!("{}", crate::report::human(&runs, kinds, colour()));
     }
-    let code = push_verdict(&runs, plan.specs.len());
-    if code != 0 {
-        return Ok(code);
+    Ok(code)
+}
+
+/// What every pushed commit is verified with.
+struct Gate<'a> {
+    ctx: &'a Ctx,
+    p: &'a Project,
+    repo: &'a GitRepo,
+    plan: &'a githooks::PushPlan,
+    settings: RunSettings,
+    kinds: Kinds,
+    judge: bool,
+}
+
+impl Gate<'_> {
+    /// Verifies one pushed commit (its runs added to `all`); the hook's exit code for it.
+    fn verify(&self, target: &githooks::PushTarget, all: &mut Vec<SpecRun>) -> Result<i32, Error> {
+        let names = target.refs.join(", ");
+        let short: String = target.commit.chars().take(7).collect();
+        let tree = githooks::PushedTree::open(self.repo, &self.p.root, target)?;
+        // The commit's own specs and files, with this checkout's settings.
+        let at = Project {
+            root: tree.root().to_path_buf(),
+            ws: None,
+            config: self.p.config.clone(),
+        };
+        let found = crate::spec::checkable(super::specs::specs_of(&at)?);
+        let (specs, notes) = githooks::specs_to_run(self.plan, found);
+        for note in &notes {
+            say!("{note}");
+        }
+        if specs.is_empty() {
+            say!(
+                "{names}: no spec to run for this push (scope {}); nothing to check",
+                self.plan.scope.as_str()
+            );
+            return Ok(0);
+        }
+        let key = githooks::stamp_key(&target.tree, &specs, self.judge);
+        let cache = self.p.cache_dir();
+        if let Some(dir) = &cache
+            && githooks::stamp_matches(dir, &key)
+        {
+            say!(
+                "{names}: this tree already passed these {} (stamp {}); nothing run",
+                crate::words::plural(specs.len(), "spec"),
+                stamp_display(&self.p.root, dir)
+            );
+            return Ok(0);
+        }
+        if let Some(dir) = tree.temporary() {
+            say!(
+                "{names}: the work tree is not the pushed commit; checking {short} in a temporary worktree ({})",
+                dir.display()
+            );
+        }
+        let runs = super::specs::run_checks(&at, &specs, &self.settings, self.ctx.json);
+        drop(tree);
+        if !self.ctx.json {
+            out!("{}", crate::report::human(&runs, self.kinds, colour()));
+        }
+        let code = push_verdict(&runs, specs.len());
+        all.extend(runs);
+        if code == 0
+            && let Some(dir) = &cache
+            && let Err(e) = githooks::write_stamp(dir, &key)
+        {
+            say!("could not write the stamp: {e}");
+        }
+        Ok(code)
     }
-    if plan.worktree_is_pushed
-        && let Some(dir) = &cache
-        && let Err(e) = githooks::write_stamp(dir, &key)
-    {
-        say!("could not write the stamp: {e}");
-    }
-    Ok(0)
 }
 
 /// The refs being pushed, from git's lines on stdin (refused on a terminal).

@@ -116,6 +116,9 @@ pub fn tree(root: &TreeNode) -> String {
         if n.repeated {
             s.push_str(" (shown above)");
         }
+        if n.truncated {
+            s.push_str(" (its dependencies are deeper than shown)");
+        }
         s
     }
     fn walk(n: &TreeNode, prefix: &str, out: &mut String) {

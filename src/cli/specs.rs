@@ -19,6 +19,17 @@ pub(super) fn specs_of(p: &Project) -> Result<Vec<Spec>, Error> {
     Ok(specs)
 }
 
+/// A warning on stderr for each problem of `specs` that is not an error (a `[verify]` or
+/// `[judge]` link that belongs to no criterion, so never runs).
+fn warn_stray_links(specs: &[Spec]) {
+    for s in specs {
+        for p in s.problems.iter().filter(|p| !p.error) {
+            let at = format!("{}:{}:{}: {}", s.path, p.line, p.column, p.message);
+            diagnostic("warning", &Error::Invalid(at));
+        }
+    }
+}
+
 /// Runs the checks of `specs`, showing the running ones on a terminal stderr unless
 /// `quiet`.
 pub(super) fn run_checks(
@@ -42,6 +53,7 @@ pub(super) fn run_checks(
 pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     let p = super::project()?;
     let selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
+    warn_stray_links(&selected);
     if a.baseline.is_some() && !a.verify {
         return Err(Error::usage("--baseline goes with --verify"));
     }
@@ -141,8 +153,15 @@ fn report(ctx: &Ctx, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(
     Ok(())
 }
 
-/// Refuses a report path whose folder does not exist, before any check runs.
+/// Refuses a report path that is a folder or whose folder does not exist, before any
+/// check runs.
 fn check_writable_parent(path: &std::path::Path) -> Result<(), Error> {
+    if path.is_dir() {
+        return Err(Error::invalid_with_help(
+            format!("cannot write {}: it is a folder", path.display()),
+            "--junit takes the report's file name, e.g. --junit reports/junit.xml",
+        ));
+    }
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),

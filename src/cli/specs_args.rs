@@ -14,8 +14,8 @@ pub struct StatusArgs {
     /// Only this spec (name or path; repeatable).
     #[arg(long = "spec", value_name = "NAME", add = super::complete::spec())]
     pub specs: Vec<String>,
-    /// Checks run at once (default: verify.jobs, else the number of cores).
-    #[arg(short, long)]
+    /// Checks run at once, at least 1 (default: verify.jobs, else the number of cores).
+    #[arg(short, long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
     /// Also write a JUnit XML report to FILE.
     #[arg(long, value_name = "FILE")]
@@ -23,6 +23,10 @@ pub struct StatusArgs {
     /// Print TAP instead of the human report.
     #[arg(long)]
     pub tap: bool,
+    /// `github`: a GitHub Actions annotation per FAIL or ERROR before the human report (the
+    /// default when GITHUB_ACTIONS=true); `human`: the report alone.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ReportFormat>,
     /// Write .beads/results/spec-<name>.yaml and commit it.
     #[arg(long)]
     pub record: bool,
@@ -45,6 +49,15 @@ pub struct StatusArgs {
     /// Internal: the feed stops when this process ends.
     #[arg(long, value_name = "PID", hide = true)]
     pub owner: Option<u32>,
+}
+
+/// How `status` reports to people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// The report alone.
+    Human,
+    /// Workflow annotations (`::error file=...,line=...::...`), then the report.
+    Github,
 }
 
 /// `spec` subcommands.

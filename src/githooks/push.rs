@@ -1,5 +1,6 @@
-//! The pre-push gate's decisions: the refs git is pushing, the specs they touch, and the
-//! stamp of trees that already passed with the same specs.
+//! The pre-push gate's decisions: the refs git is pushing, the commits to verify (each
+//! pushed tree once), the specs they touch, and the stamp of trees that already passed
+//! with the same specs.
 
 use crate::error::{Error, Result};
 use crate::git::{GitRepo, PushBase};
@@ -106,41 +107,50 @@ impl Scope {
     }
 }
 
+/// One commit a push sends, to verify: every pushed ref with the same tree shares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushTarget {
+    /// The tree id of the pushed commit.
+    pub tree: String,
+    /// The pushed commit (the first ref's, when several refs carry the same tree).
+    pub commit: String,
+    /// The short names of the remote refs that receive it.
+    pub refs: Vec<String>,
+    /// True when the checkout the hook runs in is this very tree: HEAD's tree, with no
+    /// tracked change and no untracked file. Checks then run in place; otherwise in a
+    /// temporary worktree of the commit.
+    pub in_place: bool,
+}
+
 /// What a push must pass.
 #[derive(Debug, Clone)]
 pub struct PushPlan {
-    /// The specs to run.
-    pub specs: Vec<Spec>,
     /// The scope applied (`changed` falls back to `all` when the change is unknowable).
     pub scope: Scope,
     /// Files the push changes, relative to the spec root (scope `changed` only).
     pub changed: BTreeSet<String>,
     /// One line per pushed ref: what it was compared against.
     pub notes: Vec<String>,
-    /// Tree ids of the pushed commits, sorted, without repeats.
-    pub trees: Vec<String>,
-    /// True when checks run on exactly what is pushed: tracked files match HEAD and HEAD's
-    /// tree is every pushed tree.
-    pub worktree_is_pushed: bool,
+    /// The commits to verify, one per distinct tree, in the order git gave the refs.
+    pub targets: Vec<PushTarget>,
 }
 
-/// Decides which of `specs` (read from `root`) pushing `refs` to `remote` must pass.
+/// Decides what pushing `refs` to `remote` must pass: each pushed commit (deletions
+/// need nothing), and, for scope `changed`, the files the push changes relative to the
+/// spec root `root`.
 pub fn plan_push(
     repo: &GitRepo,
     root: &Path,
     remote: &str,
     refs: &[PushRef],
-    mut specs: Vec<Spec>,
     scope: Scope,
 ) -> Result<PushPlan> {
     let pushed: Vec<&PushRef> = refs.iter().filter(|r| !r.is_delete()).collect();
     let mut plan = PushPlan {
-        specs: Vec::new(),
         scope,
         changed: BTreeSet::new(),
         notes: Vec::new(),
-        trees: Vec::new(),
-        worktree_is_pushed: false,
+        targets: Vec::new(),
     };
     if pushed.is_empty() {
         plan.notes.push(if refs.is_empty() {
@@ -150,15 +160,23 @@ pub fn plan_push(
         });
         return Ok(plan);
     }
-    let mut trees = BTreeSet::new();
-    for r in &pushed {
-        trees.insert(repo.tree_of(&r.local_sha)?);
-    }
-    plan.trees = trees.into_iter().collect();
     let head_tree = repo.tree_of("HEAD").ok();
-    plan.worktree_is_pushed = repo.tracked_clean().unwrap_or(false)
-        && plan.trees.len() == 1
-        && head_tree.as_deref() == Some(plan.trees[0].as_str());
+    let mut clean = None;
+    for r in &pushed {
+        let tree = repo.tree_of(&r.local_sha)?;
+        if let Some(t) = plan.targets.iter_mut().find(|t| t.tree == tree) {
+            t.refs.push(r.short_name().to_string());
+            continue;
+        }
+        let in_place = head_tree.as_deref() == Some(tree.as_str())
+            && *clean.get_or_insert_with(|| checkout_is_clean(repo));
+        plan.targets.push(PushTarget {
+            tree,
+            commit: r.local_sha.clone(),
+            refs: vec![r.short_name().to_string()],
+            in_place,
+        });
+    }
     if scope == Scope::Changed {
         let mut changed = BTreeSet::new();
         for r in &pushed {
@@ -179,11 +197,24 @@ pub fn plan_push(
         }
         plan.changed = relative_to_root(repo, root, changed);
     }
-    if plan.scope == Scope::Changed {
-        specs = select_changed(specs, &plan.changed, &mut plan.notes);
-    }
-    plan.specs = specs;
     Ok(plan)
+}
+
+/// True when the checkout holds exactly HEAD: no tracked change, no untracked file (an
+/// ignored file, such as a build folder, is not part of what is pushed either way).
+fn checkout_is_clean(repo: &GitRepo) -> bool {
+    crate::git::cli::run(repo.workdir(), &["status", "--porcelain"])
+        .is_ok_and(|out| out.trim().is_empty())
+}
+
+/// The specs of one pushed tree that `plan` must run, and a note for each one skipped.
+pub fn specs_to_run(plan: &PushPlan, specs: Vec<Spec>) -> (Vec<Spec>, Vec<String>) {
+    let mut notes = Vec::new();
+    if plan.scope == Scope::All {
+        return (specs, notes);
+    }
+    let kept = select_changed(specs, &plan.changed, &mut notes);
+    (kept, notes)
 }
 
 /// The specs a change can break. A change of `.beads/` records alone breaks none; any
@@ -299,26 +330,38 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
     })
 }
 
-/// The stamp for running `plan` (with judges when `judge`): the pushed trees, the spec set
-/// and the kinds of checks.
-pub fn stamp_key(plan: &PushPlan, judge: bool) -> String {
-    let specs: Vec<&str> = plan.specs.iter().map(|s| s.path.as_str()).collect();
+/// Most passed keys the stamp file keeps (the newest).
+const STAMP_KEYS: usize = 32;
+
+/// The stamp of running `specs` on `tree` (with judges when `judge`): one line.
+pub fn stamp_key(tree: &str, specs: &[Spec], judge: bool) -> String {
+    let specs: Vec<String> = specs
+        .iter()
+        .map(|s| s.path.escape_default().to_string())
+        .collect();
     format!(
-        "vermas {} pre-push stamp\ntrees: {}\nspecs: {}\njudge: {judge}\n",
+        "vermas {} pre-push tree={tree} judge={judge} specs={}",
         env!("CARGO_PKG_VERSION"),
-        plan.trees.join(" "),
         specs.join(" ")
     )
 }
 
 /// True when the stamp in `cache_dir` says `key` already passed.
 pub fn stamp_matches(cache_dir: &Path, key: &str) -> bool {
-    std::fs::read_to_string(cache_dir.join(STAMP_FILE)).is_ok_and(|s| s == key)
+    std::fs::read_to_string(cache_dir.join(STAMP_FILE)).is_ok_and(|s| s.lines().any(|l| l == key))
 }
 
-/// Records that `key` passed.
+/// Records that `key` passed, beside the newest keys that passed before.
 pub fn write_stamp(cache_dir: &Path, key: &str) -> Result<()> {
-    crate::store::write_atomic(cache_dir, &cache_dir.join(STAMP_FILE), key.as_bytes())
+    let old = std::fs::read_to_string(cache_dir.join(STAMP_FILE)).unwrap_or_default();
+    let mut keys: Vec<&str> = old
+        .lines()
+        .filter(|l| l.starts_with("vermas ") && *l != key)
+        .collect();
+    keys.push(key);
+    let keep = &keys[keys.len().saturating_sub(STAMP_KEYS)..];
+    let text = keep.join("\n") + "\n";
+    crate::store::write_atomic(cache_dir, &cache_dir.join(STAMP_FILE), text.as_bytes())
 }
 
 #[cfg(test)]

@@ -1,18 +1,21 @@
 //! The workflow executor: runs a handler command for each ready step of a
 //! molecule, independent steps in parallel, recording each result as it arrives (one
 //! commit per step for a poured molecule, so other processes can interleave), until every
-//! step is complete or none can proceed.
+//! step is complete or none can proceed. A step is taken before its handler starts (marked
+//! `in_progress` under the molecule's lock, committed), so two runs of one molecule never
+//! run the same step; a step taken and not recorded (Ctrl-C, an error) is given back as it
+//! was.
 
 use super::molecule::{self, Molecule, Step, StepStatus};
 use super::ops::{self, StepChange};
 use crate::check::process::{self, Finished, Job};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{Mutex, Once, mpsc};
 use std::time::Duration;
 
 /// Longest a handler may run for one step before its process group is killed.
@@ -122,11 +125,12 @@ pub fn run(
     mut on_event: impl FnMut(RunEvent<'_>),
 ) -> Result<RunReport> {
     let (_, mut mol) = molecule::load(ws, id)?;
-    let retry: BTreeSet<String> = mol
+    // Each blocked step as this run found it: tried again only while it stays so.
+    let retry: BTreeMap<String, Option<Timestamp>> = mol
         .steps
         .iter()
         .filter(|s| s.status == StepStatus::Blocked)
-        .map(|s| s.id.clone())
+        .map(|s| (s.id.clone(), s.started_at))
         .collect();
     let mut attempted: BTreeSet<String> = BTreeSet::new();
     let mut ran = Vec::new();
@@ -145,11 +149,25 @@ pub fn run(
                     if running >= opts.jobs {
                         break;
                     }
+                    attempted.insert(step_id.clone());
+                    match take(ws, actor, &mol.id, &step_id, &retry) {
+                        Ok(Some(latest)) => mol = latest,
+                        Ok(None) => {
+                            // Another run took it (or finished it) first: not run here.
+                            if let Ok((_, latest)) = molecule::load(ws, &mol.id) {
+                                mol = latest;
+                            }
+                            continue;
+                        }
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    }
                     let Ok(step) = mol.step(&step_id) else {
                         continue;
                     };
                     on_event(RunEvent::Started(&step_id));
-                    attempted.insert(step_id);
                     serial += 1;
                     let input = step_input(&mol, step);
                     let (tx, step_id) = (tx.clone(), step.id.clone());
@@ -178,6 +196,7 @@ pub fn run(
             }
             match record(ws, actor, &mol.id, &handled, opts.output_cap) {
                 Ok((latest, step_run)) => {
+                    recorded(&mol.id, &handled.step);
                     mol = latest;
                     on_event(RunEvent::Recorded(&step_run));
                     ran.push(step_run);
@@ -186,6 +205,8 @@ pub fn run(
             }
         }
     });
+    // Steps taken whose result was not recorded (a failure stopped the run) go back.
+    give_back(|t| t.mol == mol.id);
     if let Some(e) = failure {
         return Err(e);
     }
@@ -208,17 +229,117 @@ pub fn run(
 fn candidates<'m>(
     mol: &'m Molecule,
     attempted: &BTreeSet<String>,
-    retry: &BTreeSet<String>,
+    retry: &BTreeMap<String, Option<Timestamp>>,
 ) -> Vec<&'m Step> {
     mol.steps
         .iter()
         .filter(|s| {
-            (s.status == StepStatus::Pending
-                || (s.status == StepStatus::Blocked && retry.contains(&s.id)))
-                && !attempted.contains(&s.id)
-                && mol.unmet_needs(s).is_empty()
+            is_free(s, retry) && !attempted.contains(&s.id) && mol.unmet_needs(s).is_empty()
         })
         .collect()
+}
+
+/// True when no one has taken `step`: pending, or blocked as it was when this run began
+/// (one in `retry`, not started again since).
+fn is_free(step: &Step, retry: &BTreeMap<String, Option<Timestamp>>) -> bool {
+    match step.status {
+        StepStatus::Pending => true,
+        StepStatus::Blocked => retry.get(&step.id) == Some(&step.started_at),
+        _ => false,
+    }
+}
+
+/// Takes step `step_id` of molecule `mol_id` for this run: under the molecule's lock,
+/// reads it again and, when it is still free with its needs done, marks it `in_progress`
+/// (one commit for a poured molecule). Returns the molecule as it now stands, or `None`
+/// when another process took or settled the step first.
+fn take(
+    ws: &Workspace,
+    actor: &str,
+    mol_id: &str,
+    step_id: &str,
+    retry: &BTreeMap<String, Option<Timestamp>>,
+) -> Result<Option<Molecule>> {
+    let mut taken_elsewhere = false;
+    let mut before = None;
+    let changed = ops::update(ws, actor, mol_id, "mol start", |mol, now| {
+        let step = mol.step(step_id)?;
+        before = Some((step.status, step.started_at, step.reason.clone()));
+        if !is_free(step, retry) || !mol.unmet_needs(step).is_empty() {
+            taken_elsewhere = true;
+            // Nothing is written: the change is rolled back.
+            return Err(Error::conflict(format!(
+                "step {step_id} was taken meanwhile"
+            )));
+        }
+        ops::apply(mol, step_id, &StepChange::Start, now)?;
+        Ok(step_id.to_string())
+    });
+    match changed {
+        Ok(c) => {
+            let before = before.expect("the step was read before it was taken");
+            taken().push(Taken {
+                ws: ws.clone(),
+                actor: actor.to_string(),
+                mol: mol_id.to_string(),
+                step: step_id.to_string(),
+                before,
+            });
+            static CLEANUP: Once = Once::new();
+            CLEANUP.call_once(|| crate::check::reaper::on_signal(|| give_back(|_| true)));
+            Ok(Some(c.mol))
+        }
+        Err(_) if taken_elsewhere => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A step this process took and has not recorded yet.
+struct Taken {
+    ws: Workspace,
+    actor: String,
+    mol: String,
+    step: String,
+    /// The step's status, start time and reason before it was taken.
+    before: (StepStatus, Option<Timestamp>, Option<String>),
+}
+
+/// The steps this process took and has not recorded, to give back on Ctrl-C.
+static TAKEN: Mutex<Vec<Taken>> = Mutex::new(Vec::new());
+
+/// The list of taken steps, recovering from a poisoned lock.
+fn taken() -> std::sync::MutexGuard<'static, Vec<Taken>> {
+    TAKEN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Forgets that step `step_id` of `mol_id` is taken: its result is recorded.
+fn recorded(mol_id: &str, step_id: &str) {
+    taken().retain(|t| !(t.mol == mol_id && t.step == step_id));
+}
+
+/// Puts each taken step `which` selects back as it was before it was taken (when it is
+/// still `in_progress`), one commit each; best effort, as on Ctrl-C nothing can be said.
+fn give_back(which: impl Fn(&Taken) -> bool) {
+    let mine: Vec<Taken> = {
+        let mut all = taken();
+        let (mine, rest) = all.drain(..).partition(|t| which(t));
+        *all = rest;
+        mine
+    };
+    for t in mine {
+        let (status, started_at, reason) = t.before.clone();
+        // Best effort: a step left in progress shows in `mol show` and can be redone by hand.
+        let _ = ops::update(&t.ws, &t.actor, &t.mol, "mol release", |mol, now| {
+            let step = mol.step_mut(&t.step)?;
+            if step.status == StepStatus::InProgress {
+                step.status = status;
+                step.started_at = started_at;
+                step.reason = reason;
+                mol.updated_at = now;
+            }
+            Ok(t.step.clone())
+        });
+    }
 }
 
 /// The JSON a handler reads on stdin for `step`.

@@ -4,7 +4,7 @@
 
 use super::target::{self, PathBase};
 use super::{Annotation, LinkForm, Spec};
-use crate::check::functions::{defined_functions, is_defined};
+use crate::check::functions::{defined_functions, is_defined, shell_redefinitions};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -42,8 +42,13 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
     let mut links = Links::default();
     for spec in specs {
         for p in &spec.problems {
+            let level = if p.error {
+                Level::Error
+            } else {
+                Level::Warning
+            };
             out.push(finding(
-                Level::Error,
+                level,
                 &spec.path,
                 p.line,
                 p.column,
@@ -156,7 +161,7 @@ fn linked_file(root: &Path, spec: &Spec, a: &Annotation, links: &mut Links, at: 
 }
 
 /// The findings about `function` of linked `file` (at `path`, holding `text`): not defined
-/// there, or a script that would never call it.
+/// there, a script that would never call it, or a shell function defined more than once.
 fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut At<'_>) {
     if let Some(defined) = defined_functions(file, text)
         && !is_defined(function, &defined)
@@ -172,6 +177,19 @@ fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut
             format!("{file} never reads its arguments, so #{function} would never be called"),
             Some(format!(
                 "add \"$@\" at the end of {file} so it runs the function named on its command line"
+            )),
+        );
+    }
+    if let [earlier @ .., last] = shell_redefinitions(file, text, function).as_slice() {
+        let earlier: Vec<String> = earlier.iter().map(usize::to_string).collect();
+        at(
+            Level::Warning,
+            format!(
+                "function {function} is defined more than once in {file} (lines {} and {last}): bash runs the last one, at line {last}",
+                earlier.join(", ")
+            ),
+            Some(format!(
+                "remove or rename the other definitions of {function}"
             )),
         );
     }
@@ -224,7 +242,9 @@ pub fn github_target(a: &Annotation, spec_dir: &str) -> Option<String> {
     }
     let path = written_path(&a.raw);
     let path = match target::path_base(path) {
-        PathBase::Bare if !spec_dir.is_empty() => target::spec_relative(spec_dir, &a.file),
+        PathBase::Bare if !spec_dir.is_empty() => {
+            target::encode_percent(&target::spec_relative(spec_dir, &a.file))
+        }
         _ => path.to_string(),
     };
     let fixed = match &a.function {
@@ -251,7 +271,10 @@ fn why_github_misses(root: &Path, spec_dir: &str, a: &Annotation) -> String {
             a.raw
         );
     }
-    let seen = target::normalise(&format!("{spec_dir}/{}", written_path(&a.raw)));
+    let written = target::decode_percent(written_path(&a.raw));
+    let seen = written
+        .ok()
+        .and_then(|w| target::normalise(&format!("{spec_dir}/{w}")));
     let how = "GitHub and editors read a path without ./, ../ or / from the spec's folder, vermas from the repository root";
     match seen {
         Some(seen) if root.join(&seen).exists() => format!(

@@ -51,6 +51,7 @@ pub fn parse(text: &str, path: &str) -> Spec {
         walk.event(&mut spec, event, range);
     }
     walk.add_plain_text_links(&mut spec);
+    walk.report_stray_links(&mut spec);
     for c in &mut spec.criteria {
         c.annotations.sort_by_key(|a| a.span.0);
         c.text = criterion_text(text, c);
@@ -77,7 +78,7 @@ struct Walk<'a> {
     text: &'a str,
     spec_dir: &'a str,
     lines: LineIndex,
-    /// The level of the "Success Criteria" heading whose section the walk is in.
+    /// The level of the criteria heading whose section the walk is in.
     section: Option<HeadingLevel>,
     /// The heading being read: its level and its text so far.
     heading: Option<(HeadingLevel, String)>,
@@ -90,6 +91,9 @@ struct Walk<'a> {
     criterion_items: Vec<(usize, usize)>,
     /// Byte ranges never read as plain-text links: code, HTML and the links CommonMark saw.
     shields: Vec<(usize, usize)>,
+    /// `[verify]` / `[judge]` links that belong to no criterion: their byte range, label
+    /// and whether they lie in a criteria section.
+    stray: Vec<((usize, usize), String, bool)>,
 }
 
 impl<'a> Walk<'a> {
@@ -105,6 +109,7 @@ impl<'a> Walk<'a> {
             link: None,
             criterion_items: Vec::new(),
             shields: Vec::new(),
+            stray: Vec::new(),
         }
     }
 
@@ -166,11 +171,11 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// A heading ends: it may open a "Success Criteria" section or title the spec.
+    /// A heading ends: it may open a criteria section or title the spec.
     fn end_heading(&mut self, spec: &mut Spec) {
         if let Some((level, title)) = self.heading.take() {
             let title = title.trim().to_string();
-            if title.eq_ignore_ascii_case("success criteria") {
+            if is_criteria_heading(&title) {
                 self.section = Some(level);
                 spec.has_criteria_section = true;
             }
@@ -208,7 +213,12 @@ impl<'a> Walk<'a> {
         let Some(link) = self.link.take() else {
             return;
         };
-        let (Some(idx), Some(kind)) = (link.owner, annotation_kind(link.label.trim())) else {
+        let Some(kind) = annotation_kind(link.label.trim()) else {
+            return;
+        };
+        let Some(idx) = link.owner else {
+            let label = link.label.trim().to_string();
+            self.stray.push((link.span, label, self.section.is_some()));
             return;
         };
         let ann = self.annotation(kind, &link.dest, &link.title, link.span, LinkForm::Markdown);
@@ -223,6 +233,33 @@ impl<'a> Walk<'a> {
             };
             let ann = self.annotation(kind, &found.dest, &found.title, found.span, LinkForm::Text);
             spec.criteria[found.criterion].annotations.push(ann);
+        }
+    }
+
+    /// Warns about each `[verify]` / `[judge]` link that belongs to no criterion: it is
+    /// never run, and must not vanish silently.
+    fn report_stray_links(&self, spec: &mut Spec) {
+        for (span, label, in_section) in &self.stray {
+            let (line, column) = self.lines.position(self.text, span.0);
+            let message = if *in_section {
+                format!(
+                    "this [{label}] link is not in a task item (`- [ ] ...`), so it is no criterion's check and never runs"
+                )
+            } else if spec.has_criteria_section {
+                format!(
+                    "this [{label}] link is outside the criteria sections, so it never runs: move it under `## Success Criteria`"
+                )
+            } else {
+                format!(
+                    "this [{label}] link never runs: the spec has no `## Success Criteria` (or `## Acceptance Criteria`) heading"
+                )
+            };
+            spec.problems.push(Problem {
+                line,
+                column,
+                message,
+                error: false,
+            });
         }
     }
 
@@ -266,6 +303,30 @@ impl<'a> Walk<'a> {
             span,
         }
     }
+}
+
+/// True when a heading's text opens a criteria section: "Success Criteria" or
+/// "Acceptance Criteria" in any case and spacing, with or without a trailing colon or a
+/// parenthesised note (`Success Criteria (v2):`).
+fn is_criteria_heading(title: &str) -> bool {
+    let mut t = title.trim();
+    loop {
+        let before = t;
+        t = t.trim_end_matches(':').trim_end();
+        if t.ends_with(')')
+            && let Some(open) = t.rfind('(')
+        {
+            t = t[..open].trim_end();
+        }
+        if t == before {
+            break;
+        }
+    }
+    let mut words = t.split_whitespace().map(str::to_lowercase);
+    let (first, second) = (words.next(), words.next());
+    words.next().is_none()
+        && matches!(first.as_deref(), Some("success" | "acceptance"))
+        && second.as_deref() == Some("criteria")
 }
 
 /// `verify`, `judge` or `verify:NAME` when `label` is an annotation's link text.
@@ -361,5 +422,58 @@ fn check_fences(text: &str, problems: &mut Vec<Problem>) {
             message: "this code fence is never closed: everything after it is read as code".into(),
             error: true,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn criteria_headings_are_read_in_their_evident_spellings() {
+        for yes in [
+            "Success Criteria",
+            "success criteria",
+            "Success Criteria:",
+            "Success  Criteria",
+            "Success Criteria (v2)",
+            "Success Criteria (v2):",
+            "Acceptance Criteria",
+            "ACCEPTANCE CRITERIA :",
+        ] {
+            assert!(is_criteria_heading(yes), "{yes:?}");
+        }
+        for no in [
+            "Criteria",
+            "Success",
+            "Success Criteria and more",
+            "Other",
+            "",
+        ] {
+            assert!(!is_criteria_heading(no), "{no:?}");
+        }
+    }
+
+    #[test]
+    fn annotation_links_outside_every_criterion_are_warned_about() {
+        let s = parse(
+            "# T\n\nSee [verify](t.sh#a).\n\n## Success Criteria\n\nprose [judge](j.sh#b)\n\n- [ ] ok [verify](t.sh#c)\n",
+            "specs/t.md",
+        );
+        assert_eq!(s.criteria.len(), 1);
+        let got: Vec<(usize, bool)> = s.problems.iter().map(|p| (p.line, p.error)).collect();
+        assert_eq!(got, [(3, false), (7, false)], "{:?}", s.problems);
+        assert!(
+            s.problems[0]
+                .message
+                .contains("outside the criteria sections")
+        );
+        assert!(s.problems[1].message.contains("not in a task item"));
+        let s = parse(
+            "# T\n\n## Criteria\n\n- [ ] x [verify](t.sh#a)\n",
+            "specs/t.md",
+        );
+        assert!(!s.has_criteria_section);
+        assert!(s.problems[0].message.contains("no `## Success Criteria`"));
     }
 }

@@ -76,6 +76,7 @@ pub fn resolve_with(raw: &str, spec_dir: &str, rule: NameRule) -> Result<Target,
     if path.contains("://") || path.starts_with("mailto:") || path.starts_with("//") {
         return Err(format!("'{path}' is not a file in the repository"));
     }
+    let path = &decode_percent(path)?;
     let joined = match path_base(path) {
         PathBase::Spec if !spec_dir.is_empty() => format!("{spec_dir}/{path}"),
         _ => path.to_string(),
@@ -101,6 +102,58 @@ pub fn resolve_with(raw: &str, spec_dir: &str, rule: NameRule) -> Result<Target,
         function: function.map(str::to_string),
         legacy,
     })
+}
+
+/// `path` with each `%XX` escape decoded, as GitHub and browsers read a link
+/// (`my%20tests.sh` is `my tests.sh`); a `%` not followed by two hex digits stays as it
+/// is. Refused when the decoded bytes are not UTF-8 or hold a NUL.
+pub fn decode_percent(path: &str) -> Result<String, String> {
+    if !path.contains('%') {
+        return Ok(path.to_string());
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            // Two hex digits make one byte: hi * 16 + lo is below 256.
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    let decoded = String::from_utf8(out)
+        .map_err(|_| format!("'{path}' decodes to bytes that are not UTF-8"))?;
+    if decoded.contains('\0') {
+        return Err(format!("'{path}' decodes to a NUL byte"));
+    }
+    Ok(decoded)
+}
+
+/// `path` with the characters a markdown link target cannot hold as they are (space,
+/// `%`, `<`, `>`, parentheses, control characters) written as `%XX`: the inverse of
+/// [`decode_percent`] for a path vermas writes into a link.
+pub fn encode_percent(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if c == ' ' || c.is_control() || matches!(c, '%' | '<' | '>' | '(' | ')') {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Lexically removes `.` and `..`; `None` when `..` climbs above the root.
@@ -296,6 +349,34 @@ mod tests {
         assert_eq!(spec_relative("specs/a", "specs/b/x.sh"), "../b/x.sh");
         assert_eq!(spec_relative("", "tests/x.sh"), "tests/x.sh");
         assert_eq!(spec_relative("specs", "specs"), "../specs");
+    }
+
+    #[test]
+    fn percent_escapes_in_the_path_are_decoded_as_github_does() {
+        let t = resolve("../tests/my%20tests.sh#test_a", "specs").unwrap();
+        assert_eq!(
+            (t.file.as_str(), t.function.as_deref()),
+            ("tests/my tests.sh", Some("test_a"))
+        );
+        assert_eq!(resolve("t%C3%A9st.sh", "").unwrap().file, "tést.sh");
+        assert_eq!(resolve("100%.sh", "").unwrap().file, "100%.sh");
+        assert_eq!(resolve("a%2g.sh", "").unwrap().file, "a%2g.sh");
+        // An escaped `..` is still a `..`: the repository's edge holds.
+        assert!(
+            resolve("%2E%2E/%2e%2e/x.sh", "")
+                .unwrap_err()
+                .contains("leaves")
+        );
+        assert!(resolve("a%00.sh", "").is_err());
+        assert!(resolve("a%FF.sh", "").is_err());
+        assert_eq!(
+            encode_percent("tests/my tests (1)%.sh"),
+            "tests/my%20tests%20%281%29%25.sh"
+        );
+        assert_eq!(
+            decode_percent(&encode_percent("tests/my tests (1)%.sh")).unwrap(),
+            "tests/my tests (1)%.sh"
+        );
     }
 
     #[test]

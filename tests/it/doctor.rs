@@ -149,7 +149,11 @@ fn a_removal_left_uncommitted_is_named_and_fix_commits_it() {
 fn fix_commits_only_the_records_and_leaves_every_other_change_alone() {
     let repo = Repo::initialised();
     repo.write(".beads/issues/vm-lost.md", LOST);
-    repo.write(".beads/mail/mayor/msg-lost.md", "lost mail\n");
+    repo.write(
+        ".beads/mail/mayor/msg-lost.md",
+        "---\nid: msg-lost\nfrom: T/\nto: mayor/\nsubject: Lost\n\
+         created_at: 2026-01-01T00:00:00Z\n---\nlost mail\n",
+    );
     repo.write(".beads/formulas/lost.formula.yaml", "formula: lost\n");
     // Not records: bd's files, a cache, wisps, a stray note, and the user's own work.
     for other in [
