@@ -119,10 +119,45 @@ fn render_info(info: &FormulaInfo) -> String {
         let line = format!("  {:<width$}  {need}  {}", v.name, v.description);
         let _ = writeln!(out, "{}", line.trim_end());
     }
-    let _ = writeln!(out, "\nSteps ({}, in order):", info.steps.len());
-    out.push_str(&render_steps(&info.steps));
+    if info.steps.is_empty() && !info.advice.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nSteps: none of its own; a workflow applies it with `[compose] aspects = ['{}']`",
+            info.name
+        );
+    } else {
+        let _ = writeln!(out, "\nSteps ({}, in order):", info.steps.len());
+        out.push_str(&render_steps(&info.steps));
+    }
+    if !info.aspects.is_empty() {
+        let _ = writeln!(out, "\nAspects woven in: {}", info.aspects.join(", "));
+    }
+    out.push_str(&render_advice(info));
     if !info.unknown_keys.is_empty() {
         let _ = writeln!(out, "\nIgnored keys: {}", info.unknown_keys.join(", "));
+    }
+    out
+}
+
+/// An aspect's advice: per target glob, the steps it adds before and after.
+fn render_advice(info: &FormulaInfo) -> String {
+    let mut out = String::new();
+    if info.advice.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "\nAdvice ({{step.id}} is the advised step):");
+    for a in &info.advice {
+        let mut sides = Vec::new();
+        if !a.before.is_empty() {
+            sides.push(format!("before {}", a.before.join(", ")));
+        }
+        if !a.after.is_empty() {
+            sides.push(format!("after {}", a.after.join(", ")));
+        }
+        let _ = writeln!(out, "  {}: {}", a.target, sides.join("; "));
+    }
+    if !info.pointcuts.is_empty() {
+        let _ = writeln!(out, "Pointcuts: {}", info.pointcuts.join(", "));
     }
     out
 }

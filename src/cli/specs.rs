@@ -1,7 +1,7 @@
 //! Handlers of `status` and `spec`: select specs, run checks, render reports.
 
 use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
-use super::specs_args::{SpecCmd, StatusArgs};
+use super::specs_args::{ReportFormat, SpecCmd, StatusArgs};
 use super::{CmdResult, Ctx};
 use crate::check;
 use crate::error::{Error, ParseError};
@@ -59,6 +59,11 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     }
     if a.tmux && a.watch.is_none() {
         return Err(Error::usage("--tmux goes with --watch"));
+    }
+    if a.format.is_some() && (ctx.json || a.tap) {
+        return Err(Error::usage(
+            "--format is for the human report: it does not go with --json or --tap",
+        ));
     }
     if let Some(secs) = a.feed {
         return super::watch::feed(&p, secs.max(1), a.owner);
@@ -145,12 +150,25 @@ fn report(ctx: &Ctx, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(
     } else if a.tap {
         out!("{}", crate::report::tap(runs));
     } else {
+        if annotate(a) {
+            out!("{}", crate::report::github::annotations(runs));
+        }
         out!(
             "{}",
             crate::report::human(runs, kinds, super::output::colour())
         );
     }
     Ok(())
+}
+
+/// Whether GitHub Actions annotations come before the human report: `--format github`, or
+/// GITHUB_ACTIONS=true (as GitHub's runners set it) without `--format human`.
+fn annotate(a: &StatusArgs) -> bool {
+    match a.format {
+        Some(ReportFormat::Github) => true,
+        Some(ReportFormat::Human) => false,
+        None => std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+    }
 }
 
 /// Refuses a report path that is a folder or whose folder does not exist, before any

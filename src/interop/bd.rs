@@ -85,6 +85,21 @@ pub struct Issue {
     pub notes: Vec<Note>,
 }
 
+/// True when a file named `<id>.md` cannot exist on Windows: the part of the name before
+/// its first `.` is a device name, in any case.
+pub fn reserved_on_windows(id: &str) -> bool {
+    let stem = id.split('.').next().unwrap_or(id).to_ascii_uppercase();
+    match stem.as_str() {
+        "CON" | "PRN" | "AUX" | "NUL" => true,
+        _ => {
+            let (word, digit) = stem.split_at(stem.len().min(3));
+            matches!(word, "COM" | "LPT")
+                && digit.len() == 1
+                && digit.bytes().all(|b| b.is_ascii_digit())
+        }
+    }
+}
+
 /// Reads a bd issue object.
 pub fn read(obj: &Object) -> Result<Issue, Problem> {
     let id = text(obj, "id")?
@@ -94,6 +109,15 @@ pub fn read(obj: &Object) -> Result<Issue, Problem> {
         return Err(problem(
             "id",
             format!("'{id}' cannot be a bead id: letters, digits, '-', '_' and '.' only"),
+        ));
+    }
+    if reserved_on_windows(&id) {
+        return Err(problem(
+            "id",
+            format!(
+                "'{id}' cannot be a bead id: its file {id}.md has a name Windows reserves for \
+                 a device (CON, PRN, AUX, NUL, COM0-9, LPT0-9, in any case)"
+            ),
         ));
     }
     let title = text(obj, "title")?.unwrap_or_default();

@@ -46,8 +46,13 @@ pub fn line(bead: &Bead) -> String {
 }
 
 /// Writes `text` to `path` through a temporary file beside it and a rename, so a reader
-/// (bd among them) sees the old file or the new one, never half of one.
+/// (bd among them) sees the old file or the new one, never half of one. A fifo or a device
+/// named as `path` (or a symlink's target) is written into instead: a rename would
+/// replace it with a regular file.
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    if let Some(written) = crate::store::write_into_special(path, text.as_bytes(), true) {
+        return written.map_err(|e| Error::io(path, e));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),

@@ -89,8 +89,10 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         bad: Vec::new(),
         recorded: Recorded::Unchanged,
     };
-    let lines = read_lines(&bytes, &mut report);
+    let mut lines = read_lines(&bytes, &mut report);
     let mut txn = Txn::begin(ws)?;
+    refuse_case_twins(ws, &mut lines, &mut report)?;
+    let uncommitted = uncommitted_beads(ws);
     let mut written: Vec<Bead> = Vec::new();
     for line in lines {
         let file = bead_path(ws, &line.issue.id);
@@ -115,10 +117,16 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         let bead = bead_for(&line, existing.as_ref());
         let id = bead.id.clone();
         match existing {
-            Some(old) if old == bead => {
-                report.unchanged.push(id);
-                continue;
-            }
+            // Unchanged means on disk and in HEAD as the issue says: a file an import
+            // killed before its commit wrote is committed now.
+            Some(old) if old == bead => match uncommitted.get(&id) {
+                None => {
+                    report.unchanged.push(id);
+                    continue;
+                }
+                Some(NotInHead::New) => report.created.push(id),
+                Some(NotInHead::Changed) => report.updated.push(id),
+            },
             Some(_) => report.updated.push(id),
             None => report.created.push(id),
         }
@@ -138,11 +146,45 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
     Ok(report)
 }
 
+/// How a bead file on disk stands against HEAD.
+enum NotInHead {
+    /// HEAD has no such file.
+    New,
+    /// HEAD has another content.
+    Changed,
+}
+
+/// The ids of the bead files that are not in HEAD as they are on disk (none when changes
+/// are not recorded in git).
+fn uncommitted_beads(ws: &Workspace) -> HashMap<String, NotInHead> {
+    let Some(repo) = crate::git::GitRepo::open(&ws.beads_dir).filter(|_| ws.config.git.commit)
+    else {
+        return HashMap::new();
+    };
+    let issues = ws.issues_dir();
+    let issues = std::fs::canonicalize(&issues).unwrap_or(issues);
+    crate::git::leftovers::unrecorded(repo.workdir(), &ws.beads_dir)
+        .into_iter()
+        .filter_map(|(path, state)| {
+            let path = repo.workdir().join(path);
+            let id = path.file_name()?.to_str()?.strip_suffix(".md")?.to_string();
+            let how = if state == "??" || state == "A" {
+                NotInHead::New
+            } else {
+                NotInHead::Changed
+            };
+            (path.parent() == Some(issues.as_path())).then_some((id, how))
+        })
+        .collect()
+}
+
 /// The issues of the file, in order; tombstones, other records and bad lines are counted
 /// in `report`.
 fn read_lines(bytes: &[u8], report: &mut Imported) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     let mut first_line_of: HashMap<String, usize> = HashMap::new();
+    // Ids as a file system that ignores case (macOS's, Windows's) sees them.
+    let mut folded: HashMap<String, (usize, String)> = HashMap::new();
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         // A byte-order mark some editors add is not part of the first record.
@@ -164,12 +206,54 @@ fn read_lines(bytes: &[u8], report: &mut Imported) -> Vec<Line> {
                         .push(bad_line(&line, key_column(&line.text, "id"), message));
                     continue;
                 }
+                let fold = line.issue.id.to_lowercase();
+                if let Some((first, twin)) = folded.get(&fold) {
+                    let message =
+                        case_twin_message(&line.issue.id, twin, &format!("on line {first}"));
+                    report
+                        .bad
+                        .push(bad_line(&line, key_column(&line.text, "id"), message));
+                    continue;
+                }
                 first_line_of.insert(line.issue.id.clone(), line.number);
+                folded.insert(fold, (line.number, line.issue.id.clone()));
                 lines.push(*line);
             }
         }
     }
     lines
+}
+
+/// Leaves out (as bad lines) the issues whose id differs only in case from a bead that
+/// exists under another spelling: on macOS and Windows both would be one file.
+fn refuse_case_twins(ws: &Workspace, lines: &mut Vec<Line>, report: &mut Imported) -> Result<()> {
+    let existing: HashMap<String, String> = ws
+        .bead_ids()?
+        .into_iter()
+        .map(|id| (id.to_lowercase(), id))
+        .collect();
+    lines.retain(|line| {
+        let id = &line.issue.id;
+        match existing.get(&id.to_lowercase()).filter(|twin| *twin != id) {
+            Some(twin) => {
+                let message = case_twin_message(id, twin, "in this repository already");
+                report
+                    .bad
+                    .push(bad_line(line, key_column(&line.text, "id"), message));
+                false
+            }
+            None => true,
+        }
+    });
+    Ok(())
+}
+
+/// Why issue `id` is refused when bead `twin`, `where` it is, differs from it only in case.
+fn case_twin_message(id: &str, twin: &str, place: &str) -> String {
+    format!(
+        "issue {id} differs only in case from {twin} {place}: on macOS and Windows their \
+         files would be one"
+    )
 }
 
 /// What one line of the file holds.
@@ -264,7 +348,11 @@ fn bead_for(line: &Line, existing: Option<&Bead>) -> Bead {
         Some(old) => merged(fresh, old),
         None => fresh,
     };
-    bead.description = sections::compose(&line.issue.texts, &kept);
+    // The criteria the bead keeps as its own were written into bd's text at export: they
+    // are not body text too.
+    let mut texts = line.issue.texts.clone();
+    texts.acceptance_criteria = to_bd::without_own_criteria(&texts.acceptance_criteria, &bead);
+    bead.description = sections::compose(&texts, &kept);
     bead
 }
 

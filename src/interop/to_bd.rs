@@ -110,6 +110,23 @@ pub fn base(bead: &Bead, texts: &Texts) -> Object {
     o
 }
 
+/// bd's acceptance-criteria `text` without the lines [`base`] added for `bead`'s own
+/// criteria (its last paragraph when it is exactly those lines): what the bead's body
+/// keeps, so an export and an import give back the bead they started from.
+pub fn without_own_criteria(text: &str, bead: &Bead) -> String {
+    let criteria = criteria_text(bead);
+    if criteria.is_empty() {
+        return text.to_string();
+    }
+    if text == criteria {
+        return String::new();
+    }
+    text.strip_suffix(&criteria)
+        .and_then(|head| head.strip_suffix("\n\n"))
+        .unwrap_or(text)
+        .to_string()
+}
+
 /// A test spec's acceptance criteria as markdown lines (bd keeps criteria as text).
 fn criteria_text(bead: &Bead) -> String {
     let lines: Vec<String> = bead

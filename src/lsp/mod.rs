@@ -10,12 +10,13 @@ mod last;
 mod links;
 mod position;
 mod state;
+mod transport;
 mod uri;
 
 pub use commands::RUN_CRITERION;
 
 use crate::error::{Error, Result};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::{
@@ -30,6 +31,7 @@ use state::Server;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 
 /// How the conversation with the client ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,40 +44,54 @@ pub enum Ending {
     Disconnected,
 }
 
-/// Serves the client on stdin/stdout until it says `exit`; the workspace is found from
-/// `initialize`'s folders, else from `cwd`. Returns the exit code; a stream that is not
-/// LSP is an error.
+/// Serves the client on stdin/stdout until it says `exit` or its stream ends; the
+/// workspace is found from `initialize`'s folders, else from `cwd`. Returns the exit code
+/// at once, also while a criterion runs (its check ends with vermas, see
+/// [`crate::check`]). A frame that is not a message is answered with a JSON-RPC error
+/// and the stream read on.
 pub fn serve_stdio(cwd: &Path) -> Result<i32> {
-    let (connection, io_threads) = Connection::stdio();
-    let ending = serve(&connection, cwd);
-    match ending {
-        Ending::Clean => Ok(0),
-        Ending::ExitWithoutShutdown => Ok(1),
-        Ending::Disconnected => {
-            drop(connection);
-            io_threads
-                .join()
-                .map_err(|e| Error::Invalid(format!("lsp: the client's stream broke: {e}")))?;
-            Ok(1)
-        }
-    }
+    let (tx, incoming) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("vermas-lsp-reader".into())
+        .spawn(move || {
+            let mut reader = transport::FrameReader::new(std::io::stdin().lock());
+            loop {
+                match reader.next_frame() {
+                    transport::Frame::Message(msg) => {
+                        if tx.send(msg).is_err() {
+                            return;
+                        }
+                    }
+                    transport::Frame::Bad { id, code, message } => {
+                        // The client may have gone: nothing to tell then.
+                        let _ = transport::write_error(&id, code, &message);
+                    }
+                    transport::Frame::End => return,
+                }
+            }
+        })
+        .map_err(|e| Error::Invalid(format!("lsp: cannot start the reader thread: {e}")))?;
+    let outbox: state::Outbox = Arc::new(|msg| {
+        // The editor may have gone: nothing to tell then.
+        let _ = transport::write_message(&msg);
+    });
+    Ok(match serve(incoming, outbox, cwd) {
+        Ending::Clean => 0,
+        Ending::ExitWithoutShutdown | Ending::Disconnected => 1,
+    })
 }
 
-/// Runs the protocol on `connection`: the handshake, then messages until `exit`.
-pub fn serve(connection: &Connection, cwd: &Path) -> Ending {
-    let Some((id, params)) = await_initialize(connection) else {
+/// Runs the protocol on the `incoming` messages, answering through `outbox`: the
+/// handshake, then messages until `exit` or the end of `incoming`.
+pub fn serve(incoming: Receiver<Message>, outbox: state::Outbox, cwd: &Path) -> Ending {
+    let Some((id, params)) = await_initialize(&incoming, &outbox) else {
         return Ending::Disconnected;
     };
     let root = root_of(&params).unwrap_or_else(|| cwd.to_path_buf());
-    let sender = connection.sender.clone();
-    let outbox: state::Outbox = Arc::new(move |msg| {
-        // The editor may have gone: nothing to tell then.
-        let _ = sender.send(msg);
-    });
     let server = Arc::new(Server::new(&root, outbox));
     server.send(Response::new_ok(id, initialize_result()));
     let mut shut_down = false;
-    for msg in &connection.receiver {
+    for msg in incoming {
         match msg {
             Message::Request(r) if shut_down => server.send(Response::new_err(
                 r.id,
@@ -111,23 +127,23 @@ pub fn serve(connection: &Connection, cwd: &Path) -> Ending {
 
 /// Waits for `initialize`, answering other requests with "not initialized"; `None` when
 /// the client leaves first.
-fn await_initialize(connection: &Connection) -> Option<(RequestId, serde_json::Value)> {
-    for msg in &connection.receiver {
+fn await_initialize(
+    incoming: &Receiver<Message>,
+    outbox: &state::Outbox,
+) -> Option<(RequestId, serde_json::Value)> {
+    for msg in incoming {
         match msg {
             Message::Request(r) if r.method == req::Initialize::METHOD => {
                 return Some((r.id, r.params));
             }
-            Message::Request(r) => {
-                // The editor may have gone: nothing to tell then.
-                let _ = connection.sender.send(
-                    Response::new_err(
-                        r.id,
-                        ErrorCode::ServerNotInitialized as i32,
-                        format!("{} before initialize", r.method),
-                    )
-                    .into(),
-                );
-            }
+            Message::Request(r) => outbox(
+                Response::new_err(
+                    r.id,
+                    ErrorCode::ServerNotInitialized as i32,
+                    format!("{} before initialize", r.method),
+                )
+                .into(),
+            ),
             Message::Notification(n) if n.method == note::Exit::METHOD => return None,
             Message::Notification(_) | Message::Response(_) => {}
         }

@@ -16,6 +16,33 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What a vermas command that runs a built-in formula relies on, so a `.beads/formulas/`
+/// file that takes the built-in's place must keep it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contract {
+    /// The command that runs the formula.
+    pub runner: &'static str,
+    /// Step ids the command drives.
+    pub steps: &'static [&'static str],
+    /// The only variables the command gives; no other may be required.
+    pub vars: &'static [&'static str],
+}
+
+/// The built-ins that vermas's own commands run, with what each command relies on.
+pub const CONTRACTS: &[(&str, Contract)] = &[(
+    "mol-spec-planning",
+    Contract {
+        runner: "vermas plan",
+        steps: &["design", "create", "strategize"],
+        vars: &["request"],
+    },
+)];
+
+/// What the command running built-in `name` relies on, if a command runs it.
+pub fn contract(name: &str) -> Option<&'static Contract> {
+    CONTRACTS.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+}
+
 /// The text of the built-in formula `name`, if there is one.
 pub fn builtin(name: &str) -> Option<&'static str> {
     BUILTINS
@@ -41,5 +68,15 @@ mod tests {
         assert_eq!(names, sorted);
         assert!(builtin("mol-inspect").is_some());
         assert!(builtin("nope").is_none());
+    }
+
+    #[test]
+    fn every_contract_holds_for_its_own_builtin() {
+        for (name, c) in CONTRACTS {
+            let text = builtin(name).expect("a contract names a built-in");
+            for step in c.steps {
+                assert!(text.contains(&format!("id = \"{step}\"")), "{name}: {step}");
+            }
+        }
     }
 }

@@ -9,103 +9,38 @@
 //! `{{name}}` in the description, titles and step descriptions must name a declared or
 //! given variable.
 
-use super::builtin::{builtin, builtin_names};
-use super::formula::{self, At, ExpandRule, Formula, FormulaType, Source, StepDef, VarDef};
+use super::builtin::builtin;
+use super::formula::{
+    self, AdviceRule, At, ExpandRule, Formula, FormulaType, Source, StepDef, VarDef,
+};
 use super::plan::{Graph, PlanStep, Sourced, var_map};
 use super::proto::{Proto, ProtoStep};
 use super::template::Text;
 use super::template::fill;
 use crate::error::{Error, Result};
-use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
 /// Suffix of formula files in `.beads/formulas/`.
 pub const FORMULA_SUFFIX: &str = ".formula.toml";
 
-/// One line of `formula list`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct FormulaSummary {
-    /// The name to cook it by (the file name without `.formula.toml`).
-    pub name: String,
-    /// `file` (in `.beads/formulas/`) or `builtin`.
-    pub source: String,
-    /// The file, relative to the repository root, for `file` formulas.
-    pub path: Option<String>,
-    /// `workflow`, `expansion`, `convoy`, `aspect`...
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `version`, if given.
-    pub version: Option<String>,
-    /// The description's first line.
-    pub description: String,
-    /// Number of steps written (children included).
-    pub steps: usize,
-    /// Number of declared variables.
-    pub vars: usize,
-    /// A file formula with the name of a built-in (which it hides).
-    pub overrides_builtin: bool,
-    /// Why the file could not be read, when it could not.
-    pub error: Option<String>,
-}
-
-/// A declared variable, for `formula show`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct VarInfo {
-    /// Name.
-    pub name: String,
-    /// What it is for.
-    pub description: String,
-    /// Cooking fails without a value.
-    pub required: bool,
-    /// Value used when none is given.
-    pub default: Option<String>,
-}
-
-/// Everything `formula show` prints: the formula resolved (extends and expansions applied,
-/// steps in order) but with `{{var}}` left as written.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct FormulaInfo {
-    /// The name it is cooked by.
-    pub name: String,
-    /// `file` or `builtin`.
-    pub source: String,
-    /// The file, relative to the repository root, for `file` formulas.
-    pub path: Option<String>,
-    /// `workflow` or `expansion`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `version`, if given.
-    pub version: Option<String>,
-    /// Description as written.
-    pub description: String,
-    /// `extends`, as written.
-    pub extends: Vec<String>,
-    /// Declared variables (inherited ones included), by name.
-    pub vars: Vec<VarInfo>,
-    /// Steps in dependency order, `{{var}}` not substituted.
-    pub steps: Vec<ProtoStep>,
-    /// Keys of the file vermas keeps but does not use.
-    pub unknown_keys: Vec<String>,
-}
-
 /// A loaded formula with where it came from.
-struct Loaded {
-    name: String,
-    builtin: bool,
-    path: Option<String>,
-    formula: Arc<Formula>,
+pub(super) struct Loaded {
+    pub(super) name: String,
+    pub(super) builtin: bool,
+    pub(super) path: Option<String>,
+    pub(super) formula: Arc<Formula>,
 }
 
 /// Finds formulas by name: `.beads/formulas/` first, then the built-ins; parses each once.
-struct Loader<'a> {
+pub(super) struct Loader<'a> {
     beads_dir: Option<&'a Path>,
     cache: HashMap<(String, bool), Arc<Loaded>>,
 }
 
 impl<'a> Loader<'a> {
-    fn new(beads_dir: Option<&'a Path>) -> Self {
+    pub(super) fn new(beads_dir: Option<&'a Path>) -> Self {
         Loader {
             beads_dir,
             cache: HashMap::new(),
@@ -113,7 +48,7 @@ impl<'a> Loader<'a> {
     }
 
     /// The formula `name` (`builtin_only`: skip `.beads/formulas/`), `None` if there is none.
-    fn load(&mut self, name: &str, builtin_only: bool) -> Result<Option<Arc<Loaded>>> {
+    pub(super) fn load(&mut self, name: &str, builtin_only: bool) -> Result<Option<Arc<Loaded>>> {
         if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
             return Err(Error::Invalid(format!("'{name}' is not a formula name")));
         }
@@ -158,7 +93,7 @@ impl<'a> Loader<'a> {
     }
 
     /// Like [`Loader::load`], but a missing formula is an error.
-    fn require(&mut self, name: &str) -> Result<Arc<Loaded>> {
+    pub(super) fn require(&mut self, name: &str) -> Result<Arc<Loaded>> {
         self.load(name, false)?.ok_or_else(|| {
             Error::Missing {
                 message: format!("no formula named '{name}'"),
@@ -169,7 +104,7 @@ impl<'a> Loader<'a> {
 }
 
 /// A path under the repository root as the user should see it.
-fn display(beads_dir: &Path, path: &Path) -> String {
+pub(super) fn display(beads_dir: &Path, path: &Path) -> String {
     let root = beads_dir.parent().unwrap_or(beads_dir);
     path.strip_prefix(root)
         .unwrap_or(path)
@@ -178,24 +113,25 @@ fn display(beads_dir: &Path, path: &Path) -> String {
 }
 
 /// A formula with its `extends` applied.
-struct Resolved {
-    top: Arc<Loaded>,
-    description: Option<Sourced<At<String>>>,
-    version: Option<String>,
-    vars: Vec<Sourced<VarDef>>,
+pub(super) struct Resolved {
+    pub(super) top: Arc<Loaded>,
+    pub(super) description: Option<Sourced<At<String>>>,
+    pub(super) version: Option<String>,
+    pub(super) vars: Vec<Sourced<VarDef>>,
     steps: Vec<Sourced<StepDef>>,
     expand: Vec<Sourced<ExpandRule>>,
     map: Vec<Sourced<ExpandRule>>,
+    pub(super) advice: Vec<Sourced<AdviceRule>>,
+    pub(super) aspects: Vec<Sourced<At<String>>>,
 }
 
 /// Refuses formula types and features vermas does not run, pointing at them.
 fn check_supported(l: &Loaded) -> Result<()> {
     let f = &l.formula;
-    if let FormulaType::Convoy | FormulaType::Aspect | FormulaType::Other(_) = f.kind.value {
+    if let FormulaType::Other(kind) = &f.kind.value {
         let msg = format!(
-            "'{}' is a formula of type '{}', which vermas does not support: it runs workflow and expansion formulas",
+            "'{}' is a formula of type '{kind}', which vermas does not know: it runs workflow, expansion, convoy and aspect formulas",
             l.name,
-            f.kind.value.as_str()
         );
         return Err(f.source.error(&f.kind.span, msg).into());
     }
@@ -210,7 +146,11 @@ fn check_supported(l: &Loaded) -> Result<()> {
 pub const MAX_EXTENDS_DEPTH: usize = 64;
 
 /// Applies `extends`, depth first; `chain` holds the formulas being resolved (cycles).
-fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> Result<Resolved> {
+pub(super) fn resolve(
+    loader: &mut Loader<'_>,
+    l: Arc<Loaded>,
+    chain: &mut Vec<String>,
+) -> Result<Resolved> {
     check_supported(&l)?;
     let f = l.formula.clone();
     let src = &f.source;
@@ -225,6 +165,8 @@ fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> 
         steps: Vec::new(),
         expand: Vec::new(),
         map: Vec::new(),
+        advice: Vec::new(),
+        aspects: Vec::new(),
     };
     let mut parent_vars = Vec::new();
     for parent in &f.extends {
@@ -254,6 +196,8 @@ fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> 
         r.steps.extend(pr.steps);
         r.expand.extend(pr.expand);
         r.map.extend(pr.map);
+        r.advice.extend(pr.advice);
+        r.aspects.extend(pr.aspects);
         r.description = r.description.or(pr.description);
         r.version = r.version.or(pr.version);
     }
@@ -275,6 +219,10 @@ fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> 
     r.expand
         .extend(f.expand.iter().map(|e| (e.clone(), src.clone())));
     r.map.extend(f.map.iter().map(|e| (e.clone(), src.clone())));
+    r.advice
+        .extend(f.advice.iter().map(|a| (a.clone(), src.clone())));
+    r.aspects
+        .extend(f.aspects.iter().map(|a| (a.clone(), src.clone())));
     if let Some(d) = &f.description {
         r.description = Some((d.clone(), src.clone()));
     }
@@ -285,7 +233,7 @@ fn resolve(loader: &mut Loader<'_>, l: Arc<Loaded>, chain: &mut Vec<String>) -> 
 }
 
 /// Resolves `name` and builds its ordered step graph (no variables applied).
-fn plan(loader: &mut Loader<'_>, name: &str) -> Result<(Resolved, Vec<PlanStep>)> {
+pub(super) fn plan(loader: &mut Loader<'_>, name: &str) -> Result<(Resolved, Vec<PlanStep>)> {
     let top = loader.require(name)?;
     let r = resolve(loader, top.clone(), &mut Vec::new())?;
     let mut steps = r.steps.clone();
@@ -311,6 +259,26 @@ fn plan(loader: &mut Loader<'_>, name: &str) -> Result<(Resolved, Vec<PlanStep>)
         };
         steps.push((target, f.source.clone()));
     }
+    if !f.legs.is_empty() || f.synthesis.is_some() {
+        let src = f.source.clone();
+        steps.extend(
+            super::convoy::steps(f)
+                .into_iter()
+                .map(|s| (s, src.clone())),
+        );
+    }
+    if steps.is_empty() && f.kind.value == FormulaType::Aspect {
+        return Err(f
+            .source
+            .error(
+                &f.kind.span,
+                format!("'{name}' is an aspect: it has no steps of its own, it adds steps around other formulas' steps"),
+            )
+            .with_help(format!(
+                "apply it to a workflow formula with `[compose] aspects = ['{name}']` and cook that; `vermas formula show {name}` shows its advice"
+            ))
+            .into());
+    }
     if steps.is_empty() {
         return Err(f
             .source
@@ -318,13 +286,101 @@ fn plan(loader: &mut Loader<'_>, name: &str) -> Result<(Resolved, Vec<PlanStep>)
             .with_help("add [[steps]] entries with an id, a title and needs")
             .into());
     }
+    let aspects = load_aspects(loader, &r.aspects)?;
     let mut load = |n: &str| -> Result<Option<Arc<Formula>>> {
         Ok(loader.load(n, false)?.map(|l| l.formula.clone()))
     };
     let mut graph = Graph::new(&steps, &mut load)?;
+    graph.weave(&r.advice, &f.pointcuts, name)?;
     graph.expand_all(&r.expand, &r.map)?;
+    for a in &aspects {
+        let rules: Vec<_> = a
+            .advice
+            .iter()
+            .map(|r| (r.clone(), a.source.clone()))
+            .collect();
+        graph.weave(&rules, &a.pointcuts, &a.name)?;
+    }
     let ordered = graph.finish()?;
+    keeps_contract(&r, &ordered)?;
     Ok((r, ordered))
+}
+
+/// Refuses a `.beads/formulas/` file that takes the place of a built-in a vermas command
+/// runs (`vermas plan` runs `mol-spec-planning`) but drops a step the command drives or
+/// requires a variable the command does not give.
+fn keeps_contract(r: &Resolved, steps: &[PlanStep]) -> Result<()> {
+    let top = &r.top;
+    let Some(c) = super::builtin::contract(&top.name).filter(|_| !top.builtin) else {
+        return Ok(());
+    };
+    let f = &top.formula;
+    let missing: Vec<&str> = c
+        .steps
+        .iter()
+        .copied()
+        .filter(|id| !steps.iter().any(|s| s.id == *id))
+        .collect();
+    let decls = var_map(&r.vars);
+    let extra: Vec<&VarDef> = decls
+        .values()
+        .map(|(v, _)| v)
+        .filter(|v| v.required && v.default.is_none() && !c.vars.contains(&v.name.as_str()))
+        .collect();
+    if missing.is_empty() && extra.is_empty() {
+        return Ok(());
+    }
+    let mut broken = Vec::new();
+    if !extra.is_empty() {
+        let names: Vec<&str> = extra.iter().map(|v| v.name.as_str()).collect();
+        broken.push(format!("it requires {}", names.join(", ")));
+    }
+    if !missing.is_empty() {
+        broken.push(format!("it has no step {}", missing.join(", ")));
+    }
+    let span = extra.first().map_or(0..0, |v| v.span.clone());
+    let msg = format!(
+        "this file takes the place of the built-in {name}, which `{runner}` runs with the variable{s} {vars} and the steps {steps}: {broken}",
+        name = top.name,
+        runner = c.runner,
+        s = if c.vars.len() == 1 { "" } else { "s" },
+        vars = c.vars.join(", "),
+        steps = c.steps.join(", "),
+        broken = broken.join(" and "),
+    );
+    Err(f
+        .source
+        .error(&span, msg)
+        .with_help(format!(
+            "rename the file to keep it as a formula of your own (`vermas mol pour <new-name>`), or keep the steps {} and require no other variable",
+            c.steps.join(", ")
+        ))
+        .into())
+}
+
+/// The aspect formulas `compose.aspects` names, in order; each must be an aspect.
+fn load_aspects(
+    loader: &mut Loader<'_>,
+    names: &[Sourced<At<String>>],
+) -> Result<Vec<Arc<Formula>>> {
+    let mut out = Vec::with_capacity(names.len());
+    for (name, src) in names {
+        let l = loader.load(&name.value, false)?.ok_or_else(|| {
+            src.error(&name.span, format!("no formula named '{}'", name.value))
+                .with_help("`vermas formula list` shows the formulas")
+        })?;
+        check_supported(&l)?;
+        if l.formula.kind.value != FormulaType::Aspect {
+            let msg = format!(
+                "'{}' is not an aspect formula (type '{}'): compose.aspects names aspects",
+                name.value,
+                l.formula.kind.value.as_str()
+            );
+            return Err(src.error(&name.span, msg).into());
+        }
+        out.push(l.formula.clone());
+    }
+    Ok(out)
 }
 
 /// Cooks formula `name` with `vars` into a proto: validated, steps in dependency order,
@@ -394,134 +450,6 @@ pub fn cook(
         vars: values,
         steps: out,
     })
-}
-
-/// `formula show NAME`: the formula resolved and validated, without variables applied.
-pub fn formula_info(beads_dir: Option<&Path>, name: &str) -> Result<FormulaInfo> {
-    let mut loader = Loader::new(beads_dir);
-    let (r, steps) = plan(&mut loader, name)?;
-    let f = &r.top.formula;
-    Ok(FormulaInfo {
-        name: name.to_string(),
-        source: source_kind(&r.top).into(),
-        path: r.top.path.clone(),
-        kind: f.kind.value.as_str().to_string(),
-        version: r.version.clone(),
-        description: r
-            .description
-            .as_ref()
-            .map(|(d, _)| d.value.clone())
-            .unwrap_or_default(),
-        extends: f.extends.iter().map(|e| e.value.clone()).collect(),
-        vars: var_map(&r.vars)
-            .into_values()
-            .map(|(v, _)| VarInfo {
-                name: v.name,
-                description: v.description,
-                required: v.required,
-                default: v.default,
-            })
-            .collect(),
-        steps: steps
-            .into_iter()
-            .map(|s| ProtoStep {
-                id: s.id,
-                title: s.title.value,
-                description: s.description.value,
-                needs: s.needs,
-            })
-            .collect(),
-        unknown_keys: f.unknown_keys.clone(),
-    })
-}
-
-fn source_kind(l: &Loaded) -> &'static str {
-    if l.builtin { "builtin" } else { "file" }
-}
-
-/// `formula list`: the formulas in `<beads_dir>/formulas/` (by name), then the built-ins
-/// they do not hide. A file that does not parse is listed with its `error`.
-pub fn list_formulas(beads_dir: Option<&Path>) -> Result<Vec<FormulaSummary>> {
-    let mut names = Vec::new();
-    if let Some(dir) = beads_dir {
-        let fdir = dir.join(crate::workspace::layout::FORMULAS);
-        match std::fs::read_dir(&fdir) {
-            Ok(entries) => {
-                for entry in entries {
-                    let entry = entry.map_err(|e| Error::io(&fdir, e))?;
-                    let file = entry.file_name().to_string_lossy().into_owned();
-                    if let Some(name) = file.strip_suffix(FORMULA_SUFFIX)
-                        && !name.is_empty()
-                        && !name.starts_with('.')
-                    {
-                        names.push(name.to_string());
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(&fdir, e)),
-        }
-    }
-    names.sort();
-    let mut loader = Loader::new(beads_dir);
-    let mut out = Vec::new();
-    let files: HashSet<String> = names.iter().cloned().collect();
-    for name in &names {
-        let path = beads_dir.map(|d| {
-            display(
-                d,
-                &d.join(crate::workspace::layout::FORMULAS)
-                    .join(format!("{name}{FORMULA_SUFFIX}")),
-            )
-        });
-        out.push(match loader.load(name, false) {
-            Ok(Some(l)) => summary(&l, builtin(name).is_some()),
-            Ok(None) => continue,
-            Err(e) => FormulaSummary {
-                name: name.clone(),
-                source: "file".into(),
-                path,
-                kind: String::new(),
-                version: None,
-                description: String::new(),
-                steps: 0,
-                vars: 0,
-                overrides_builtin: builtin(name).is_some(),
-                error: Some(e.to_string()),
-            },
-        });
-    }
-    for name in builtin_names().filter(|n| !files.contains(*n)) {
-        if let Some(l) = loader.load(name, true)? {
-            out.push(summary(&l, false));
-        }
-    }
-    Ok(out)
-}
-
-fn summary(l: &Loaded, overrides_builtin: bool) -> FormulaSummary {
-    let f = &l.formula;
-    fn count(steps: &[StepDef]) -> usize {
-        steps.iter().map(|s| 1 + count(&s.children)).sum()
-    }
-    FormulaSummary {
-        name: l.name.clone(),
-        source: source_kind(l).into(),
-        path: l.path.clone(),
-        kind: f.kind.value.as_str().to_string(),
-        version: f.version.clone(),
-        description: f
-            .description
-            .as_ref()
-            .and_then(|d| d.value.lines().find(|l| !l.trim().is_empty()))
-            .unwrap_or("")
-            .trim()
-            .to_string(),
-        steps: count(&f.steps) + count(&f.template),
-        vars: f.vars.len(),
-        overrides_builtin,
-        error: None,
-    }
 }
 
 /// Parses `--var KEY=VALUE` arguments (a later value for the same key wins).

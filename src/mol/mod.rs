@@ -1,6 +1,9 @@
 //! Formulas (Gas Town workflow templates) and the molecules cooked from them.
 
+pub mod aspect;
 pub mod builtin;
+pub mod catalog;
+pub mod convoy;
 pub mod cook;
 pub mod formula;
 pub mod molecule;
@@ -10,7 +13,6 @@ pub mod proto;
 pub mod run;
 pub mod template;
 
-pub use cook::{
-    FormulaInfo, FormulaSummary, VarInfo, cook, formula_info, list_formulas, parse_vars,
-};
+pub use catalog::{AdviceInfo, FormulaInfo, FormulaSummary, VarInfo, formula_info, list_formulas};
+pub use cook::{cook, parse_vars};
 pub use proto::{Proto, ProtoStep};

@@ -40,28 +40,41 @@ pub type LoadFn<'a> = dyn FnMut(&str) -> Result<Option<Arc<Formula>>> + 'a;
 
 /// A `needs` entry before resolution.
 #[derive(Debug, Clone)]
-struct Need {
-    raw: String,
-    scope: Option<String>,
-    at: Loc,
+pub(super) struct Need {
+    /// The id as written.
+    pub(super) raw: String,
+    /// The parent whose children are looked up first.
+    pub(super) scope: Option<String>,
+    /// Where it was written.
+    pub(super) at: Loc,
 }
 
+/// A step of the graph being built.
 #[derive(Debug, Clone)]
-struct Node {
-    id: String,
-    local: String,
-    scope: Option<String>,
-    title: Text,
-    description: Text,
-    needs: Vec<Need>,
-    children: Vec<String>,
-    id_at: Loc,
-    expand: Option<ExpandRule>,
+pub(super) struct Node {
+    /// Full id.
+    pub(super) id: String,
+    /// The id as written (a child's own part).
+    pub(super) local: String,
+    /// The parent's id, for children.
+    pub(super) scope: Option<String>,
+    /// Title.
+    pub(super) title: Text,
+    /// Description.
+    pub(super) description: Text,
+    /// What it needs, unresolved.
+    pub(super) needs: Vec<Need>,
+    /// Full ids of the steps it joins (its children).
+    pub(super) children: Vec<String>,
+    /// Where its id was written.
+    pub(super) id_at: Loc,
+    /// Its own `expand`, not applied yet.
+    pub(super) expand: Option<ExpandRule>,
 }
 
 /// The graph being built.
 pub struct Graph<'l, 'a> {
-    nodes: Vec<Node>,
+    pub(super) nodes: Vec<Node>,
     gone: HashMap<String, Vec<String>>,
     gone_locals: Vec<(String, String)>,
     ids: HashSet<String>,
@@ -91,7 +104,7 @@ impl<'l, 'a> Graph<'l, 'a> {
     }
 
     /// Rebuilds the id and local-id indexes after the steps changed.
-    fn reindex(&mut self) {
+    pub(super) fn reindex(&mut self) {
         self.ids = self.nodes.iter().map(|n| n.id.clone()).collect();
         self.locals.clear();
         let all = self.nodes.iter().map(|n| (&n.local, &n.id));

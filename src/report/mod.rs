@@ -1,5 +1,7 @@
-//! Rendering a verification run: the human report, JSON, JUnit XML and TAP.
+//! Rendering a verification run: the human report, JSON, JUnit XML, TAP and GitHub
+//! Actions annotations.
 
+pub mod github;
 mod machine;
 
 pub use machine::{json, junit, tap};

@@ -8,4 +8,4 @@ pub mod index;
 mod listing;
 mod txn;
 
-pub use txn::{CommitMessage, Recorded, Txn, write_atomic};
+pub use txn::{CommitMessage, Recorded, Txn, write_atomic, write_into_special};

@@ -315,6 +315,10 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
+    // A fifo or a device named as the file is written into: a rename would replace it.
+    if let Some(written) = write_into_special(path, bytes, false) {
+        return written.map_err(|e| Error::io(path, e));
+    }
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
@@ -331,6 +335,28 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })
+}
+
+/// Writes `bytes` straight into `path` when it is there and is neither a regular file nor
+/// a symlink (a fifo, a device, a socket), as a shell's `>` would: a rename would replace
+/// it with a regular file. `None` when a rename is right: `path` is a regular file, a
+/// symlink (with `follow`, one to a regular file or to nothing) or absent.
+pub fn write_into_special(path: &Path, bytes: &[u8], follow: bool) -> Option<std::io::Result<()>> {
+    let meta = if follow {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
+    };
+    let kind = meta.ok()?.file_type();
+    if kind.is_file() || kind.is_symlink() {
+        return None;
+    }
+    Some(
+        OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(bytes)),
+    )
 }
 
 #[cfg(test)]

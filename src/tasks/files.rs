@@ -82,6 +82,10 @@ pub fn replace(cache_dir: Option<&Path>, path: &Path, bytes: &[u8]) -> Result<()
     if let Some(dir) = cache_dir {
         return crate::store::write_atomic(dir, path, bytes);
     }
+    // A fifo or a device named as the file is written into: a rename would replace it.
+    if let Some(written) = crate::store::write_into_special(path, bytes, false) {
+        return written.map_err(|e| Error::io(path, e));
+    }
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());

@@ -6,22 +6,22 @@ use crate::common::{Repo, cook_fails, repo_with_formulas};
 use serde_json::Value;
 
 #[test]
-fn convoy_and_aspect_formulas_are_not_supported() {
-    let convoy = "formula = 'scan'\ntype = 'convoy'\n[[legs]]\nid = 'sast'\n";
-    let aspect = "formula = 'audit'\n[[advice]]\ntarget = 'x'\n";
+fn unknown_types_gates_and_missing_aspects_are_refused_at_their_place() {
+    let other = "formula = 'scan'\ntype = 'pipeline'\n[[steps]]\nid = 'a'\n";
+    let gate = "[[steps]]\nid = 'a'\n[[compose.gate]]\nbefore = 'a'\ncondition = 'x'\n";
     let uses = "[[steps]]\nid = 'a'\n[compose]\naspects = ['audit']\n";
-    let repo = repo_with_formulas(&[("scan", convoy), ("audit", aspect), ("uses", uses)]);
+    let repo = repo_with_formulas(&[("scan", other), ("gate", gate), ("uses", uses)]);
     let err = cook_fails(&repo, &["scan"]);
     assert!(err.contains("scan.formula.toml:2:8"), "{err}");
     assert!(
-        err.contains("type 'convoy'") && err.contains("not support"),
+        err.contains("type 'pipeline'") && err.contains("does not know"),
         "{err}"
     );
-    let err = cook_fails(&repo, &["audit"]);
-    assert!(err.contains("type 'aspect'"), "{err}");
+    let err = cook_fails(&repo, &["gate"]);
+    assert!(err.contains("`compose.gate` is not supported"), "{err}");
     let err = cook_fails(&repo, &["uses"]);
-    assert!(err.contains("uses.formula.toml:4:1"), "{err}");
-    assert!(err.contains("`compose.aspects` is not supported"), "{err}");
+    assert!(err.contains("uses.formula.toml:4:12"), "{err}");
+    assert!(err.contains("no formula named 'audit'"), "{err}");
     repo.fails(&["formula", "show", "scan"], 2);
 }
 

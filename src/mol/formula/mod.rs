@@ -4,11 +4,19 @@
 //! Honoured: `formula`, `description`, `version`, `type`, `extends`, `[vars]` (short form
 //! `name = "default"` and long form `[vars.name]` with `description`, `required`,
 //! `default`), `[[steps]]` (`id`, `title`, `description`, `needs`, `depends_on`,
-//! `[[steps.children]]`, `expand`, `expand_vars`), `[[template]]` (expansion formulas) and
-//! `[[compose.expand]]` / `[[compose.map]]`. Every other key is kept and ignored (top-level
+//! `[[steps.children]]`, `expand`, `expand_vars`), `[[template]]` (expansion formulas),
+//! `[[compose.expand]]` / `[[compose.map]]`, `compose.aspects`, the aspects' `[[advice]]` and
+//! `[[pointcuts]]` ([`crate::mol::aspect`]) and the convoys' `[inputs]`, `[prompts]`, `[[legs]]`
+//! and `[synthesis]` ([`crate::mol::convoy`]). Every other key is kept and ignored (top-level
 //! and `compose.*` ones are listed in `unknown_keys`); features that would change the steps
-//! and are not run here (`compose.aspects`, `advice`, `pointcuts`, `compose.branch`,
-//! `compose.gate`) are recorded in `unsupported`, and a step `loop` is refused at once.
+//! and are not run here (`compose.branch`, `compose.gate`) are recorded in `unsupported`,
+//! and a step `loop` is refused at once.
+
+mod advice;
+mod legs;
+
+pub use advice::AdviceRule;
+pub use legs::{Leg, Synthesis};
 
 use crate::error::{Error, ParseError};
 use crate::textpos::line_col;
@@ -54,9 +62,9 @@ pub enum FormulaType {
     Workflow,
     /// `[[template]]` steps applied to a target step by `compose.expand`.
     Expansion,
-    /// Parallel legs with a synthesis (not run by vermas).
+    /// Parallel legs whose results a synthesis step collects.
     Convoy,
-    /// Cross-cutting advice applied to other formulas (not run by vermas).
+    /// Cross-cutting advice woven around other formulas' steps (`compose.aspects`).
     Aspect,
     /// Any other `type` value.
     Other(String),
@@ -156,13 +164,26 @@ pub struct Formula {
     pub expand: Vec<ExpandRule>,
     /// `[[compose.map]]` (`target` holds the `select` glob).
     pub map: Vec<ExpandRule>,
-    /// Features present that vermas does not run, e.g. `compose.aspects`.
+    /// `compose.aspects`: the aspect formulas woven into this one, in order.
+    pub aspects: Vec<At<String>>,
+    /// `[[advice]]`: steps an aspect inserts around the steps its targets match.
+    pub advice: Vec<AdviceRule>,
+    /// `[[pointcuts]]` globs: the steps an aspect may advise (none: every step).
+    pub pointcuts: Vec<At<String>>,
+    /// `[[legs]]` of a convoy (or `[[aspects]]` of an analysis aspect): parallel steps.
+    pub legs: Vec<Leg>,
+    /// `[synthesis]` of a convoy: the step that collects the legs' results.
+    pub synthesis: Option<Synthesis>,
+    /// `[prompts] base`: the text every leg's description is followed by.
+    pub base_prompt: Option<At<String>>,
+    /// Features present that vermas does not run, e.g. `compose.gate`.
     pub unsupported: Vec<At<String>>,
     /// Keys vermas does not use, kept and ignored (dotted paths).
     pub unknown_keys: Vec<String>,
 }
 
-type Value<'i> = Spanned<DeValue<'i>>;
+/// A TOML value with its place in the file.
+pub(super) type Value<'i> = Spanned<DeValue<'i>>;
 
 /// Parses a formula file; a TOML syntax error or a value of the wrong type is an error at
 /// its place.
@@ -188,11 +209,18 @@ pub fn parse(source: Arc<Source>) -> Result<Formula, Error> {
         template: Vec::new(),
         expand: Vec::new(),
         map: Vec::new(),
+        aspects: Vec::new(),
+        advice: Vec::new(),
+        pointcuts: Vec::new(),
+        legs: Vec::new(),
+        synthesis: None,
+        base_prompt: None,
         unsupported: Vec::new(),
         unknown_keys: Vec::new(),
     };
     let mut explicit_kind = None;
     let mut inferred = None;
+    let mut inputs = Vec::new();
     for (key, value) in doc.get_ref().iter() {
         let k: &str = key.get_ref();
         match k {
@@ -207,23 +235,39 @@ pub fn parse(source: Arc<Source>) -> Result<Formula, Error> {
                 });
             }
             "extends" => f.extends = p.strings(value, k)?,
-            "vars" => f.vars = p.vars(value)?,
+            "vars" => f.vars = p.vars(value, k)?,
             "steps" => f.steps = p.steps(value, k)?,
             "template" => f.template = p.steps(value, k)?,
             "compose" => p.compose(value, &mut f)?,
-            "advice" | "pointcuts" => {
+            "advice" => {
                 inferred.get_or_insert(FormulaType::Aspect);
-                f.unsupported.push(at(k, value));
+                f.advice = p.advice(value)?;
             }
-            "legs" | "synthesis" => {
+            "pointcuts" => {
+                inferred.get_or_insert(FormulaType::Aspect);
+                p.pointcuts(value, &mut f)?;
+            }
+            "legs" => {
                 inferred = Some(FormulaType::Convoy);
-                f.unknown_keys.push(k.to_string());
+                f.legs.extend(p.legs(value, k)?);
+            }
+            "synthesis" => {
+                inferred = Some(FormulaType::Convoy);
+                f.synthesis = Some(p.synthesis(value)?);
             }
             "aspects" => {
                 inferred.get_or_insert(FormulaType::Aspect);
-                f.unknown_keys.push(k.to_string());
+                f.legs.extend(p.legs(value, k)?);
             }
+            "inputs" => inputs = p.vars(value, k)?,
+            "prompts" => f.base_prompt = p.base_prompt(value)?,
             _ => f.unknown_keys.push(k.to_string()),
+        }
+    }
+    // A convoy's `[inputs]` are its variables.
+    for input in inputs {
+        if !f.vars.iter().any(|v| v.name == input.name) {
+            f.vars.push(input);
         }
     }
     f.kind = explicit_kind.unwrap_or_else(|| At {
@@ -237,21 +281,14 @@ pub fn parse(source: Arc<Source>) -> Result<Formula, Error> {
     Ok(f)
 }
 
-/// `At` holding a key name at a value's place.
-fn at(name: &str, value: &Value<'_>) -> At<String> {
-    At {
-        value: name.to_string(),
-        span: value.span(),
-    }
-}
-
 /// Reads typed values out of the document, with errors at their place.
-struct Parser<'a> {
-    src: &'a Source,
+pub(super) struct Parser<'a> {
+    /// The file being read.
+    pub(super) src: &'a Source,
 }
 
 impl Parser<'_> {
-    fn wrong(&self, value: &Value<'_>, what: &str, expected: &str) -> Error {
+    pub(super) fn wrong(&self, value: &Value<'_>, what: &str, expected: &str) -> Error {
         let found = value.get_ref().type_str();
         self.src
             .error(
@@ -262,7 +299,7 @@ impl Parser<'_> {
     }
 
     /// A string value.
-    fn string(&self, value: &Value<'_>, what: &str) -> Result<At<String>, Error> {
+    pub(super) fn string(&self, value: &Value<'_>, what: &str) -> Result<At<String>, Error> {
         match value.get_ref() {
             DeValue::String(s) => Ok(At {
                 value: s.to_string(),
@@ -284,7 +321,7 @@ impl Parser<'_> {
     }
 
     /// A string or an array of strings.
-    fn strings(&self, value: &Value<'_>, what: &str) -> Result<Vec<At<String>>, Error> {
+    pub(super) fn strings(&self, value: &Value<'_>, what: &str) -> Result<Vec<At<String>>, Error> {
         match value.get_ref() {
             DeValue::String(_) => Ok(vec![self.string(value, what)?]),
             DeValue::Array(items) => items.iter().map(|v| self.string(v, what)).collect(),
@@ -302,7 +339,11 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    fn table<'t, 'i>(&self, value: &'t Value<'i>, what: &str) -> Result<&'t DeTable<'i>, Error> {
+    pub(super) fn table<'t, 'i>(
+        &self,
+        value: &'t Value<'i>,
+        what: &str,
+    ) -> Result<&'t DeTable<'i>, Error> {
         value
             .get_ref()
             .as_table()
@@ -310,7 +351,7 @@ impl Parser<'_> {
     }
 
     /// An array of tables (`[[steps]]`), also accepting a single table.
-    fn tables<'t, 'i>(
+    pub(super) fn tables<'t, 'i>(
         &self,
         value: &'t Value<'i>,
         what: &str,
@@ -325,10 +366,11 @@ impl Parser<'_> {
         }
     }
 
-    /// `[vars]`: `name = "default"` or `[vars.name]` tables.
-    fn vars(&self, value: &Value<'_>) -> Result<Vec<VarDef>, Error> {
+    /// `[vars]` (or a convoy's `[inputs]`, `what`): `name = "default"` or `[vars.name]`
+    /// tables.
+    fn vars(&self, value: &Value<'_>, what: &str) -> Result<Vec<VarDef>, Error> {
         let mut out = Vec::new();
-        for (key, v) in self.table(value, "vars")?.iter() {
+        for (key, v) in self.table(value, what)?.iter() {
             let name = key.get_ref().to_string();
             let mut def = VarDef {
                 name: name.clone(),
@@ -341,7 +383,7 @@ impl Parser<'_> {
                 DeValue::Table(t) => {
                     def.span = v.span().start.min(key.span().start)..key.span().end;
                     for (k, field) in t.iter() {
-                        let what = format!("vars.{name}.{}", k.get_ref());
+                        let what = format!("{what}.{name}.{}", k.get_ref());
                         match k.get_ref().as_ref() {
                             "description" => def.description = self.string(field, &what)?.value,
                             "required" => {
@@ -355,7 +397,7 @@ impl Parser<'_> {
                         }
                     }
                 }
-                _ => def.default = Some(self.scalar(v, &format!("vars.{name}"))?),
+                _ => def.default = Some(self.scalar(v, &format!("{what}.{name}"))?),
             }
             out.push(def);
         }
@@ -363,7 +405,7 @@ impl Parser<'_> {
     }
 
     /// An array of step tables at `path` (`steps`, `template`, `steps.children`).
-    fn steps(&self, value: &Value<'_>, path: &str) -> Result<Vec<StepDef>, Error> {
+    pub(super) fn steps(&self, value: &Value<'_>, path: &str) -> Result<Vec<StepDef>, Error> {
         let mut out: Vec<StepDef> = Vec::new();
         for (table, span) in self.tables(value, path)? {
             let step = self.step(table, span, path)?;
@@ -380,7 +422,12 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    fn step(&self, t: &DeTable<'_>, span: Range<usize>, path: &str) -> Result<StepDef, Error> {
+    pub(super) fn step(
+        &self,
+        t: &DeTable<'_>,
+        span: Range<usize>,
+        path: &str,
+    ) -> Result<StepDef, Error> {
         let mut id = None;
         let mut step = StepDef {
             id: At {
@@ -435,7 +482,7 @@ impl Parser<'_> {
         Ok(step)
     }
 
-    /// `[compose]`: `expand` and `map` rules; `aspects`, `branch` and `gate` are unsupported.
+    /// `[compose]`: `expand` and `map` rules, `aspects`; `branch` and `gate` are unsupported.
     fn compose(&self, value: &Value<'_>, f: &mut Formula) -> Result<(), Error> {
         for (key, v) in self.table(value, "compose")?.iter() {
             let k: &str = key.get_ref();
@@ -452,7 +499,8 @@ impl Parser<'_> {
                         }
                     }
                 }
-                "aspects" | "branch" | "gate" => {
+                "aspects" => f.aspects = self.strings(v, &what)?,
+                "branch" | "gate" => {
                     let empty = v.get_ref().as_array().is_some_and(|a| a.is_empty());
                     if !empty {
                         f.unsupported.push(At {
