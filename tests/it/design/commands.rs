@@ -272,11 +272,16 @@ fn strategize_yes_creates_the_spec_adds_criteria_and_approves_in_one_commit() {
     // The work may be slung now.
     repo.ok(&["sling", &id, "polecat"]);
 
-    // A second spec round (reopened) numbers on and shows the existing criteria.
+    // A second spec round (reopened) proposing the same criteria adds no copy of them.
     repo.ok(&["reopen", &spec]);
     let v = repo.json(&["strategize", &spec, "--yes"]);
-    assert_eq!(v["added"][0]["id"], "ac-3");
+    assert_eq!(v["added"].as_array().map(Vec::len), Some(0), "{v:#}");
     assert_eq!(v["approved"], false);
+    let spec_now = repo.json(&["show", &spec])[0].clone();
+    assert_eq!(
+        spec_now["acceptance_criteria"].as_array().map(Vec::len),
+        Some(2)
+    );
 }
 
 #[test]
