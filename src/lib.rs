@@ -17,6 +17,7 @@ pub mod gate;
 pub mod git;
 pub mod githooks;
 pub mod glob;
+pub mod hash;
 pub mod inspect;
 pub mod inspector;
 pub mod interop;

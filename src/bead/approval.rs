@@ -4,26 +4,9 @@
 //! on a branch, or with the stamp removed) reads as pending approval again, so only the
 //! criteria a person approved ever decide an inspection or a merge.
 
+pub use super::model::Approval;
 use super::model::{AcceptanceCriterion, Bead, IssueType, Status};
 use crate::time::Timestamp;
-use serde::{Deserialize, Serialize};
-
-/// The stamp an approval leaves on a test spec.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Approval {
-    /// The hash of the approved criteria (see [`criteria_hash`]).
-    pub criteria: String,
-    /// The commit the repository was at when they were approved.
-    #[serde(default)]
-    pub commit: Option<String>,
-    /// Who approved them.
-    #[serde(default)]
-    pub by: Option<String>,
-    /// When.
-    #[serde(default)]
-    pub at: Option<Timestamp>,
-}
 
 /// The hash of `criteria` as they decide: each one's id, description and checks, in order
 /// (git's blob hash of that text).
@@ -36,7 +19,7 @@ pub fn criteria_hash(criteria: &[AcceptanceCriterion]) -> String {
         }
         text.push('\n');
     }
-    crate::store::id::content_hash(&text)
+    crate::hash::blob(&text)
 }
 
 impl Approval {

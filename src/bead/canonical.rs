@@ -40,11 +40,8 @@ pub fn parse(text: &str) -> Option<Bead> {
     let mut bead = fields.bead?;
     bead.description = split.body.to_string();
     // What `Bead::parse` refuses is left to it, for its message.
-    // Test specs too: their approval is settled there.
-    let valid = bead.priority <= 4
-        && crate::store::id::is_valid(&bead.id)
-        && !bead.title.trim().is_empty()
-        && bead.issue_type != super::model::IssueType::TestSpec;
+    let valid =
+        bead.priority <= 4 && crate::store::id::is_valid(&bead.id) && !bead.title.trim().is_empty();
     valid.then_some(bead)
 }
 

@@ -197,6 +197,23 @@ impl AcceptanceCriterion {
     }
 }
 
+/// The stamp an approval leaves on a test spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    /// The hash of the approved criteria (see [`super::approval::criteria_hash`]).
+    pub criteria: String,
+    /// The commit the repository was at when they were approved.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// Who approved them.
+    #[serde(default)]
+    pub by: Option<String>,
+    /// When.
+    #[serde(default)]
+    pub at: Option<Timestamp>,
+}
+
 /// A work item, one per file under `.beads/issues/`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -256,7 +273,7 @@ pub struct Bead {
     pub acceptance_criteria: Vec<AcceptanceCriterion>,
     /// Test specs only: what approval froze (see [`super::approval`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approved: Option<super::approval::Approval>,
+    pub approved: Option<Approval>,
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
@@ -322,7 +339,6 @@ impl Bead {
         if bead.title.trim().is_empty() {
             return Err(at_key("title", "title is empty".to_string()).into());
         }
-        super::approval::settle(&mut bead);
         Ok(bead)
     }
 

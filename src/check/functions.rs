@@ -95,12 +95,18 @@ fn ident(s: &str) -> &str {
 pub fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
     let path = super::contained(root, file).ok()?;
     let text = std::fs::read_to_string(path).ok()?;
-    // A function defined twice runs as its last definition in a shell script.
-    let line = match shell_redefinitions(file, &text, function).last() {
-        Some(last) => *last,
-        None => function_line(function, &defined_functions(file, &text)?)?,
-    };
+    let line = definition_line(file, &text, function)?;
     Some(format!("{file}:{line}"))
+}
+
+/// The line of `text` (the file `file`) where `function` is defined: for a shell function
+/// defined twice its last definition, the one bash runs; else as [`function_line`] finds
+/// it. Reports and the editor's links both point there.
+pub fn definition_line(file: &str, text: &str, function: &str) -> Option<usize> {
+    match shell_redefinitions(file, text, function).last() {
+        Some(last) => Some(*last),
+        None => function_line(function, &defined_functions(file, text)?),
+    }
 }
 
 /// The line where `function` (possibly `Class::method` or `test[param]`) is defined among

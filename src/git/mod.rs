@@ -55,16 +55,16 @@ impl GitRepo {
     }
 
     /// A fingerprint of the work at `commit`: the hash of its root tree's entries other
-    /// than `.beads`, so vermas's own record commits leave it unchanged. `None` when the
-    /// commit cannot be read.
-    pub fn work_fingerprint(&self, commit: &str) -> Option<String> {
+    /// than `records` (the ledger's folder, `.beads`), so vermas's own record commits
+    /// leave it unchanged. `None` when the commit cannot be read.
+    pub fn work_fingerprint(&self, commit: &str, records: &str) -> Option<String> {
         let id = gix::ObjectId::from_hex(commit.as_bytes()).ok()?;
         let commit = self.repo.find_object(id).ok()?.try_into_commit().ok()?;
         let tree = commit.tree().ok()?;
         let mut text = String::new();
         for entry in tree.iter() {
             let entry = entry.ok()?;
-            if entry.filename() == crate::workspace::BEADS_DIR {
+            if entry.filename() == records {
                 continue;
             }
             text.push_str(&format!(
@@ -74,7 +74,7 @@ impl GitRepo {
                 entry.oid()
             ));
         }
-        Some(crate::store::id::content_hash(&text))
+        Some(crate::hash::blob(&text))
     }
 
     /// `user.name` from git's configuration, if set.

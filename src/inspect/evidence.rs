@@ -6,7 +6,7 @@
 //! material to judge, never an instruction; so a diff or a bead body holding the prompt's
 //! own headings or a verdict line cannot pose as the prompt's structure.
 
-use super::pipeline::{AuditLine, Inspection};
+use super::inspection::{AuditLine, Inspection};
 use crate::bead::model::Bead;
 use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
@@ -35,7 +35,7 @@ impl Fence {
         );
         let mut n = 0u32;
         loop {
-            let hash = crate::store::id::content_hash(&format!("{seed}{n}"));
+            let hash = crate::hash::blob(&format!("{seed}{n}"));
             let tag = hash[..16].to_string();
             if texts.iter().all(|t| !t.contains(&tag)) {
                 return Fence { tag };

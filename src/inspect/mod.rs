@@ -9,6 +9,7 @@ pub mod design;
 pub mod evidence;
 pub mod hook_guard;
 pub mod hooks;
+pub mod inspection;
 pub mod pipeline;
 pub mod plan;
 pub mod roles;

@@ -4,26 +4,11 @@
 //! here writes: [`super::route`] records and routes what comes back.
 
 use super::hooks::{self, HookPoint};
-use super::roles::{self, Finding, Judgment, Role};
-use super::verifier::CriterionCheck;
+use super::roles::{self, Role};
 use crate::bead::model::{Bead, IssueType, Status};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
-use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// How far the pipeline goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Upto {
-    /// The verifier alone (`inspect verify`).
-    Verify,
-    /// Verifier and auditor (`inspect audit`).
-    Audit,
-    /// Verifier, then advocate ∥ critic → judge (`inspect review`).
-    Review,
-    /// Everything (`inspect run`).
-    Run,
-}
 
 /// What the caller asks for.
 #[derive(Debug, Clone)]
@@ -38,61 +23,7 @@ pub struct Options {
     pub answer: Option<String>,
 }
 
-pub use super::roles::Verdict;
-
-/// The auditor's word on one criterion.
-#[derive(Debug, Clone, Serialize)]
-pub struct AuditLine {
-    /// The criterion.
-    pub id: String,
-    /// Met, not met or unverifiable.
-    pub finding: Finding,
-    /// Its reason.
-    pub why: String,
-}
-
-/// Everything one inspection found.
-#[derive(Debug, Clone, Serialize)]
-pub struct Inspection {
-    /// The work bead.
-    pub work: String,
-    /// Its title.
-    pub title: String,
-    /// Its test-spec bead, if it has one.
-    pub spec: Option<String>,
-    /// The commit verified.
-    pub head: Option<String>,
-    /// The verifier's results.
-    pub checks: Vec<CriterionCheck>,
-    /// The auditor's findings.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub audit: Vec<AuditLine>,
-    /// Briefs and replies by role.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub briefs: BTreeMap<String, String>,
-    /// Hash of each role's prompt.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub prompt_hashes: BTreeMap<String, String>,
-    /// The judge's answer, when it spoke.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub judgment: Option<Judgment>,
-    /// The verdict after the rules.
-    pub verdict: Verdict,
-    /// The confidence behind it (1 for a deterministic verdict).
-    pub confidence: f64,
-    /// Why.
-    pub reasons: Vec<String>,
-    /// The question a person must answer, with NEEDS_HUMAN.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub question: Option<String>,
-    /// Hook failures that did not stop anything.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-    /// The state of the work a question and its answer are about (the fingerprint of
-    /// HEAD, or for the refinery of the branch's tip rather than the merge candidate).
-    #[serde(skip)]
-    pub work_state: Option<String>,
-}
+pub use super::inspection::{AuditLine, Inspection, Upto, Verdict};
 
 /// The work bead for `id` (a test-spec id stands for its work) and its test spec.
 pub fn work_and_spec(ws: &Workspace, id: &str) -> Result<(Bead, Option<Bead>)> {
@@ -176,15 +107,6 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
     }
     super::rules::settle(ws, &mut ins, opts.upto);
     ins
-}
-
-impl Inspection {
-    /// Ends the inspection as ERROR for `why`.
-    fn error(mut self, why: String) -> Inspection {
-        self.verdict = Verdict::Error;
-        self.reasons.push(why);
-        self
-    }
 }
 
 /// Runs a hook point; a Pre point's stop, or any hook's write into `.beads/` (undone),

@@ -217,6 +217,12 @@ pub fn run(
     approve: bool,
     planner: &mut impl Planner,
 ) -> Result<PlanEnd> {
+    if plan.mol.is_none() {
+        // A `.beads/formulas/` file in the built-in's place that plan cannot run is
+        // refused before anyone is asked anything.
+        let vars = BTreeMap::from([("request".to_string(), plan.request.clone())]);
+        crate::mol::cook(Some(&ws.beads_dir), FORMULA, &vars)?;
+    }
     let mut created = None;
     let mut strategized = None;
     loop {

@@ -3,7 +3,7 @@
 //! a PASS needs a stated confidence at or above `inspect.min_confidence`, and a PASS over
 //! an auditor's `not met` needs a person, who is asked about the disagreement.
 
-use super::pipeline::{AuditLine, Inspection, Upto, Verdict};
+use super::inspection::{AuditLine, Inspection, Upto, Verdict};
 use super::roles::Finding;
 use super::verifier::CriterionCheck;
 use crate::check::Outcome;

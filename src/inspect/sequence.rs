@@ -171,7 +171,7 @@ fn head_of(ws: &Workspace, req: &Request) -> Option<String> {
     let dir = req.tree.as_deref().unwrap_or(&ws.root);
     let repo = crate::git::GitRepo::open(dir)?;
     let commit = req.work_head.clone().or_else(|| repo.head_commit())?;
-    repo.work_fingerprint(&commit)
+    repo.work_fingerprint(&commit, crate::workspace::BEADS_DIR)
 }
 
 /// A person's answer on `work` about `head`, polled until one is recorded or `wait` has

@@ -104,5 +104,5 @@ impl Llm {
 
 /// The hex hash that names a cached reply (and is recorded as the prompt's hash).
 pub fn prompt_hash(text: &str) -> Result<String, String> {
-    Ok(crate::store::id::content_hash(text))
+    Ok(crate::hash::blob(text))
 }

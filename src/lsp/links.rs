@@ -46,12 +46,7 @@ pub fn links(doc: &SpecDoc) -> Vec<DocumentLink> {
 fn function_line(real: &Path, a: &Annotation) -> Option<usize> {
     let function = a.function.as_deref()?;
     let text = String::from_utf8_lossy(&std::fs::read(real).ok()?).into_owned();
-    let defined = crate::check::functions::defined_functions(&a.file, &text)?;
-    // `Class::method` and `test[param]` open at the last part's definition.
-    let base = function.split('[').next().unwrap_or(function);
-    let last = base.rsplit("::").next().unwrap_or(base);
-    defined
-        .iter()
-        .find(|(name, _)| name == last)
-        .map(|(_, line)| *line)
+    // `Class::method` and `test[param]` open at the last part's definition; a shell
+    // function defined twice at the one bash runs.
+    crate::check::functions::definition_line(&a.file, &text, function)
 }

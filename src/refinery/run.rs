@@ -72,10 +72,10 @@ fn answered(ws: &Workspace, git: &Git, req: &MergeRequest) -> bool {
     let Ok(work) = crate::bead::store::load_one(ws, &req.bead) else {
         return false;
     };
-    let state =
-        git.branch_tip(&req.branch).ok().flatten().and_then(|tip| {
-            crate::git::GitRepo::open(&ws.root).and_then(|r| r.work_fingerprint(&tip))
-        });
+    let state = git.branch_tip(&req.branch).ok().flatten().and_then(|tip| {
+        crate::git::GitRepo::open(&ws.root)
+            .and_then(|r| r.work_fingerprint(&tip, crate::workspace::BEADS_DIR))
+    });
     crate::inspect::route::latest_answer(ws, &work, state.as_deref()).is_some()
 }
 

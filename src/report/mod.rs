@@ -8,7 +8,7 @@ pub use machine::{json, junit, tap};
 
 use crate::check::Outcome;
 use crate::live::{Counts, Kinds, SpecRun};
-use crate::words::plural;
+use crate::words::{plural, printable};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
@@ -34,7 +34,8 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
             let _ = writeln!(out, "  {} {p}", tag(Outcome::Error, colour));
         }
         for c in &run.criteria {
-            let reason = c.reason.as_deref().unwrap_or_default();
+            // What a check, a script or a reply wrote is shown, never obeyed.
+            let reason = printable(c.reason.as_deref().unwrap_or_default());
             let location = format!("{}:{}", run.path, c.line);
             match c.outcome {
                 Outcome::Skip => {
@@ -106,13 +107,13 @@ fn write_detail(out: &mut String, is_judge: bool, r: &crate::check::CheckResult)
     match r.outcome {
         Outcome::Pass => {
             if is_judge && let Some(reason) = &r.reason {
-                let _ = writeln!(out, "{indent}\"{}\"", reason.trim());
+                let _ = writeln!(out, "{indent}\"{}\"", printable(reason.trim()));
             }
         }
         Outcome::Fail if !is_judge => {
             let (snippet, left_out) = r.snippet(SNIPPET_LINES);
             for line in snippet.lines() {
-                let _ = writeln!(out, "{indent}| {line}");
+                let _ = writeln!(out, "{indent}| {}", printable(line));
             }
             if left_out > 0 {
                 let _ = writeln!(
@@ -136,7 +137,7 @@ fn write_detail(out: &mut String, is_judge: bool, r: &crate::check::CheckResult)
                     Outcome::Unstable => "unstable: ",
                     _ => "",
                 };
-                let _ = writeln!(out, "{indent}{label}{}", reason.trim());
+                let _ = writeln!(out, "{indent}{label}{}", printable(reason.trim()));
             }
         }
     }

@@ -157,6 +157,18 @@ fn git_findings(ws: &Workspace, add: &mut Add<'_>) {
                 },
             );
         }
+        if let Ok(git) = crate::refinery::queue::repository(ws) {
+            for dir in crate::refinery::worktree::leftovers(&git) {
+                add(
+                    "warning",
+                    format!(
+                        "{} is a refinery worktree that a run which died left; the next \
+                         `vermas refinery run` removes it",
+                        dir.display()
+                    ),
+                );
+            }
+        }
         // A warning, not an error: a hand edit of a record is the user's to commit. With
         // git.commit off nothing is recorded, which the finding above says already.
         if ws.config.git.commit {

@@ -74,17 +74,6 @@ pub fn is_valid(id: &str) -> bool {
         && !id.starts_with(['.', '-'])
 }
 
-/// The hex hash of `text` (git's blob hash): names cached replies and approved criteria.
-pub fn content_hash(text: &str) -> String {
-    gix::objs::compute_hash(
-        gix::hash::Kind::Sha1,
-        gix::objs::Kind::Blob,
-        text.as_bytes(),
-    )
-    .map(|id| id.to_string())
-    .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

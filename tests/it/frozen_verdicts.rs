@@ -162,6 +162,9 @@ fn the_auditors_dissent_reaches_every_later_role_and_a_pass_over_it_asks_a_perso
         &[
             ("FAKE_UNMET", "ac-1"),
             ("FAKE_PROMPT_LOG", &log.display().to_string()),
+            // The advocate and critic run at once: one waits, so their prompts do not
+            // interleave in the log.
+            ("FAKE_SLEEP_CRITIC", "1"),
         ],
     );
     r.expect_code(4);

@@ -453,11 +453,19 @@ fn a_file_in_place_of_the_planning_builtin_that_plan_cannot_run_is_refused_at_co
         err.contains("rename the file to keep it as a formula of your own"),
         "{err}"
     );
-    // `plan` refuses it with the same words, and writes nothing.
+    // `plan` refuses it with the same words before asking the designer, and writes
+    // nothing.
+    let asked = repo.join("designer-asked");
+    repo.write_llm_command(&format!("touch '{}'", asked.display()));
     let err = repo.fails(&["plan", "fizzbuzz", "--yes"], 2);
     assert!(err.contains("it requires bead_id, spec_id"), "{err}");
+    assert!(!asked.exists(), "the designer was asked first");
     assert_eq!(repo.commit_count(), before);
-    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    // Only the LLM command set by hand above is changed.
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        " M .beads/vermas.yaml\n"
+    );
 
     // Renamed, it is a formula of its own and cooks with its variables.
     std::fs::rename(
