@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when two modules of src/ (or the folder given) import each other (an import circle).
+"""Fails when modules of src/ (or the folder given) import each other in a circle: a pair,
+or a loop of any length (a strongly connected set of modules).
 
 A module imports another when its code (outside `#[cfg(test)]` items and comments) names a
 path `crate::a::b` or `super::x` that resolves to that module's file. Pairs where one
@@ -155,7 +156,8 @@ def find(src, verbose=False):
         graph[mod] = imports(mod, text, modules)
 
     def circles(level):
-        """Pairs (a, b) at `level` ('file' or 'top') that import each other."""
+        """The import circles at `level` ('file' or 'top'): each strongly connected set of
+        two or more modules (a pair importing each other, or a loop of any length)."""
         g = {}
         for a, bs in graph.items():
             for b in bs:
@@ -166,18 +168,60 @@ def find(src, verbose=False):
                 if not a1 or not b1 or holds(a1, b1) or holds(b1, a1):
                     continue
                 g.setdefault(a1, set()).add(b1)
-        pairs = set()
-        for a, bs in g.items():
-            for b in bs:
-                if a in g.get(b, ()) and a < b:
-                    pairs.add(("/".join(a), "/".join(b)))
-        return sorted(pairs)
+        return sorted(tuple("/".join(m) for m in c) for c in components(g))
 
-    bad = [("file",) + p for p in circles("file")] + [("top",) + p for p in circles("top")]
+    bad = [("file", c) for c in circles("file")] + [("top", c) for c in circles("top")]
     if verbose:
         for mod in sorted(graph):
             print("/".join(mod), "->", ", ".join(sorted("/".join(b) for b in graph[mod])))
     return bad
+
+
+def components(g):
+    """The strongly connected components of graph `g` with two or more nodes, each sorted
+    (Tarjan's algorithm, without recursion)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    nodes = sorted(set(g) | {b for bs in g.values() for b in bs})
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(g.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(g.get(child, ())))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
 
 
 def self_test():
@@ -198,13 +242,28 @@ def self_test():
             with open(os.path.join(d, name), "w", encoding="utf-8") as f:
                 f.write(text)
         found = find(d)
-    assert found == [("file", "a/x", "a/y")], found
+    assert found == [("file", ("a/x", "a/y"))], found
+    # A loop of three files, no two of which import each other, is a circle too.
+    loop = {
+        "lib.rs": "pub mod c;\n",
+        "c/mod.rs": "mod p;\nmod q;\nmod r;\n",
+        "c/p.rs": "use super::q::Q;\npub struct P(Q);\n",
+        "c/q.rs": "use super::r::R;\npub struct Q(R);\n",
+        "c/r.rs": "use super::p::P;\npub struct R(Box<P>);\n",
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in loop.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        found = find(d)
+    assert found == [("file", ("c/p", "c/q", "c/r"))], found
 
 
 if __name__ == "__main__":
     if "--self-test" in sys.argv:
         self_test()
     bad = find(SRC, "-v" in sys.argv)
-    for level, a, b in bad:
-        print(f"import circle ({level}): {a} <-> {b}")
+    for level, modules in bad:
+        print(f"import circle ({level}): {' -> '.join(modules)} -> {modules[0]}")
     sys.exit(1 if bad else 0)

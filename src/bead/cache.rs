@@ -5,11 +5,9 @@
 //! Lines leave out descriptions and notes (most of the bytes); such beads are marked
 //! `partial` and completed from their files when a command shows them.
 
-use super::file::read_bead;
 use super::model::{Bead, DEP_TYPES, DepType, IssueType, STATUSES, Status, TYPES};
-use crate::error::Result;
 use crate::store::index::{
-    self, ITEM, Indexed, Loaded, PART, choice, esc_into, esc_opt_into, unesc, unesc_list, unesc_opt,
+    ITEM, Indexed, PART, choice, esc_into, esc_opt_into, unesc, unesc_list, unesc_opt,
 };
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
@@ -19,13 +17,6 @@ use std::sync::OnceLock;
 /// Where the bead index lives.
 pub fn index_path(ws: &Workspace) -> PathBuf {
     ws.cache_dir().join("index")
-}
-
-/// Loads every bead, parsing only the files the index does not already hold.
-pub fn load_all(ws: &Workspace) -> Result<Loaded<Bead>> {
-    index::load::<Bead>(&ws.issues_dir(), &index_path(ws), &ws.cache_dir(), |path| {
-        read_bead(ws, path)
-    })
 }
 
 /// How many fields a bead line has.

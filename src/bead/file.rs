@@ -11,6 +11,16 @@ pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
     ws.issues_dir().join(format!("{id}.md"))
 }
 
+/// Loads every bead, parsing only the files the index does not already hold.
+pub fn load_all(ws: &Workspace) -> Result<crate::store::index::Loaded<Bead>> {
+    crate::store::index::load::<Bead>(
+        &ws.issues_dir(),
+        &super::cache::index_path(ws),
+        &ws.cache_dir(),
+        |path| read_bead(ws, path),
+    )
+}
+
 /// Reads and parses one bead file (a symlink only when it stays inside the repository).
 pub fn read_bead(ws: &Workspace, path: &Path) -> Result<Bead> {
     parse_bead(ws, path, &ws.read_record(path)?)

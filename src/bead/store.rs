@@ -20,7 +20,7 @@ pub struct BeadSet {
 impl BeadSet {
     /// Loads every `*.md` under `.beads/issues/` (through the index cache).
     pub fn load(ws: &Workspace) -> Result<BeadSet> {
-        let loaded = super::cache::load_all(ws)?;
+        let loaded = super::file::load_all(ws)?;
         Ok(BeadSet {
             beads: loaded
                 .records
