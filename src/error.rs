@@ -156,7 +156,7 @@ pub enum Error {
     /// A setting's key or value is not allowed.
     #[error("{message}")]
     #[diagnostic(code(vermas::config))]
-    Config {
+    Setting {
         /// What is wrong.
         message: String,
         /// How to fix it, where known.
@@ -258,7 +258,7 @@ impl Error {
             Error::Usage { .. } => "usage",
             Error::WrongState { .. } => "wrong_state",
             Error::Conflict { .. } => "conflict",
-            Error::Config { .. } => "config",
+            Error::Setting { .. } => "config",
             Error::NotFound(_) | Error::NoMessage(_) | Error::Missing { .. } => "not_found",
             Error::Ambiguous { .. } => "ambiguous",
             Error::Cycle(_) => "cycle",
@@ -327,7 +327,7 @@ impl Error {
 
     /// A setting's key or value is not allowed (`config`, exit 2).
     pub fn config(message: impl Into<String>) -> Self {
-        Error::Config {
+        Error::Setting {
             message: message.into(),
             help: None,
         }
@@ -356,7 +356,7 @@ impl Error {
                 message,
                 help: hint,
             },
-            Error::Config { message, .. } => Error::Config {
+            Error::Setting { message, .. } => Error::Setting {
                 message,
                 help: hint,
             },

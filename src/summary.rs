@@ -29,6 +29,8 @@ pub struct Summary {
     pub awaiting: Vec<Awaiting>,
     /// Each spec with its last recorded result.
     pub specs: Vec<SpecStatus>,
+    /// Test specs (the Inspector's criteria for one bead of work) not yet approved.
+    pub test_specs_pending: usize,
     /// Bead files that could not be read.
     pub unreadable: usize,
 }
@@ -142,6 +144,11 @@ pub fn summarise(ws: Option<&Workspace>, specs: &[Spec]) -> Result<Summary> {
         ready: catalog.as_ref().map_or(0, |c| c.ready(None).len()),
         awaiting,
         specs: spec_status,
+        test_specs_pending: catalog.as_ref().map_or(0, |c| {
+            c.iter()
+                .filter(|b| b.issue_type() == crate::bead::IssueType::TestSpec && !b.is_closed())
+                .count()
+        }),
         unreadable: catalog.as_ref().map_or(0, |c| c.broken.len()),
     })
 }

@@ -248,6 +248,27 @@ impl Catalog {
             .collect()
     }
 
+    /// Open work (not a test spec or message) that waits for an open test spec through a
+    /// `blocks` dependency: what `ready` does not list until its spec is approved.
+    pub fn awaiting_test_spec(&self) -> usize {
+        let open_specs: HashSet<&str> = self
+            .iter()
+            .filter(|b| b.issue_type() == IssueType::TestSpec && !b.is_closed())
+            .map(|b| b.key())
+            .collect();
+        if open_specs.is_empty() {
+            return 0;
+        }
+        self.iter()
+            .filter(|b| {
+                !b.is_closed()
+                    && !matches!(b.issue_type(), IssueType::TestSpec | IssueType::Message)
+                    && b.depends_on(DepType::Blocks)
+                        .any(|id| open_specs.contains(id.as_ref()))
+            })
+            .count()
+    }
+
     /// The beads `shown` as a set, as the index holds them (partial ones are completed
     /// from their files by [`BeadSet::complete`]).
     pub fn bead_set(&self, shown: &[IndexedBead<'_>]) -> BeadSet {

@@ -12,6 +12,9 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The variable every job vermas runs finds vermas's own path in.
+pub const SELF_VAR: &str = "VERMAS_BIN";
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Job {
@@ -265,6 +268,11 @@ fn command(
             Stdio::null()
         })
         .process_group(0);
+    // The vermas running this job, so a check (or hook) runs the vermas being verified,
+    // not whichever one is on PATH; a job's own environment may still say otherwise.
+    if let Ok(exe) = std::env::current_exe() {
+        cmd.env(SELF_VAR, exe);
+    }
     for (k, v) in &job.env {
         cmd.env(k, v);
     }

@@ -55,13 +55,28 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
     };
     let changed = crate::inspect::testspec::create(&ws, &ctx.actor(&ws)?, new)?;
     let bead = &changed.beads[0];
+    let test_spec = changed
+        .beads
+        .iter()
+        .find(|b| b.issue_type == IssueType::TestSpec);
     recorded_note(&changed.recorded);
     if ctx.json {
-        print_json(&versioned(bead));
+        let mut v = versioned(bead);
+        if let Some(spec) = test_spec {
+            v["test_spec"] = json!(spec.id);
+        }
+        print_json(&v);
     } else if quiet {
         outln!("{}", bead.id);
     } else {
         outln!("Created {}: {}", bead.id, bead.title);
+        if let Some(spec) = test_spec {
+            outln!(
+                "  and its test spec {}: it waits for that spec's criteria and approval \
+                 (inspector/ was mailed; see `vermas inspect pending`)",
+                spec.id
+            );
+        }
     }
     Ok(0)
 }
@@ -376,7 +391,17 @@ pub fn ready(ctx: &Ctx, a: ReadyArgs) -> CmdResult {
     first_in_order(&mut ready, limit);
     let shown = limited(&ready, limit, ctx.json);
     let heading = format!("Ready work ({}):", ready.len());
-    print_indexed(ctx, &ws, &catalog, shown, "No ready work.", Some(heading))
+    let waiting = catalog.awaiting_test_spec();
+    let empty = if waiting == 0 {
+        "No ready work.".to_string()
+    } else {
+        format!(
+            "No ready work: {} for {} test spec (see `vermas inspect pending`).",
+            crate::words::counted(waiting, "bead waits", "beads wait"),
+            if waiting == 1 { "its" } else { "their" }
+        )
+    };
+    print_indexed(ctx, &ws, &catalog, shown, &empty, Some(heading))
 }
 
 /// `blocked`.

@@ -191,10 +191,17 @@ pub fn summary(s: &Summary, has_workspace: bool) -> String {
     } else {
         let _ = writeln!(out, "No .beads here (run `vermas init` to track work).");
     }
+    if s.test_specs_pending > 0 {
+        let _ = writeln!(
+            out,
+            "Test specs pending: {} (`vermas inspect pending`)",
+            s.test_specs_pending
+        );
+    }
     if s.specs.is_empty() {
-        let _ = writeln!(out, "Specs: none");
+        let _ = writeln!(out, "Live specs: none");
     } else {
-        let _ = writeln!(out, "Specs:");
+        let _ = writeln!(out, "Live specs:");
         for sp in &s.specs {
             let last = match &sp.last {
                 Some(r) => format!(

@@ -281,7 +281,7 @@ fn resumable(plan: &Plan, step: &str, e: Error) -> Error {
         | Error::Usage { .. }
         | Error::WrongState { .. }
         | Error::Conflict { .. }
-        | Error::Config { .. }) => {
+        | Error::Setting { .. }) => {
             let help = match miette::Diagnostic::help(&e) {
                 Some(h) => format!("{h}; {how}"),
                 None => how,

@@ -12,12 +12,18 @@ use crate::spec::{self, Criterion};
 use crate::store::Recorded;
 use crate::time::Timestamp;
 use crate::verification::Project;
-use lsp_types::{CodeAction, CodeActionOrCommand, CodeLens, Command, Range, Uri};
+use lsp_types::{
+    CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, CodeLens, Command,
+    Diagnostic, NumberOrString, Range, Uri,
+};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The command that runs one criterion.
 pub const RUN_CRITERION: &str = "vermas.runCriterion";
+
+/// The kind of the *Run this criterion* code action.
+pub const RUN_KIND: &str = "source.vermas.run";
 
 /// Title of the lens and the action.
 const TITLE: &str = "Run this criterion";
@@ -52,8 +58,19 @@ pub fn lenses(doc: &SpecDoc) -> Vec<CodeLens> {
         .collect()
 }
 
-/// The action for each criterion with links on the lines of `range`.
-pub fn actions(doc: &SpecDoc, range: Range) -> Vec<CodeActionOrCommand> {
+/// The action for each criterion with links on the lines of `range`, of kind
+/// [`RUN_KIND`], each naming the failed-run diagnostics of `context` it addresses; none when
+/// the client asks `only` for kinds that do not cover it.
+pub fn actions(
+    doc: &SpecDoc,
+    range: Range,
+    context: &CodeActionContext,
+) -> Vec<CodeActionOrCommand> {
+    if let Some(only) = &context.only
+        && !only.iter().any(|k| covers(k.as_str(), RUN_KIND))
+    {
+        return Vec::new();
+    }
     let spec = spec::parse(&doc.text, &doc.rel);
     let (first, last) = (
         range.start.line.min(range.end.line),
@@ -69,13 +86,38 @@ pub fn actions(doc: &SpecDoc, range: Range) -> Vec<CodeActionOrCommand> {
     }
     seen.into_iter()
         .map(|line| {
+            let addressed: Vec<Diagnostic> = context
+                .diagnostics
+                .iter()
+                .filter(|d| addressed_by_run(&spec, d, line))
+                .cloned()
+                .collect();
             CodeActionOrCommand::CodeAction(CodeAction {
                 title: TITLE.into(),
+                kind: Some(CodeActionKind::from(RUN_KIND)),
+                diagnostics: (!addressed.is_empty()).then_some(addressed),
                 command: Some(run_command(doc, line)),
                 ..CodeAction::default()
             })
         })
         .collect()
+}
+
+/// True when kind `asked` covers `kind`: the same, or a dot-separated prefix of it.
+fn covers(asked: &str, kind: &str) -> bool {
+    asked.is_empty()
+        || kind == asked
+        || kind
+            .strip_prefix(asked)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// True for vermas's failed-run diagnostic `d` on the criterion of one-based `line`: the
+/// one running it again settles.
+fn addressed_by_run(spec: &spec::Spec, d: &Diagnostic, line: usize) -> bool {
+    d.source.as_deref() == Some("vermas")
+        && d.code == Some(NumberOrString::String(super::diagnostics::LAST_RUN.into()))
+        && criterion_at(spec, d.range.start.line).is_some_and(|c| c.line == line)
 }
 
 /// The URI and zero-based line `vermas.runCriterion` was given.
@@ -120,7 +162,7 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// The spec's repository-relative path.
     pub spec: String,
-    /// One-based line of the criterion.
+    /// Zero-based line of the criterion (as LSP counts lines, like the argument).
     pub line: usize,
     /// The criterion's text.
     pub criterion: String,
@@ -163,20 +205,21 @@ pub fn run_criterion(server: &Server, uri: &Uri, line: u32) -> Result<RunReport,
     let evidence = crate::results::from_spec_run(&run, now).checks;
     let crit = run.criteria.pop().ok_or("the run returned no criterion")?;
     let key = last::key(&doc.rel, crit.line);
+    let (recorded, written) = record(&doc, crit.line, evidence.clone());
+    // Remembered after recording, so hover says where the result really is.
     server.remember_run(
         key,
         LastRun {
             at: now,
             outcome: crit.outcome,
-            checks: evidence.clone(),
-            recorded: false,
+            checks: evidence,
+            recorded: written,
         },
     );
-    let recorded = record(&doc, crit.line, evidence);
     Ok(RunReport {
         outcome: crit.outcome,
         spec: doc.rel.clone(),
-        line: crit.line,
+        line: crit.line.saturating_sub(1),
         criterion: crit.text,
         reason: crit.reason,
         checks: crit
@@ -216,10 +259,14 @@ fn explain_unjudged(run: &mut SpecRun) {
 }
 
 /// Records a criterion's evidence as `status --verify --record` would (a commit in the
-/// workspace); says what happened or why nothing was written.
-fn record(doc: &SpecDoc, line: usize, evidence: Vec<crate::results::Evidence>) -> String {
+/// workspace); says what happened or why nothing was written, and whether the record in
+/// `.beads/results/` now holds this run.
+fn record(doc: &SpecDoc, line: usize, evidence: Vec<crate::results::Evidence>) -> (String, bool) {
     let Some(ws) = doc.project.ws.as_ref() else {
-        return "not recorded: no .beads workspace (run `vermas init`)".into();
+        return (
+            "not recorded: no .beads workspace (run `vermas init`)".into(),
+            false,
+        );
     };
     let checked = crate::setup::checked_actor(ws, None).and_then(|actor| {
         if ws.config.git.commit {
@@ -230,10 +277,16 @@ fn record(doc: &SpecDoc, line: usize, evidence: Vec<crate::results::Evidence>) -
     let outcome = checked
         .and_then(|actor| last::record_criterion(ws, &doc.name, &doc.rel, line, evidence, &actor));
     match outcome {
-        Ok(Recorded::Commit(_)) => "committed".into(),
-        Ok(Recorded::Unchanged) => "unchanged".into(),
-        Ok(Recorded::Disabled) => "written, not committed: git.commit is false".into(),
-        Ok(Recorded::NotARepository) => "written, not committed: not in a git repository".into(),
-        Err(e) => format!("not recorded: {e}"),
+        Ok(Recorded::Commit(_)) => ("committed".into(), true),
+        Ok(Recorded::Unchanged) => ("unchanged".into(), true),
+        Ok(Recorded::Disabled) => (
+            "written, not committed: git.commit is false".into(),
+            true,
+        ),
+        Ok(Recorded::NotARepository) => (
+            "written, not committed: not in a git repository".into(),
+            true,
+        ),
+        Err(e) => (format!("not recorded: {e}"), false),
     }
 }

@@ -13,6 +13,12 @@ use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, PublishDiagnosti
 /// Lines of a failure's output put in its diagnostic.
 const SNIPPET_LINES: usize = 8;
 
+/// The code of a criterion's failed-run diagnostic.
+pub const LAST_RUN: &str = "last-run";
+
+/// What to do about a failed run.
+const RUN_HELP: &str = "fix the check or the code it checks, then use *Run this criterion* (or `vermas status --verify --record`)";
+
 /// Every diagnostic of `doc`.
 pub fn compute(server: &Server, doc: &SpecDoc) -> Vec<Diagnostic> {
     let spec = spec::parse(&doc.text, &doc.rel);
@@ -53,11 +59,7 @@ fn findings(doc: &SpecDoc, spec: &Spec) -> Vec<Diagnostic> {
                 lint::Level::Error => DiagnosticSeverity::ERROR,
                 lint::Level::Warning => DiagnosticSeverity::WARNING,
             };
-            let message = match &f.help {
-                Some(help) => format!("{}\nhelp: {help}", f.message),
-                None => f.message,
-            };
-            diagnostic(range, severity, "spec-check", message)
+            diagnostic(range, severity, "spec-check", f.message, f.help.as_deref())
         })
         .collect()
 }
@@ -86,24 +88,33 @@ fn failed_run(doc: &SpecDoc, line: usize, run: &LastRun) -> Diagnostic {
     diagnostic(
         position::line_range(&doc.text, line),
         severity,
-        "last-run",
+        LAST_RUN,
         message,
+        Some(RUN_HELP),
     )
 }
 
-/// A vermas diagnostic.
+/// A vermas diagnostic; `help` (the fix, as the CLI's `help:` line says it) ends the
+/// message on a `help:` line and is kept alone in `data.help`. No `codeDescription`: vermas
+/// has no web page per code to link to.
 fn diagnostic(
     range: lsp_types::Range,
     severity: DiagnosticSeverity,
     code: &str,
     message: String,
+    help: Option<&str>,
 ) -> Diagnostic {
+    let message = match help {
+        Some(help) => format!("{message}\nhelp: {help}"),
+        None => message,
+    };
     Diagnostic {
         range,
         severity: Some(severity),
         code: Some(NumberOrString::String(code.to_string())),
         source: Some("vermas".into()),
         message,
+        data: help.map(|h| serde_json::json!({ "help": h })),
         ..Diagnostic::default()
     }
 }
@@ -117,12 +128,14 @@ pub fn publish(server: &Server, uri: &Uri) {
         Err(e) if server.is_markdown_here(uri) => {
             let range = lsp_types::Range::default();
             let message = format!("vermas cannot read this workspace: {e}");
+            let help = miette::Diagnostic::help(&e).map(|h| h.to_string());
             (
                 vec![diagnostic(
                     range,
                     DiagnosticSeverity::ERROR,
                     "workspace",
                     message,
+                    help.as_deref(),
                 )],
                 None,
             )

@@ -197,7 +197,12 @@ fn initialize_result() -> InitializeResult {
             code_lens_provider: Some(CodeLensOptions {
                 resolve_provider: Some(false),
             }),
-            code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+            code_action_provider: Some(CodeActionProviderCapability::Options(
+                lsp_types::CodeActionOptions {
+                    code_action_kinds: Some(vec![commands::RUN_KIND.into()]),
+                    ..lsp_types::CodeActionOptions::default()
+                },
+            )),
             execute_command_provider: Some(ExecuteCommandOptions {
                 commands: vec![RUN_CRITERION.into()],
                 work_done_progress_options: Default::default(),
@@ -230,7 +235,7 @@ fn request(server: &Arc<Server>, r: Request) {
         }),
         req::CodeActionRequest::METHOD => answer(r, |p: lsp_types::CodeActionParams| {
             with_spec(server, &p.text_document.uri, |doc| {
-                commands::actions(doc, p.range)
+                commands::actions(doc, p.range, &p.context)
             })
         }),
         req::ExecuteCommand::METHOD => match execute(server, r) {
@@ -331,7 +336,10 @@ fn show_outcome(server: &Server, report: &commands::RunReport) {
     };
     let mut message = format!(
         "{} {}:{} {}",
-        report.outcome, report.spec, report.line, report.criterion
+        report.outcome,
+        report.spec,
+        report.line + 1,
+        report.criterion
     );
     if let Some(reason) = &report.reason {
         message.push_str(&format!(" ({reason})"));

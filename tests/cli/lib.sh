@@ -1,19 +1,22 @@
 # Shared helpers for the shell checks linked from specs/*.md. Sourced, never run.
 # Each check makes a throwaway git repository and runs the real vermas binary in it.
 
-vermas_bin() {
-  if [ -n "${VERMAS_BIN:-}" ]; then echo "$VERMAS_BIN"
-  elif [ -x "$VERMAS_ROOT/target/debug/vermas" ]; then echo "$VERMAS_ROOT/target/debug/vermas"
-  elif [ -x "$VERMAS_ROOT/target/release/vermas" ]; then echo "$VERMAS_ROOT/target/release/vermas"
-  else command -v vermas
-  fi
-}
-
+# The vermas under test is the one running these checks: vermas puts its own path in
+# VERMAS_BIN for every check it runs. Never a guess (an old build in target/, another
+# vermas on PATH): without it, every check fails saying so.
 VERMAS_ROOT=$(pwd)
-VM=$(vermas_bin)
+VM=${VERMAS_BIN:-}
+
+# need_vermas: fails, saying why, unless VERMAS_BIN names a runnable vermas.
+need_vermas() {
+  [ -n "$VM" ] && [ -x "$VM" ] && return 0
+  echo "VERMAS_BIN is ${VM:-not set}${VM:+, which is not an executable}: run these checks through the vermas to verify (\`cargo run -- status --verify\` sets it to its own path), or set VERMAS_BIN=path/to/vermas"
+  return 1
+}
 
 # fresh_repo: cd into a new git repository with vermas initialised (prefix vm).
 fresh_repo() {
+  need_vermas || return 1
   REPO=$(mktemp -d "${TMPDIR:-/tmp}/vermas-check.XXXXXX")
   trap 'rm -rf "$REPO"' EXIT
   cd "$REPO" || return 1
