@@ -47,7 +47,7 @@ fn spec_names() -> Vec<CompletionCandidate> {
 fn formula_names() -> Vec<CompletionCandidate> {
     let ws = workspace();
     let names = crate::mol::list_formulas(ws.as_ref().map(|w| w.beads_dir.as_path()))
-        .map(|list| list.into_iter().map(|f| f.name).collect::<Vec<_>>())
+        .map(|list| list.into_iter().map(|f| f.head.name).collect::<Vec<_>>())
         .unwrap_or_default();
     candidates(names)
 }

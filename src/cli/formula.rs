@@ -43,7 +43,7 @@ fn render_list(rows: &[FormulaSummary]) -> String {
     let cells: Vec<[String; 5]> = rows
         .iter()
         .map(|r| {
-            let source = match (&r.path, r.overrides_builtin) {
+            let source = match (&r.head.path, r.overrides_builtin) {
                 (Some(p), true) => format!("{p} (overrides built-in)"),
                 (Some(p), false) => p.clone(),
                 (None, _) => "built-in".to_string(),
@@ -54,9 +54,13 @@ fn render_list(rows: &[FormulaSummary]) -> String {
                     "-".to_string(),
                     format!("error: {}", e.lines().next().unwrap_or("")),
                 ),
-                None => (r.kind.clone(), r.steps.to_string(), r.description.clone()),
+                None => (
+                    r.head.kind.clone(),
+                    r.steps.to_string(),
+                    r.head.description.clone(),
+                ),
             };
-            [r.name.clone(), kind, steps, source, about]
+            [r.head.name.clone(), kind, steps, source, about]
         })
         .collect();
     let header = ["NAME", "TYPE", "STEPS", "SOURCE", "DESCRIPTION"].map(String::from);
@@ -88,17 +92,17 @@ fn render_list(rows: &[FormulaSummary]) -> String {
 /// `formula show`: name, description, variables (required or default), steps with needs.
 fn render_info(info: &FormulaInfo) -> String {
     let mut out = String::new();
-    let mut about = vec![info.kind.clone()];
-    if let Some(v) = &info.version {
+    let mut about = vec![info.head.kind.clone()];
+    if let Some(v) = &info.head.version {
         about.push(format!("version {v}"));
     }
-    about.push(info.path.clone().unwrap_or_else(|| "built-in".into()));
-    let _ = writeln!(out, "{} ({})", info.name, about.join(", "));
+    about.push(info.head.path.clone().unwrap_or_else(|| "built-in".into()));
+    let _ = writeln!(out, "{} ({})", info.head.name, about.join(", "));
     if !info.extends.is_empty() {
         let _ = writeln!(out, "Extends: {}", info.extends.join(", "));
     }
-    if !info.description.trim().is_empty() {
-        let _ = writeln!(out, "\n{}", info.description.trim_end());
+    if !info.head.description.trim().is_empty() {
+        let _ = writeln!(out, "\n{}", info.head.description.trim_end());
     }
     let _ = writeln!(out, "\nVariables:");
     if info.vars.is_empty() {
@@ -123,7 +127,7 @@ fn render_info(info: &FormulaInfo) -> String {
         let _ = writeln!(
             out,
             "\nSteps: none of its own; a workflow applies it with `[compose] aspects = ['{}']`",
-            info.name
+            info.head.name
         );
     } else {
         let _ = writeln!(out, "\nSteps ({}, in order):", info.steps.len());

@@ -11,22 +11,31 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::path::Path;
 
-/// One line of `formula list`.
+/// What names a formula and where it comes from: the head of both `formula list`'s lines
+/// and `formula show`.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct FormulaSummary {
+pub struct FormulaHead {
     /// The name to cook it by (the file name without `.formula.toml`).
     pub name: String,
     /// `file` (in `.beads/formulas/`) or `builtin`.
     pub source: String,
     /// The file, relative to the repository root, for `file` formulas.
     pub path: Option<String>,
-    /// `workflow`, `expansion`, `convoy`, `aspect`...
+    /// `workflow`, `expansion`, `convoy` or `aspect`.
     #[serde(rename = "type")]
     pub kind: String,
     /// `version`, if given.
     pub version: Option<String>,
-    /// The description's first line.
+    /// The description: its first line in `formula list`, as written in `formula show`.
     pub description: String,
+}
+
+/// One line of `formula list`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FormulaSummary {
+    /// Its name, source, type, version and description's first line.
+    #[serde(flatten)]
+    pub head: FormulaHead,
     /// Number of steps written (children included).
     pub steps: usize,
     /// Number of declared variables.
@@ -54,19 +63,9 @@ pub struct VarInfo {
 /// steps in order) but with `{{var}}` left as written.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct FormulaInfo {
-    /// The name it is cooked by.
-    pub name: String,
-    /// `file` or `builtin`.
-    pub source: String,
-    /// The file, relative to the repository root, for `file` formulas.
-    pub path: Option<String>,
-    /// `workflow`, `expansion`, `convoy` or `aspect`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// `version`, if given.
-    pub version: Option<String>,
-    /// Description as written.
-    pub description: String,
+    /// Its name, source, type, version and description as written.
+    #[serde(flatten)]
+    pub head: FormulaHead,
     /// `extends`, as written.
     pub extends: Vec<String>,
     /// Declared variables (inherited ones included), by name.
@@ -112,16 +111,18 @@ pub fn formula_info(beads_dir: Option<&Path>, name: &str) -> Result<FormulaInfo>
     let f = &r.top.formula;
     let ids = |steps: &[StepDef]| steps.iter().map(|s| s.id.value.clone()).collect();
     Ok(FormulaInfo {
-        name: name.to_string(),
-        source: source_kind(&r.top).into(),
-        path: r.top.path.clone(),
-        kind: f.kind.value.as_str().to_string(),
-        version: r.version.clone(),
-        description: r
-            .description
-            .as_ref()
-            .map(|(d, _)| d.value.clone())
-            .unwrap_or_default(),
+        head: FormulaHead {
+            name: name.to_string(),
+            source: source_kind(&r.top).into(),
+            path: r.top.path.clone(),
+            kind: f.kind.value.as_str().to_string(),
+            version: r.version.clone(),
+            description: r
+                .description
+                .as_ref()
+                .map(|(d, _)| d.value.clone())
+                .unwrap_or_default(),
+        },
         extends: f.extends.iter().map(|e| e.value.clone()).collect(),
         vars: var_map(&r.vars)
             .into_values()
@@ -199,12 +200,14 @@ pub fn list_formulas(beads_dir: Option<&Path>) -> Result<Vec<FormulaSummary>> {
             Ok(Some(l)) => summary(&l, builtin(name).is_some()),
             Ok(None) => continue,
             Err(e) => FormulaSummary {
-                name: name.clone(),
-                source: "file".into(),
-                path,
-                kind: String::new(),
-                version: None,
-                description: String::new(),
+                head: FormulaHead {
+                    name: name.clone(),
+                    source: "file".into(),
+                    path,
+                    kind: String::new(),
+                    version: None,
+                    description: String::new(),
+                },
                 steps: 0,
                 vars: 0,
                 overrides_builtin: builtin(name).is_some(),
@@ -226,18 +229,20 @@ fn summary(l: &Loaded, overrides_builtin: bool) -> FormulaSummary {
         steps.iter().map(|s| 1 + count(&s.children)).sum()
     }
     FormulaSummary {
-        name: l.name.clone(),
-        source: source_kind(l).into(),
-        path: l.path.clone(),
-        kind: f.kind.value.as_str().to_string(),
-        version: f.version.clone(),
-        description: f
-            .description
-            .as_ref()
-            .and_then(|d| d.value.lines().find(|l| !l.trim().is_empty()))
-            .unwrap_or("")
-            .trim()
-            .to_string(),
+        head: FormulaHead {
+            name: l.name.clone(),
+            source: source_kind(l).into(),
+            path: l.path.clone(),
+            kind: f.kind.value.as_str().to_string(),
+            version: f.version.clone(),
+            description: f
+                .description
+                .as_ref()
+                .and_then(|d| d.value.lines().find(|l| !l.trim().is_empty()))
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        },
         steps: count(&f.steps)
             + count(&f.template)
             + f.legs.len()
