@@ -279,10 +279,7 @@ fn record(doc: &SpecDoc, line: usize, evidence: Vec<crate::results::Evidence>) -
     match outcome {
         Ok(Recorded::Commit(_)) => ("committed".into(), true),
         Ok(Recorded::Unchanged) => ("unchanged".into(), true),
-        Ok(Recorded::Disabled) => (
-            "written, not committed: git.commit is false".into(),
-            true,
-        ),
+        Ok(Recorded::Disabled) => ("written, not committed: git.commit is false".into(), true),
         Ok(Recorded::NotARepository) => (
             "written, not committed: not in a git repository".into(),
             true,

@@ -169,7 +169,9 @@ fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut
         at(
             Level::Error,
             format!("function {function} is not defined in {file}"),
-            None,
+            Some(format!(
+                "define {function} in {file}, or change the link to a function {file} defines"
+            )),
         );
     } else if runs_without_dispatcher(path, text) {
         at(

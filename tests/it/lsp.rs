@@ -164,7 +164,7 @@ fn running_a_criterion_records_it_and_shows_its_result() {
     let failed = run_criterion(&mut c, &uri, 5);
     let result = &failed["result"];
     assert_eq!(result["outcome"], "FAIL", "{failed:#}");
-    assert_eq!(result["line"], 6);
+    assert_eq!(result["line"], 5);
     assert_eq!(result["checks"][0]["target"], "tests/x.sh#test_fail");
     assert_eq!(result["checks"][0]["exit_code"], 1);
     assert_eq!(result["recorded"], "committed");

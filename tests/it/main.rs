@@ -43,6 +43,7 @@ mod judge;
 mod lifecycle_hooks;
 mod live_specs;
 mod lsp;
+mod lsp_client_view;
 mod mail;
 mod messages;
 mod mol;
