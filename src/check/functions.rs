@@ -54,7 +54,7 @@ pub fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>>
 }
 
 /// True when `file` (holding `text`) is a shell script, by extension or first line.
-fn is_shell(file: &str, text: &str) -> bool {
+pub fn is_shell(file: &str, text: &str) -> bool {
     let ext = Path::new(file)
         .extension()
         .and_then(|e| e.to_str())
@@ -71,11 +71,16 @@ pub fn shell_redefinitions(file: &str, text: &str, function: &str) -> Vec<usize>
     if !is_shell(file, text) {
         return Vec::new();
     }
-    let lines: Vec<usize> = defined_functions(file, text)
-        .unwrap_or_default()
-        .into_iter()
+    redefinitions(&defined_functions(file, text).unwrap_or_default(), function)
+}
+
+/// The lines of `defined` (a shell script's functions) that define `function`, when
+/// there is more than one; empty otherwise.
+pub fn redefinitions(defined: &[(String, usize)], function: &str) -> Vec<usize> {
+    let lines: Vec<usize> = defined
+        .iter()
         .filter(|(name, _)| name == function)
-        .map(|(_, line)| line)
+        .map(|(_, line)| *line)
         .collect();
     if lines.len() > 1 { lines } else { Vec::new() }
 }

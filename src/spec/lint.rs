@@ -4,9 +4,10 @@
 
 use super::target::{self, PathBase};
 use super::{Annotation, LinkForm, Spec};
-use crate::check::functions::{defined_functions, is_defined, shell_redefinitions};
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use crate::check::functions::{defined_functions, is_defined};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -64,13 +65,45 @@ pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
     out
 }
 
-/// What the links of all specs point at, to find tests no criterion names.
+/// What the links of all specs point at, to find tests no criterion names, and each
+/// linked file as read once for the whole run.
 #[derive(Default)]
 struct Links {
     /// The functions each linked file is named for.
     referenced: BTreeMap<String, BTreeSet<String>>,
     /// The first link to each file: spec path and line.
     first: BTreeMap<String, (String, usize)>,
+    /// Each linked file read and scanned once (`None`: it cannot be read).
+    scanned: HashMap<PathBuf, Option<Rc<Scanned>>>,
+}
+
+/// A linked file as the checks of its links need it, read and scanned once per run (a
+/// spec with 48 links into one large script reads it once, not 48 times).
+struct Scanned {
+    /// The functions it defines, with their lines (`None`: a language vermas cannot read).
+    defined: Option<Vec<(String, usize)>>,
+    /// True for a shell script.
+    shell: bool,
+    /// True for a script that never reads its arguments (so `#function` never runs).
+    no_dispatcher: bool,
+}
+
+impl Links {
+    /// The file at `path` (named `file` in its links), read and scanned on first use.
+    fn scan(&mut self, path: &Path, file: &str) -> Option<Rc<Scanned>> {
+        self.scanned
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(path).ok()?;
+                let text = String::from_utf8_lossy(&bytes);
+                Some(Rc::new(Scanned {
+                    defined: defined_functions(file, &text),
+                    shell: crate::check::functions::is_shell(file, &text),
+                    no_dispatcher: runs_without_dispatcher(path, &text),
+                }))
+            })
+            .clone()
+    }
 }
 
 /// Adds a finding at an annotation: level, message, help.
@@ -136,7 +169,7 @@ fn linked_file(root: &Path, spec: &Spec, a: &Annotation, links: &mut Links, at: 
             return;
         }
     };
-    let Ok(bytes) = std::fs::read(&path) else {
+    let Some(scanned) = links.scan(&path, &a.file) else {
         at(
             Level::Error,
             format!("{} cannot be read{rooted}", a.file),
@@ -144,7 +177,6 @@ fn linked_file(root: &Path, spec: &Spec, a: &Annotation, links: &mut Links, at: 
         );
         return;
     };
-    let text = String::from_utf8_lossy(&bytes);
     links
         .first
         .entry(a.file.clone())
@@ -157,14 +189,14 @@ fn linked_file(root: &Path, spec: &Spec, a: &Annotation, links: &mut Links, at: 
         .entry(a.file.clone())
         .or_default()
         .insert(function.clone());
-    linked_function(&path, &text, &a.file, function, at);
+    linked_function(&scanned, &a.file, function, at);
 }
 
-/// The findings about `function` of linked `file` (at `path`, holding `text`): not defined
-/// there, a script that would never call it, or a shell function defined more than once.
-fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut At<'_>) {
-    if let Some(defined) = defined_functions(file, text)
-        && !is_defined(function, &defined)
+/// The findings about `function` of linked `file` (as `scanned`): not defined there, a
+/// script that would never call it, or a shell function defined more than once.
+fn linked_function(scanned: &Scanned, file: &str, function: &str, at: &mut At<'_>) {
+    if let Some(defined) = &scanned.defined
+        && !is_defined(function, defined)
     {
         at(
             Level::Error,
@@ -173,7 +205,7 @@ fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut
                 "define {function} in {file}, or change the link to a function {file} defines"
             )),
         );
-    } else if runs_without_dispatcher(path, text) {
+    } else if scanned.no_dispatcher {
         at(
             Level::Error,
             format!("{file} never reads its arguments, so #{function} would never be called"),
@@ -182,7 +214,11 @@ fn linked_function(path: &Path, text: &str, file: &str, function: &str, at: &mut
             )),
         );
     }
-    if let [earlier @ .., last] = shell_redefinitions(file, text, function).as_slice() {
+    let redefined = match (&scanned.defined, scanned.shell) {
+        (Some(defined), true) => crate::check::functions::redefinitions(defined, function),
+        _ => Vec::new(),
+    };
+    if let [earlier @ .., last] = redefined.as_slice() {
         let earlier: Vec<String> = earlier.iter().map(usize::to_string).collect();
         at(
             Level::Warning,
