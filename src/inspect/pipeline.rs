@@ -84,6 +84,11 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
     ) {
         return ins.error(stop);
     }
+    if opts.upto == Upto::Verify {
+        // No role reads evidence: no diff is made, no git process runs.
+        super::rules::settle(ws, &mut ins, opts.upto);
+        return ins;
+    }
     let (mut evidence, fence) =
         super::evidence::build(ws, work, &ins, opts.answer.as_deref(), opts.base.as_deref());
     if opts.upto >= Upto::Audit && opts.upto != Upto::Review {
