@@ -99,6 +99,11 @@ impl<'a> IndexedBead<'a> {
         self.slot.span.key(self.text)
     }
 
+    /// Field `n` of its line (see [`field`]), read on demand; empty if the line is short.
+    fn field(&self, n: usize) -> &'a str {
+        cache::split(self.slot.span.fields(self.text)).map_or("", |f| f[n])
+    }
+
     /// Marked field `n` (see [`MARKED`]).
     fn marked(&self, n: usize) -> &'a str {
         let start = self.slot.marks[n] as usize;
@@ -152,6 +157,14 @@ impl BeadFields for IndexedBead<'_> {
             let (target, k) = item.split_once(PART)?;
             (k == name).then(|| unesc_cow(target))
         })
+    }
+    fn close_reason(&self) -> Option<Cow<'_, str>> {
+        self.field(field::CLOSE_REASON)
+            .strip_prefix('+')
+            .map(unesc_cow)
+    }
+    fn parent(&self) -> Option<Cow<'_, str>> {
+        self.field(field::PARENT).strip_prefix('+').map(unesc_cow)
     }
 }
 
@@ -238,13 +251,12 @@ impl Catalog {
     /// What `ready` lists (see [`graph::is_ready`]), in no particular order (see
     /// [`first_in_order`](super::fields::first_in_order)).
     pub fn ready(&self, want: Option<IssueType>) -> Vec<IndexedBead<'_>> {
-        let closed: HashSet<&str> = self
-            .iter()
-            .filter(|b| b.status() == Status::Closed)
-            .map(|b| b.key())
-            .collect();
+        let mut others = graph::Others::default();
+        for b in self.iter() {
+            others.add(b.key(), &b);
+        }
         self.iter()
-            .filter(|b| graph::is_ready(b, want, |id| closed.contains(id)))
+            .filter(|b| graph::is_ready(b, want, &others))
             .collect()
     }
 

@@ -28,6 +28,10 @@ pub trait BeadFields {
     fn has_label(&self, label: &str) -> bool;
     /// The ids it depends on through edges of type `kind`.
     fn depends_on(&self, kind: DepType) -> impl Iterator<Item = Cow<'_, str>>;
+    /// Why it was closed.
+    fn close_reason(&self) -> Option<Cow<'_, str>>;
+    /// Its parent bead.
+    fn parent(&self) -> Option<Cow<'_, str>>;
 
     /// True when it is finished (closed).
     fn is_closed(&self) -> bool {
@@ -82,6 +86,12 @@ impl BeadFields for Bead {
             .filter(move |d| d.dep_type == kind)
             .map(|d| Cow::Borrowed(d.depends_on_id.as_str()))
     }
+    fn close_reason(&self) -> Option<Cow<'_, str>> {
+        self.close_reason.as_deref().map(Cow::Borrowed)
+    }
+    fn parent(&self) -> Option<Cow<'_, str>> {
+        self.parent.as_deref().map(Cow::Borrowed)
+    }
 }
 
 impl<T: BeadFields + ?Sized> BeadFields for &T {
@@ -111,5 +121,11 @@ impl<T: BeadFields + ?Sized> BeadFields for &T {
     }
     fn depends_on(&self, kind: DepType) -> impl Iterator<Item = Cow<'_, str>> {
         (**self).depends_on(kind)
+    }
+    fn close_reason(&self) -> Option<Cow<'_, str>> {
+        (**self).close_reason()
+    }
+    fn parent(&self) -> Option<Cow<'_, str>> {
+        (**self).parent()
     }
 }

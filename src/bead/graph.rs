@@ -10,21 +10,110 @@ pub fn is_ordering(t: DepType) -> bool {
     matches!(t, DepType::Blocks | DepType::ParentChild)
 }
 
-/// Ids this bead waits on: `blocks` targets that are not closed (missing ones count).
-pub fn open_blockers<'a>(set: &'a BeadSet, bead: &'a Bead) -> Vec<&'a str> {
+/// Words of a close reason bd reads as a failure (case-insensitive, anywhere in the
+/// reason): a `conditional-blocks` dependent runs only once its target closed so.
+pub const FAILURE_WORDS: [&str; 11] = [
+    "failed",
+    "rejected",
+    "wontfix",
+    "won't fix",
+    "canceled",
+    "cancelled",
+    "abandoned",
+    "blocked",
+    "error",
+    "timeout",
+    "aborted",
+];
+
+/// True when `reason` says the bead failed (it holds one of [`FAILURE_WORDS`]).
+pub fn is_failure_close(reason: &str) -> bool {
+    let lower = reason.to_lowercase();
+    FAILURE_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// The edge types that hold a bead back, as bd's `ready` and `blocked` read them.
+pub const HOLDING: [DepType; 3] = [
+    DepType::Blocks,
+    DepType::ConditionalBlocks,
+    DepType::WaitsFor,
+];
+
+/// What the rules of [`HOLDING`] edges read of the other beads: which are closed and how,
+/// and which have children still open.
+#[derive(Debug, Default)]
+pub struct Others<'a> {
+    /// Closed beads, each with true when it closed as a failure.
+    closed: HashMap<&'a str, bool>,
+    /// Beads with a child (by `parent` or a `parent-child` edge) that is not closed.
+    open_parents: HashSet<String>,
+}
+
+impl<'a> Others<'a> {
+    /// Notes `bead` (whose id is `id`).
+    pub fn add(&mut self, id: &'a str, bead: &impl BeadFields) {
+        if bead.is_closed() {
+            let failed = bead.close_reason().is_some_and(|r| is_failure_close(&r));
+            self.closed.insert(id, failed);
+            return;
+        }
+        let parents = bead
+            .parent()
+            .into_iter()
+            .chain(bead.depends_on(DepType::ParentChild));
+        for p in parents {
+            if !self.open_parents.contains(p.as_ref()) {
+                self.open_parents.insert(p.into_owned());
+            }
+        }
+    }
+
+    /// Every bead of `set`.
+    pub fn of_set(set: &'a BeadSet) -> Others<'a> {
+        let mut others = Others::default();
+        for (id, b) in &set.beads {
+            others.add(id, b);
+        }
+        others
+    }
+
+    /// True when an edge of type `kind` to `target` holds its bead back: `blocks` until the
+    /// target is closed (a missing one never is), `conditional-blocks` until it closed as a
+    /// failure (it runs only if the target fails), `waits-for` while the target has a
+    /// child that is not closed (bd's `all-children` gate); other types never.
+    pub fn holds(&self, kind: DepType, target: &str) -> bool {
+        match kind {
+            DepType::Blocks => !self.closed.contains_key(target),
+            DepType::ConditionalBlocks => self.closed.get(target) != Some(&true),
+            DepType::WaitsFor => self.open_parents.contains(target),
+            _ => false,
+        }
+    }
+}
+
+/// What holds `bead` back: each [`HOLDING`] edge's target that [`Others::holds`], with the
+/// edge's type.
+pub fn holding<'b>(
+    bead: &'b impl BeadFields,
+    others: &Others<'_>,
+) -> Vec<(std::borrow::Cow<'b, str>, DepType)> {
+    HOLDING
+        .into_iter()
+        .flat_map(|kind| bead.depends_on(kind).map(move |id| (id, kind)))
+        .filter(|(id, kind)| others.holds(*kind, id))
+        .collect()
+}
+
+/// Ids this bead waits on (see [`holding`]).
+pub fn open_blockers<'a>(others: &Others<'_>, bead: &'a Bead) -> Vec<&'a str> {
     bead.dependencies
         .iter()
-        .filter(|d| d.dep_type == DepType::Blocks)
-        .filter(|d| {
-            set.beads
-                .get(&d.depends_on_id)
-                .is_none_or(|t| !t.is_closed())
-        })
+        .filter(|d| others.holds(d.dep_type, &d.depends_on_id))
         .map(|d| d.depends_on_id.as_str())
         .collect()
 }
 
-/// Work that can start now: open, nothing open blocking it, not awaiting input, and not a
+/// Work that can start now: open, nothing holding it back, not awaiting input, and not a
 /// test spec or message; by priority, then oldest first.
 pub fn ready(set: &BeadSet) -> Vec<&Bead> {
     ready_of(set, None)
@@ -32,19 +121,15 @@ pub fn ready(set: &BeadSet) -> Vec<&Bead> {
 
 /// [`ready`] of one type when `want` names it (test specs and messages only when asked).
 pub fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
-    let closed = |id: &str| set.beads.get(id).is_some_and(Bead::is_closed);
-    BeadSet::sorted(set.beads.values().filter(|b| is_ready(*b, want, closed)))
+    let others = Others::of_set(set);
+    BeadSet::sorted(set.beads.values().filter(|b| is_ready(*b, want, &others)))
 }
 
 /// The rule of [`ready_of`] for one bead, full or read from the index: open, of the type
 /// `want` names (else neither a test spec nor a message), not awaiting input, not verified
-/// already (it waits to be merged, not worked on), and every
-/// `blocks` target closed by `closed` (a missing target is not).
-pub fn is_ready(
-    bead: &impl BeadFields,
-    want: Option<IssueType>,
-    closed: impl Fn(&str) -> bool,
-) -> bool {
+/// already (it waits to be merged, not worked on), and nothing holding it back (see
+/// [`Others::holds`]: `blocks`, `conditional-blocks` and `waits-for`, as bd reads them).
+pub fn is_ready(bead: &impl BeadFields, want: Option<IssueType>, others: &Others<'_>) -> bool {
     let kind = bead.issue_type();
     bead.status() == super::model::Status::Open
         && want.map_or(
@@ -53,15 +138,18 @@ pub fn is_ready(
         )
         && !bead.has_label(AWAITING_INPUT)
         && !bead.has_label(VERIFIED)
-        && bead.depends_on(DepType::Blocks).all(|id| closed(&id))
+        && HOLDING
+            .into_iter()
+            .all(|k| bead.depends_on(k).all(|id| !others.holds(k, &id)))
 }
 
 /// Beads that are not closed but wait on something, with what they wait on.
 pub fn blocked(set: &BeadSet) -> Vec<(&Bead, Vec<&str>)> {
+    let others = Others::of_set(set);
     BeadSet::sorted(set.beads.values().filter(|b| !b.is_closed()))
         .into_iter()
         .filter_map(|b| {
-            let blockers = open_blockers(set, b);
+            let blockers = open_blockers(&others, b);
             let explicit = b.status == super::model::Status::Blocked;
             (!blockers.is_empty() || explicit).then_some((b, blockers))
         })

@@ -76,11 +76,11 @@ pub enum DepType {
     Related,
     /// Found while working on the target.
     DiscoveredFrom,
-    // The other types bd knows (kept for `import bd`/`export bd`; in vermas they order
-    // nothing and do not hold back `ready`).
-    /// bd: runs only if the target fails.
+    // The other types bd knows (kept for `import bd`/`export bd`; the first two hold back
+    // `ready` as in bd, see `graph::Others::holds`, the rest order nothing).
+    /// bd: runs only if the target fails (ready once it closed with a failure reason).
     ConditionalBlocks,
-    /// bd: a fan-out gate waiting for the target's children.
+    /// bd: a fan-out gate waiting for the target's children (ready once none is open).
     WaitsFor,
     /// bd: a reply in the target's conversation.
     RepliesTo,

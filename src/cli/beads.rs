@@ -438,7 +438,14 @@ pub fn blocked(ctx: &Ctx) -> CmdResult {
                 let what = set.beads.get(*id).map_or("(missing)".to_string(), |t| {
                     format!("{} ({})", t.title, t.status)
                 });
-                outln!("    blocked by {id}: {what}");
+                // The edge kind when it is not plain `blocks` (a waits-for gate, a
+                // conditional-blocks target that did not fail).
+                let kind = b
+                    .dependencies
+                    .iter()
+                    .find(|d| d.depends_on_id == *id && d.dep_type != DepType::Blocks)
+                    .map_or(String::new(), |d| format!(" [{}]", d.dep_type));
+                outln!("    blocked by {id}: {what}{kind}");
             }
         }
     }

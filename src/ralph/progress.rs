@@ -165,6 +165,7 @@ fn finish(
     molecule_missing: bool,
 ) -> Result<Progress> {
     let ready: BTreeSet<String> = graph::ready(set).iter().map(|b| b.id.clone()).collect();
+    let others = graph::Others::of_set(set);
     let beads: Vec<&Bead> = BeadSet::sorted(members.iter().filter_map(|id| set.beads.get(id)));
     let mut counts = LabelCounts::default();
     let mut position = Vec::new();
@@ -184,7 +185,7 @@ fn finish(
             "current"
         } else if ready.contains(&b.id) {
             "ready"
-        } else if b.status == Status::Blocked || !graph::open_blockers(set, b).is_empty() {
+        } else if b.status == Status::Blocked || !graph::open_blockers(&others, b).is_empty() {
             "blocked"
         } else {
             "pending"
