@@ -270,7 +270,9 @@ fn variables(
         ("worktree_dir", root.clone()),
         ("test_file", test_file.unwrap_or_default()),
         ("test_dir", test_dir),
-        ("ac_index", ac.map(|n| n.to_string()).unwrap_or_default()),
+        // The criterion as smart-ralph names it (`AC-2`); `ac_number` is the bare number.
+        ("ac_index", ac.map(|n| format!("AC-{n}")).unwrap_or_default()),
+        ("ac_number", ac.map(|n| n.to_string()).unwrap_or_default()),
         (
             "ac_title",
             criterion

@@ -10,6 +10,7 @@ pub const NAMES: &[&str] = &[
     "test_file",
     "test_dir",
     "ac_index",
+    "ac_number",
     "ac_title",
     "surface_area",
     "project_root",
@@ -60,14 +61,14 @@ mod tests {
     fn substitutes_and_refuses_unknown() {
         let mut v = BTreeMap::new();
         v.insert("test_file", "t/x_test.go".to_string());
-        v.insert("ac_index", "2".to_string());
+        v.insert("ac_index", "AC-2".to_string());
         assert_eq!(
             substitute(
                 "go test {test_file} # ac {ac_index} ${HOME} {{x}} { echo; }",
                 &v
             )
             .unwrap(),
-            "go test 't/x_test.go' # ac '2' ${HOME} {{x}} { echo; }"
+            "go test 't/x_test.go' # ac 'AC-2' ${HOME} {{x}} { echo; }"
         );
         assert!(
             substitute("run {nope}", &v)

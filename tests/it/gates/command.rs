@@ -100,8 +100,8 @@ fn a_single_runnable_criterion_needs_no_ac_and_is_named_in_the_evidence() {
         g.stdout
     );
     assert_eq!(
-        g.json["command"], "echo the only one '2'",
-        "{{ac_index}} is the criterion's number: {}",
+        g.json["command"], "echo the only one 'AC-2'",
+        "{{ac_index}} names the criterion as AC-N: {}",
         g.stdout
     );
     let c = checks(&repo, &id).pop().expect("a check");
@@ -174,11 +174,11 @@ fn variables_are_substituted_and_shell_syntax_is_left_alone() {
     let root = std::fs::canonicalize(repo.path()).expect("canonical root");
     let root = root.display().to_string();
     let cmd = "echo mission={mission_id} wt={worktree_dir} file={test_file} dir={test_dir} \
-               ac={ac_index} title={ac_title} surface={surface_area} root={project_root}";
+               ac={ac_index} n={ac_number} title={ac_title} surface={surface_area} root={project_root}";
     let g = expect(&repo, &["green", &id, "--ac", "2", "--cmd", cmd], "accept");
     let want = format!(
         "echo mission='{id}' wt='{root}' file='tests/unit/fizz.sh' dir='tests/unit' \
-         ac='2' title='prints-fizzbuzz-for-15' surface='api,cli' root='{root}'"
+         ac='AC-2' n='2' title='prints-fizzbuzz-for-15' surface='api,cli' root='{root}'"
     );
     assert_eq!(
         g.json["command"],
