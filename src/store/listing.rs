@@ -1,9 +1,12 @@
 //! A folder's record files, listed once with `readdir` and stat'ed through the open folder
 //! (`fstatat`, never following a symlink): no path walk and no allocation per file, so a
-//! load of many records costs little more than the system calls themselves.
+//! load of many records costs little more than the system calls themselves. The system
+//! calls go through rustix's safe wrappers.
 
 use crate::error::{Error, Result};
-use std::ffi::{CStr, CString};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use std::ffi::CStr;
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -36,11 +39,11 @@ impl FileStamp {
     }
 
     /// The stamp of what `fstatat` returned.
-    fn of_stat(st: &libc::stat) -> FileStamp {
+    fn of_stat(st: &Stat) -> FileStamp {
         FileStamp {
             size: u64::try_from(st.st_size).unwrap_or(0),
-            mtime_ns: nanos(st.st_mtime, st.st_mtime_nsec),
-            ctime_ns: nanos(st.st_ctime, st.st_ctime_nsec),
+            mtime_ns: nanos(st.st_mtime, i64::try_from(st.st_mtime_nsec).unwrap_or(0)),
+            ctime_ns: nanos(st.st_ctime, i64::try_from(st.st_ctime_nsec).unwrap_or(0)),
             ino: st.st_ino,
         }
     }
@@ -74,43 +77,13 @@ pub struct Listing {
     /// The folder.
     path: PathBuf,
     /// The open folder (`None` when it does not exist: an empty listing).
-    dir: Option<OpenDir>,
+    dir: Option<OwnedFd>,
     /// Every name, each followed by a NUL.
     names: Vec<u8>,
     /// Where each name starts in `names`, and its length without `.md`.
     spans: Vec<(u32, u32)>,
     /// Whether the folder said each is a regular file (`readdir`'s `d_type`).
     regular: Vec<bool>,
-}
-
-/// An open folder stream, closed when dropped.
-struct OpenDir(*mut libc::DIR);
-
-// SAFETY: the stream is read by one thread only (while listing); afterwards only its file
-// descriptor is used, by `fstatat`, which is safe to call from several threads at once.
-unsafe impl Send for OpenDir {}
-// SAFETY: as above: shared use is limited to `fstatat` on the descriptor.
-unsafe impl Sync for OpenDir {}
-
-impl Drop for OpenDir {
-    fn drop(&mut self) {
-        // SAFETY: the pointer came from a successful `opendir` and is closed only here.
-        unsafe { libc::closedir(self.0) };
-    }
-}
-
-/// This thread's `errno`.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn errno() -> *mut libc::c_int {
-    // SAFETY: always valid for the calling thread.
-    unsafe { libc::__errno_location() }
-}
-
-/// This thread's `errno`.
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn errno() -> *mut libc::c_int {
-    // SAFETY: always valid for the calling thread.
-    unsafe { libc::__error() }
 }
 
 impl Listing {
@@ -123,40 +96,21 @@ impl Listing {
             spans: Vec::new(),
             regular: Vec::new(),
         };
-        let c_path = CString::new(dir.as_os_str().as_bytes())
-            .map_err(|_| Error::Invalid(format!("{} has a NUL in its name", dir.display())))?;
-        // SAFETY: `c_path` is a valid NUL-terminated string.
-        let stream = unsafe { libc::opendir(c_path.as_ptr()) };
-        if stream.is_null() {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::NotFound {
-                return Ok(listing);
-            }
-            return Err(Error::io(dir, e));
-        }
-        let stream = OpenDir(stream);
-        loop {
-            // SAFETY: errno is thread-local; clearing it tells the end from an error.
-            unsafe { *errno() = 0 };
-            // SAFETY: the stream is open and read by this thread only.
-            let entry = unsafe { libc::readdir(stream.0) };
-            if entry.is_null() {
-                let e = std::io::Error::last_os_error();
-                if e.raw_os_error().is_some_and(|n| n != 0) {
-                    return Err(Error::io(dir, e));
-                }
-                break;
-            }
-            // SAFETY: `d_name` of a returned entry is a NUL-terminated name that stays
-            // valid until the next `readdir` on this stream.
-            let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) }.to_bytes();
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let fd = match rustix::fs::openat(rustix::fs::CWD, dir, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(e) if e == rustix::io::Errno::NOENT => return Ok(listing),
+            Err(e) => return Err(Error::io(dir, e.into())),
+        };
+        let mut entries = rustix::fs::Dir::read_from(&fd).map_err(|e| Error::io(dir, e.into()))?;
+        while let Some(entry) = entries.read() {
+            let entry = entry.map_err(|e| Error::io(dir, e.into()))?;
+            let name = entry.file_name().to_bytes();
             if name.ends_with(b".md") && !name.starts_with(b".") {
-                // SAFETY: as above, the entry is valid until the next `readdir`.
-                let regular = unsafe { (*entry).d_type } == libc::DT_REG;
-                listing.push(name, regular);
+                listing.push(name, entry.file_type() == FileType::RegularFile);
             }
         }
-        listing.dir = Some(stream);
+        listing.dir = Some(fd);
         Ok(listing)
     }
 
@@ -198,20 +152,10 @@ impl Listing {
     /// gone or cannot be stat'ed.
     pub fn stat(&self, i: usize) -> Option<(Kind, FileStamp)> {
         let dir = self.dir.as_ref()?;
-        let (start, _) = self.spans[i];
-        let name = self.names[start as usize..].as_ptr().cast::<libc::c_char>();
-        // SAFETY: a plain C struct, filled in by `fstatat` before it is read.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: the stream is open (so is its descriptor), `name` points at a
-        // NUL-terminated name inside `self.names`, and `st` is a valid out-pointer.
-        let rc =
-            unsafe { libc::fstatat(libc::dirfd(dir.0), name, &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-        if rc != 0 {
-            return None;
-        }
-        let kind = match st.st_mode & libc::S_IFMT {
-            libc::S_IFREG => Kind::File,
-            libc::S_IFLNK => Kind::Symlink,
+        let st = rustix::fs::statat(dir, self.c_name(i), AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        let kind = match FileType::from_raw_mode(st.st_mode) {
+            FileType::RegularFile => Kind::File,
+            FileType::Symlink => Kind::Symlink,
             _ => Kind::Other,
         };
         Some((kind, FileStamp::of_stat(&st)))
@@ -219,6 +163,15 @@ impl Listing {
 }
 
 impl Listing {
+    /// The name of file `i` as the system calls take it (NUL-terminated).
+    fn c_name(&self, i: usize) -> &CStr {
+        let (start, len) = self.spans[i];
+        let start = start as usize;
+        // Pushed with its `.md` and a NUL after it, and a name holds no NUL.
+        CStr::from_bytes_with_nul(&self.names[start..start + len as usize + 4])
+            .expect("a listed name is NUL-terminated")
+    }
+
     /// True when the folder listed file `i` as a regular file (it may have changed since).
     pub fn listed_regular(&self, i: usize) -> bool {
         self.regular[i]
@@ -227,25 +180,12 @@ impl Listing {
     /// Opens file `i` through the open folder, never through a symlink (nor blocking on a
     /// pipe); `None` when that fails.
     fn open(&self, i: usize) -> Option<std::fs::File> {
-        use std::os::fd::FromRawFd;
         let dir = self.dir.as_ref()?;
-        let (start, _) = self.spans[i];
-        let name = self.names[start as usize..].as_ptr().cast::<libc::c_char>();
-        // SAFETY: the descriptor is open and `name` is a NUL-terminated name inside
-        // `self.names`.
-        let fd = unsafe {
-            libc::openat(
-                libc::dirfd(dir.0),
-                name,
-                libc::O_RDONLY
-                    | libc::O_NOFOLLOW
-                    | libc::O_CLOEXEC
-                    | libc::O_NOCTTY
-                    | libc::O_NONBLOCK,
-            )
-        };
-        // SAFETY: `fd` was just opened and is owned by nothing else.
-        (fd >= 0).then(|| unsafe { std::fs::File::from_raw_fd(fd) })
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
+        rustix::fs::openat(dir, self.c_name(i), flags, Mode::empty())
+            .ok()
+            .map(std::fs::File::from)
     }
 
     /// The text of file `i`, `size` bytes as stat'ed, read through the open folder and
@@ -259,14 +199,9 @@ impl Listing {
     /// reads it: one path lookup for both. `None` when it cannot be opened or is not a
     /// regular file (the caller then stats it by name).
     pub fn stat_and_read(&self, i: usize) -> Option<(FileStamp, Option<String>)> {
-        use std::os::fd::AsRawFd;
         let file = self.open(i)?;
-        // SAFETY: a plain C struct, filled in by `fstat` before it is read.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: the descriptor is open and `st` is a valid out-pointer.
-        if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0
-            || st.st_mode & libc::S_IFMT != libc::S_IFREG
-        {
+        let st = rustix::fs::fstat(&file).ok()?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return None;
         }
         let stamp = FileStamp::of_stat(&st);
