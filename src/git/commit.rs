@@ -41,14 +41,12 @@ impl GitRepo {
         author: Option<&str>,
         owner_file: &Path,
     ) -> Result<Option<gix::ObjectId>> {
-        let mut rela_paths: Vec<BString> = Vec::new();
-        for p in paths {
-            let rela = self.rela_path(p)?;
-            if !rela_paths.contains(&rela) {
-                rela_paths.push(rela);
-            }
-        }
+        let mut rela_paths: Vec<BString> = paths
+            .iter()
+            .map(|p| self.rela_path(p))
+            .collect::<Result<_>>()?;
         rela_paths.sort();
+        rela_paths.dedup();
         let commit = NewCommit {
             message,
             author,

@@ -10,6 +10,7 @@
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
 use crate::workspace::Workspace;
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,6 +79,12 @@ pub struct Txn<'a> {
     _lock: File,
     /// Every path to commit: this change's and those an interrupted one left.
     touched: Vec<PathBuf>,
+    /// The same paths, to tell at once whether one is there (an import writes thousands).
+    touched_set: HashSet<PathBuf>,
+    /// The paths of `before`, likewise.
+    remembered: HashSet<PathBuf>,
+    /// The journal, opened once for the whole change.
+    journal_file: Option<File>,
     /// This change's paths with their content before it (`None`: did not exist).
     before: Vec<(PathBuf, Option<Vec<u8>>)>,
     /// False once committed: dropping an uncommitted change rolls it back.
@@ -101,6 +108,9 @@ impl<'a> Txn<'a> {
             ws,
             _lock: lock,
             touched: Vec::new(),
+            touched_set: HashSet::new(),
+            remembered: HashSet::new(),
+            journal_file: None,
             before: Vec::new(),
             open: true,
             record: ws.config.git.commit,
@@ -121,7 +131,11 @@ impl<'a> Txn<'a> {
             // record file that is still not in HEAD.
             for line in text.lines().filter(|l| !l.is_empty()) {
                 let path = ws.beads_dir.join(line);
-                if !line.starts_with('/') && !line.contains("..") && ws.contain(&path).is_ok() {
+                if !line.starts_with('/')
+                    && !line.contains("..")
+                    && ws.contain(&path).is_ok()
+                    && txn.touched_set.insert(path.clone())
+                {
                     txn.touched.push(path);
                 }
             }
@@ -154,7 +168,7 @@ impl<'a> Txn<'a> {
 
     /// Keeps `path`'s content before this change first touches it, for a rollback.
     fn remember(&mut self, path: &Path) {
-        if self.before.iter().any(|(p, _)| p == path) {
+        if !self.remembered.insert(path.to_path_buf()) {
             return;
         }
         let old = std::fs::read(path).ok();
@@ -171,11 +185,10 @@ impl<'a> Txn<'a> {
                 None => std::fs::remove_file(path).map_err(|e| Error::io(path, e)),
             };
         }
-        let mine: Vec<&PathBuf> = self.before.iter().map(|(p, _)| p).collect();
         let left: Vec<String> = self
             .touched
             .iter()
-            .filter(|p| !mine.contains(p))
+            .filter(|p| !self.remembered.contains(*p))
             .filter_map(|p| p.strip_prefix(&self.ws.beads_dir).ok())
             .map(|p| format!("{}\n", p.to_string_lossy()))
             .collect();
@@ -188,6 +201,7 @@ impl<'a> Txn<'a> {
             let _ = write_atomic(&self.ws.cache_dir(), &journal, left.concat().as_bytes());
         }
         self.before.clear();
+        self.remembered.clear();
     }
 
     /// Removes `path` (inside `.beads`); a missing file is fine.
@@ -204,7 +218,7 @@ impl<'a> Txn<'a> {
     /// take outside the repository.
     fn journal(&mut self, path: &Path) -> Result<()> {
         self.remember(path);
-        if self.touched.iter().any(|p| p == path) {
+        if self.touched_set.contains(path) {
             return Ok(());
         }
         let rel = path
@@ -212,12 +226,17 @@ impl<'a> Txn<'a> {
             .map_err(|_| Error::Invalid(format!("{} is outside .beads", path.display())))?;
         self.ws.contain(path)?;
         let journal = self.journal_path();
-        std::fs::create_dir_all(self.ws.cache_dir()).map_err(|e| Error::io(&journal, e))?;
-        let mut f = crate::contain::open(
-            OpenOptions::new().create(true).append(true),
-            &journal,
-            |p| self.ws.contain(p),
-        )?;
+        if self.journal_file.is_none() {
+            std::fs::create_dir_all(self.ws.cache_dir()).map_err(|e| Error::io(&journal, e))?;
+            self.journal_file = Some(crate::contain::open(
+                OpenOptions::new().create(true).append(true),
+                &journal,
+                |p| self.ws.contain(p),
+            )?);
+        }
+        let Some(f) = self.journal_file.as_mut() else {
+            return Ok(());
+        };
         // One write() for the whole record: a kill cannot leave half a line for the next
         // record to be glued onto.
         let record = format!("{}\n", rel.to_string_lossy());
@@ -232,6 +251,7 @@ impl<'a> Txn<'a> {
             Err(e) => return Err(Error::io(&journal, e)),
         }
         self.touched.push(path.to_path_buf());
+        self.touched_set.insert(path.to_path_buf());
         Ok(())
     }
 
