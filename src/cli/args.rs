@@ -143,7 +143,12 @@ pub enum Command {
         #[arg(add = super::complete::bead_id())]
         id: String,
         /// The question.
-        question: String,
+        #[arg(required_unless_present = "from_output")]
+        question: Option<String>,
+        /// Take the question from an agent's output (`-` for stdin): its first
+        /// `RALPH_CLARIFY: <question>` line.
+        #[arg(long, value_name = "FILE", conflicts_with = "question")]
+        from_output: Option<std::path::PathBuf>,
     },
     /// Where the work stands; with --verify or --judge, run the live specs' checks.
     Status(StatusArgs),

@@ -294,11 +294,53 @@ pub fn reopen(ctx: &Ctx, ids: &[String]) -> CmdResult {
     changed(ctx, "Reopened", c)
 }
 
-/// `clarify`.
-pub fn clarify(ctx: &Ctx, id: &str, question: &str) -> CmdResult {
+/// `clarify`: the question given, or the one of an agent's `RALPH_CLARIFY:` line.
+pub fn clarify(
+    ctx: &Ctx,
+    id: &str,
+    question: Option<String>,
+    from_output: Option<&std::path::Path>,
+) -> CmdResult {
     let ws = ctx.workspace()?;
-    let c = ops::clarify(&ws, &ctx.actor(&ws)?, id, question)?;
+    let question = match (question, from_output) {
+        (Some(q), _) => q,
+        (None, Some(file)) => clarify_question(file)?,
+        (None, None) => {
+            return Err(Error::usage(
+                "clarify needs a question or --from-output FILE",
+            ));
+        }
+    };
+    let c = ops::clarify(&ws, &ctx.actor(&ws)?, id, &question)?;
     changed(ctx, "Awaiting input", c)
+}
+
+/// The question of the first `RALPH_CLARIFY:` line of the agent output in `file` (`-`:
+/// stdin).
+fn clarify_question(file: &std::path::Path) -> Result<String> {
+    let bytes = if file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut b)
+            .map_err(|e| Error::io(file, e))?;
+        b
+    } else {
+        std::fs::read(file).map_err(|e| Error::io(file, e))?
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    crate::ralph::clarify::question_in(&text).ok_or_else(|| {
+        Error::invalid_with_help(
+            format!(
+                "{} has no `RALPH_CLARIFY: <question>` line",
+                if file.as_os_str() == "-" {
+                    "the agent output on stdin".to_string()
+                } else {
+                    file.display().to_string()
+                }
+            ),
+            "give the question itself: `vermas clarify ID \"QUESTION\"`",
+        )
+    })
 }
 
 /// `answer`.

@@ -165,7 +165,11 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Delete { ids, force } => beads_bd::delete(&ctx, &ids, force),
         Command::Comments(a) => beads_bd::comments(&ctx, a),
         Command::History { id } => beads::history(&ctx, &id),
-        Command::Clarify { id, question } => beads::clarify(&ctx, &id, &question),
+        Command::Clarify {
+            id,
+            question,
+            from_output,
+        } => beads::clarify(&ctx, &id, question, from_output.as_deref()),
         Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
         Command::Status(a) => specs::status(&ctx, a),
         Command::Gate(a) => gates::gate(&ctx, a),

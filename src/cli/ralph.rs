@@ -144,19 +144,30 @@ fn annotations_cmd(file: &Path) -> CmdResult {
     Ok(0)
 }
 
-/// `ralph status`: the workflow's progress, then with --verify/--judge its checks (the
-/// current spec, else every spec).
+/// `ralph status`: the workflow's progress (this repository's beads when there is no
+/// workflow), then with --verify/--judge its checks (the current spec, else every spec);
+/// with --watch the view again whenever the records change.
 fn status_cmd(a: RalphStatusArgs) -> CmdResult {
     let p = super::project()?;
     let ralph = ralph_dir(&p);
-    let label = a.spec.clone().or_else(|| ralph.current_label());
-    let workflow = label.as_deref().map(|l| ralph.workflow(l));
-    let view = match &workflow {
-        Some(w) => render_workflow(&p, &ralph, w)?,
-        None if !ralph.exists() => "Ralph not initialized. Run 'ralph plan <label>' first.".into(),
-        None => "Ralph Status\n============\n\nLabel: (not set)\n\nRun 'ralph plan <label>' to start a new feature.".into(),
-    };
     let mode = Mode::from_flags(a.verify, a.judge);
+    if a.watch {
+        if mode.is_some() {
+            return Err(Error::usage(
+                "`ralph status --watch` redraws the progress only and does not run checks",
+            )
+            .with_help("drop --watch to run --verify or --judge once"));
+        }
+        let mut folders = vec![ralph.path().to_path_buf()];
+        if let Some(ws) = &p.ws {
+            folders.push(ws.issues_dir());
+            folders.push(ws.path(crate::workspace::layout::MOLS));
+        }
+        return super::redraw::on_change("ralph status", &folders, || {
+            status_view(&p, &ralph, a.spec.as_deref()).map(|(view, _)| view)
+        });
+    }
+    let (view, workflow) = status_view(&p, &ralph, a.spec.as_deref())?;
     // The checks' report follows after one blank line.
     let gap = if mode.is_some() { "\n\n" } else { "\n" };
     out!("{}{gap}", view.trim_end());
@@ -181,6 +192,70 @@ fn status_cmd(a: RalphStatusArgs) -> CmdResult {
     out!("{}", render_report(&report, a.verbose));
     Ok(report.exit_code())
 }
+
+/// The status view: the workflow `spec` names, else ralph's current one, else this
+/// repository's beads; with the workflow shown.
+fn status_view(
+    p: &Project,
+    ralph: &RalphDir,
+    spec: Option<&str>,
+) -> Result<(String, Option<Workflow>), Error> {
+    let label = spec.map(str::to_string).or_else(|| ralph.current_label());
+    let workflow = label.as_deref().map(|l| ralph.workflow(l));
+    let view = match &workflow {
+        Some(w) => render_workflow(p, ralph, w)?,
+        None => render_repository(p, ralph)?,
+    };
+    Ok((view, workflow))
+}
+
+/// The status of a repository without a ralph workflow: its beads ready, in progress and
+/// awaiting input.
+fn render_repository(p: &Project, ralph: &RalphDir) -> Result<String, Error> {
+    let mut o = String::new();
+    let _ = writeln!(o, "Ralph Status: this repository");
+    let _ = writeln!(o, "===============================");
+    let why = if ralph.exists() {
+        "ralph has no current workflow"
+    } else {
+        "no ralph workflow here"
+    };
+    let _ = writeln!(o, "Label: (not set): {why}, showing every bead\n");
+    let Some(ws) = p.ws.as_ref() else {
+        let _ = writeln!(
+            o,
+            "Progress:\n  (no .beads here: run `vermas init` to keep records of the work)"
+        );
+        return Ok(o);
+    };
+    let ov = progress::overview(ws)?;
+    let c = ov.counts;
+    let _ = writeln!(o, "Beads:");
+    let _ = writeln!(o, "  Open:        {}", c.open);
+    let _ = writeln!(o, "  In Progress: {}", c.in_progress);
+    let _ = writeln!(o, "  Closed:      {}", c.closed);
+    let _ = writeln!(o, "  Ready:       {}", c.ready);
+    let _ = writeln!(o, "  Awaiting:    {}", ov.waiting.len());
+    o.push('\n');
+    for (heading, list) in [("In Progress", &ov.in_progress), ("Ready", &ov.ready)] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "{heading} ({}):", list.len());
+        for step in list.iter().take(LISTED) {
+            let _ = writeln!(o, "  [{}] {}  {}", step.marker, step.id, step.title);
+        }
+        if list.len() > LISTED {
+            let _ = writeln!(o, "  ... and {} more", list.len() - LISTED);
+        }
+        o.push('\n');
+    }
+    render_waiting(&mut o, &ov.waiting);
+    Ok(o)
+}
+
+/// How many beads a list of the repository's status shows.
+const LISTED: usize = 20;
 
 /// The spec of workflow `w`: a spec of that name when `--spec` named it, else the file
 /// its state names (hidden specs included), named after the workflow.
@@ -271,10 +346,15 @@ fn render_progress(o: &mut String, pr: &Progress) {
         }
         o.push('\n');
     }
-    if !pr.waiting.is_empty() {
-        let _ = writeln!(o, "Awaiting Input ({}):", pr.waiting.len());
+    render_waiting(o, &pr.waiting);
+}
+
+/// The beads awaiting input, each with its question and its age.
+fn render_waiting(o: &mut String, waiting: &[progress::Waiting]) {
+    if !waiting.is_empty() {
+        let _ = writeln!(o, "Awaiting Input ({}):", waiting.len());
         let now = Timestamp::now();
-        for w in &pr.waiting {
+        for w in waiting {
             let _ = writeln!(o, "  [awaiting] {:<14} {}", w.id, w.title);
             let age = w
                 .since

@@ -64,4 +64,7 @@ pub struct RalphStatusArgs {
     /// Ask the LLM again even when a reply to the same judge prompt is cached.
     #[arg(long)]
     pub no_cache: bool,
+    /// Redraw the status whenever the beads or ralph's state change (Ctrl-C stops).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
 }

@@ -5,6 +5,7 @@
 //! ([`crate::spec`], [`crate::verification`], [`crate::judge`]); nothing here prints.
 
 pub mod annotations;
+pub mod clarify;
 pub mod index;
 pub mod pinned;
 pub mod progress;

@@ -113,6 +113,58 @@ pub fn progress(ws: &Workspace, workflow: &Workflow) -> Result<Progress> {
     finish(ws, &mut set, Source::Label(label), members, missing)
 }
 
+/// What `ralph status` shows of a repository without a ralph workflow: its work beads'
+/// counts, and those ready, in progress and waiting for a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overview {
+    /// Work beads by status.
+    pub counts: LabelCounts,
+    /// Ready work, in `ready`'s order (marker `ready`).
+    pub ready: Vec<Position>,
+    /// Work in progress, by priority then age (marker `current`).
+    pub in_progress: Vec<Position>,
+    /// Beads waiting for a person.
+    pub waiting: Vec<Waiting>,
+}
+
+/// The [`Overview`] of every work bead of `ws`.
+pub fn overview(ws: &Workspace) -> Result<Overview> {
+    let mut set = BeadSet::load(ws)?;
+    let position = |marker, b: &Bead| Position {
+        marker,
+        id: b.id.clone(),
+        title: b.title.clone(),
+    };
+    let ready: Vec<Position> = graph::ready(&set)
+        .into_iter()
+        .map(|b| position("ready", b))
+        .collect();
+    let in_progress = BeadSet::sorted(work(&set).filter(|b| b.status == Status::InProgress))
+        .into_iter()
+        .map(|b| position("current", b))
+        .collect();
+    let mut counts = LabelCounts {
+        ready: ready.len(),
+        ..LabelCounts::default()
+    };
+    for b in work(&set) {
+        match b.status {
+            Status::Open => counts.open += 1,
+            Status::InProgress => counts.in_progress += 1,
+            Status::Closed => counts.closed += 1,
+            _ => {}
+        }
+    }
+    let members: Vec<String> = work(&set).map(|b| b.id.clone()).collect();
+    let waiting = waiting(ws, &mut set, &members)?;
+    Ok(Overview {
+        counts,
+        ready,
+        in_progress,
+        waiting,
+    })
+}
+
 /// Progress from the vermas molecule `id`, when there is one.
 fn from_molecule(ws: &Workspace, set: &mut BeadSet, id: &str) -> Result<Option<Progress>> {
     // Only the molecule of exactly this id: `load` also takes unique prefixes.

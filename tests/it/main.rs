@@ -51,6 +51,7 @@ mod mol;
 mod processes;
 mod progress;
 mod ralph;
+mod ralph_plain;
 mod ralph_status;
 mod refinery;
 mod refinery_queue;
