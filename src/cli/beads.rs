@@ -72,8 +72,8 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
         outln!("Created {}: {}", bead.id, bead.title);
         if let Some(spec) = test_spec {
             outln!(
-                "  and its test spec {}: it waits for that spec's criteria and approval \
-                 (inspector/ was mailed; see `vermas inspect pending`)",
+                "  with its test spec {} (inspector/ was mailed): the work waits until the \
+                 spec has criteria and is approved (`vermas inspect pending`)",
                 spec.id
             );
         }

@@ -111,7 +111,12 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
         }
     }
     for a in &ins.audit {
-        outln!("  auditor: {} {}: {}", a.id, a.finding.as_str(), p(&a.why));
+        let why = if a.why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", p(&a.why))
+        };
+        outln!("  auditor: {} {}{why}", a.id, a.finding.as_str());
     }
     for w in &ins.warnings {
         eprintln!("warning: {}", p(w));
@@ -184,7 +189,18 @@ pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
         .filter(|r| wanted.as_deref().is_none_or(|w| r.key == w))
         .collect();
     if ctx.json {
-        print_json(&records);
+        // Each record names its bead as `id`, as every other listing does (`key` stays).
+        let rows: Vec<serde_json::Value> = records
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).unwrap_or_default();
+                if let Some(map) = v.as_object_mut() {
+                    map.insert("id".into(), serde_json::json!(r.key));
+                }
+                v
+            })
+            .collect();
+        print_json(&rows);
         return Ok(0);
     }
     if records.is_empty() {

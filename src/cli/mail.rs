@@ -53,7 +53,9 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
             } else {
                 ctx.actor(&ws)?
             };
-            let from = ops::sender(&ws, from.as_deref(), Some(&actor))?;
+            let sender = ops::sender(&ws, from.as_deref(), Some(&actor))?;
+            note_derived(&ws, from.as_deref(), Some(&actor), &sender);
+            let from = sender;
             let sent = ops::send(
                 &ws,
                 Outgoing {
@@ -72,8 +74,9 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
         }
         MailCmd::Reply { msg, message, from } => {
             let actor = ctx.actor(&ws)?;
-            let from = ops::sender(&ws, from.as_deref(), Some(&actor))?;
-            let sent = ops::reply(&ws, &msg, &message, &from)?;
+            let sender = ops::sender(&ws, from.as_deref(), Some(&actor))?;
+            note_derived(&ws, from.as_deref(), Some(&actor), &sender);
+            let sent = ops::reply(&ws, &msg, &message, &sender)?;
             changed(ctx, "Replied", sent)
         }
         MailCmd::Inbox {
@@ -98,9 +101,28 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
     }
 }
 
+/// Says on stderr which address was made of an actor that is no mailbox name.
+fn note_derived(
+    ws: &Workspace,
+    explicit: Option<&str>,
+    actor: Option<&str>,
+    addr: &impl std::fmt::Display,
+) {
+    if let Some(actor) = ops::derived_actor(ws, explicit, actor) {
+        eprintln!(
+            "note: '{actor}' is no mailbox name: using {addr} (choose another with --from ADDR \
+             or `vermas config set mail.from ADDR`)"
+        );
+    }
+}
+
 /// `mail inbox [ADDR] [--unread] [--watch]`.
 fn inbox(ctx: &Ctx, ws: &Workspace, addr: Option<&str>, unread: bool, watch: bool) -> CmdResult {
+    let own = addr.is_none();
     let addr = ops::inbox_address(ws, addr, ctx.actor.as_deref())?;
+    if own {
+        note_derived(ws, None, ctx.actor.as_deref(), &addr);
+    }
     if watch {
         return watch_inbox(ctx, ws, &addr, unread);
     }

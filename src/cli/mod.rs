@@ -85,10 +85,17 @@ pub fn main() -> i32 {
                     .map(|l| l.trim().trim_start_matches("error: "))
                     .collect::<Vec<_>>()
                     .join(" ");
-                eprintln!(
-                    "{}",
-                    serde_json::json!({"schema_version": 1, "error": first, "code": "usage"})
-                );
+                let mut obj =
+                    serde_json::json!({"schema_version": 1, "error": first, "code": "usage"});
+                // clap's tips ("a similar subcommand exists: 'list'") say the fix.
+                let tips: Vec<&str> = detail
+                    .lines()
+                    .filter_map(|l| l.trim().strip_prefix("tip: "))
+                    .collect();
+                if !tips.is_empty() {
+                    obj["help"] = serde_json::json!(tips.join("; "));
+                }
+                eprintln!("{obj}");
             } else {
                 // clap's message to a closed stream: the exit code still says it.
                 let _ = e.print();

@@ -250,14 +250,16 @@ pub fn parse_audit(reply: &str, ids: &[String]) -> Vec<(String, Finding, String)
             match line {
                 Some(rest) => {
                     let lower = rest.to_ascii_lowercase();
-                    let finding = if lower.starts_with("not met") {
-                        Finding::NotMet
+                    let (finding, word) = if lower.starts_with("not met") {
+                        (Finding::NotMet, "not met".len())
                     } else if lower.starts_with("met") {
-                        Finding::Met
+                        (Finding::Met, "met".len())
+                    } else if lower.starts_with("unverifiable") {
+                        (Finding::Unverifiable, "unverifiable".len())
                     } else {
-                        Finding::Unverifiable
+                        (Finding::Unverifiable, 0)
                     };
-                    (id.clone(), finding, rest.to_string())
+                    (id.clone(), finding, reason(&rest[word..]))
                 }
                 None => (
                     id.clone(),
@@ -267,6 +269,21 @@ pub fn parse_audit(reply: &str, ids: &[String]) -> Vec<(String, Finding, String)
             }
         })
         .collect()
+}
+
+/// The auditor's reason after its finding word: `(the evidence shows it)`, `: it does`
+/// or `, tests pass` as the bare text, without the punctuation that joined it.
+fn reason(after: &str) -> String {
+    let t = after
+        .trim()
+        .trim_start_matches([':', ',', '-', '.', ';'])
+        .trim();
+    let t = t
+        .strip_prefix('(')
+        .and_then(|inner| inner.strip_suffix(')'))
+        .filter(|inner| !inner.contains(['(', ')']))
+        .unwrap_or(t);
+    t.trim().to_string()
 }
 
 #[cfg(test)]
@@ -303,5 +320,10 @@ mod tests {
         assert_eq!(a[0].1, Finding::Met);
         assert_eq!(a[1].1, Finding::NotMet);
         assert_eq!(a[2].1, Finding::Unverifiable);
+        // The reason is kept without the finding word it followed.
+        assert_eq!(a[0].2, "tests pass");
+        assert_eq!(a[1].2, "15 prints Fizz");
+        let a = parse_audit("ac-1: met (the evidence shows it)\n", &ids[..1]);
+        assert_eq!(a[0].2, "the evidence shows it");
     }
 }

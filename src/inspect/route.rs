@@ -337,7 +337,13 @@ pub fn failure_report(ins: &Inspection) -> String {
         .iter()
         .filter(|a| a.finding != super::roles::Finding::Met)
     {
-        let _ = writeln!(r, "\nAuditor on {}: {}", a.id, a.why);
+        let _ = writeln!(
+            r,
+            "\nAuditor on {}: {} ({})",
+            a.id,
+            a.finding.as_str(),
+            a.why
+        );
     }
     if let Some(critic) = ins.briefs.get("critic") {
         let _ = writeln!(r, "\nCritic:\n{critic}");

@@ -18,7 +18,12 @@ use serde::Deserialize;
 
 /// One criterion as the strategist or a person wrote it, before it is checked.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a criterion: an object such as {\"description\": \"15 prints FizzBuzz\", \
+                 \"verify_command\": \"./fizzbuzz.sh 15 | grep -qx FizzBuzz\"} (one of \
+                 verify_command, verify or judge)"
+)]
 struct Draft {
     #[serde(default)]
     id: Option<String>,

@@ -242,10 +242,53 @@ pub fn criterion(description: &str, check: Check) -> Result<AcceptanceCriterion>
                 .unwrap_or_default();
             return Err(Error::Invalid(format!("target '{t}': {why}")));
         }
+        Check::Judge(t) if !t.contains('#') && !t.contains("::") => {
+            return Err(Error::invalid_with_help(
+                format!("--judge '{t}' names no rubric: a judge criterion runs a rubric function"),
+                "give the rubric as --judge FILE#FUNCTION (a bash function calling judge_files \
+                 and judge_criterion), or a command that decides as --cmd \"COMMAND\"; the \
+                 criterion's words go in -d",
+            ));
+        }
         Check::Verify(t) => c.verify = Some(t),
         Check::Judge(t) => c.judge = Some(t),
     }
     Ok(c)
+}
+
+/// Refuses a `--verify`/`--judge` target of `c` whose file is not in the repository, or
+/// that does not define the function it names (in a language vermas can read).
+pub fn check_target(ws: &Workspace, c: &AcceptanceCriterion) -> Result<()> {
+    let Some(raw) = c.verify.as_deref().or(c.judge.as_deref()) else {
+        return Ok(());
+    };
+    let target = crate::spec::target::resolve(raw, "")
+        .map_err(|why| Error::Invalid(format!("target '{raw}': {why}")))?;
+    let path = crate::check::contained(&ws.root, &target.file).map_err(|why| {
+        Error::invalid_with_help(
+            format!("target '{raw}': {why}"),
+            "write the check first (paths are from the repository root), then add the criterion",
+        )
+    })?;
+    let Some(function) = &target.function else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&target.file, e))?;
+    match crate::check::functions::defined_functions(&target.file, &text) {
+        Some(defined) if !crate::check::functions::is_defined(function, &defined) => {
+            Err(Error::invalid_with_help(
+                format!(
+                    "target '{raw}': {} defines no function {function}",
+                    target.file
+                ),
+                format!(
+                    "define {function} in {} (or name a function it defines), then add the criterion",
+                    target.file
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The number of the next `ac-N` id of `spec`: one more than the highest there.
@@ -282,6 +325,7 @@ pub fn add_criterion(
     check: Check,
 ) -> Result<(Bead, String, Recorded)> {
     let mut c = criterion(description, check)?;
+    check_target(ws, &c)?;
     let mut txn = Txn::begin(ws)?;
     let mut spec = open_spec(ws, id)?;
     check_open(&spec)?;

@@ -74,7 +74,8 @@ impl Address {
     }
 
     /// The own mailbox of an actor (`--actor`, `VERMAS_ACTOR`, git's `user.name`): the
-    /// actor itself when it is an address, else `<actor>/` when it is a valid name.
+    /// actor itself when it is an address, else `<actor>/` when it is a valid name, else
+    /// one made of it (`New Comer` → `new-comer/`, see [`derived_from_actor`]).
     /// `override_hint` says how to choose a sender instead, for the error.
     pub fn of_actor(actor: &str, override_hint: &str) -> Result<Address> {
         if let Ok(a) = Address::parse(actor) {
@@ -85,7 +86,10 @@ impl Address {
         } else {
             match check_segment(actor) {
                 Ok(()) => return Address::parse(&format!("{actor}/")),
-                Err(why) => why,
+                Err(why) => match mailbox_name_of(actor) {
+                    Some(name) => return Ok(Address(format!("{name}/"))),
+                    None => why,
+                },
             }
         };
         Err(Error::invalid_with_help(
@@ -97,6 +101,31 @@ impl Address {
             ),
         ))
     }
+}
+
+/// True when [`Address::of_actor`] made the actor's mailbox name up from it (`New Comer`
+/// → `new-comer/`) because the actor itself is no valid name: the caller says so.
+pub fn derived_from_actor(actor: &str) -> bool {
+    Address::parse(actor).is_err()
+        && !actor.contains('/')
+        && check_segment(actor).is_err()
+        && mailbox_name_of(actor).is_some()
+}
+
+/// A valid mailbox name made of `actor` (a git `user.name` such as `New Comer`): lower
+/// case, every run of other characters than ASCII letters and digits one `-`.
+fn mailbox_name_of(actor: &str) -> Option<String> {
+    let mut name = String::new();
+    for c in actor.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    name.truncate(64);
+    let name = name.trim_end_matches('-').to_string();
+    check_segment(&name).is_ok().then_some(name)
 }
 
 impl std::fmt::Display for Address {

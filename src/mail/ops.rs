@@ -66,6 +66,18 @@ pub fn own_address(ws: &Workspace, actor: Option<&str>, override_hint: &str) -> 
     Address::of_actor(&ws.actor(actor), override_hint)
 }
 
+/// The actor whose mailbox name your own address was made from (see
+/// [`address::derived_from_actor`]), when no `--from` (`explicit`) or `mail.from` chose it.
+pub fn derived_actor(
+    ws: &Workspace,
+    explicit: Option<&str>,
+    actor: Option<&str>,
+) -> Option<String> {
+    let actor = ws.actor(actor);
+    (explicit.is_none() && ws.config.mail.from.is_none() && address::derived_from_actor(&actor))
+        .then_some(actor)
+}
+
 /// The address whose inbox to show: `addr` (an address or `@group`), else your own
 /// (see [`own_address`]).
 pub fn inbox_address(ws: &Workspace, addr: Option<&str>, actor: Option<&str>) -> Result<String> {

@@ -176,7 +176,19 @@ pub fn check_recordable(ws: &Workspace, author: Option<&str>) -> Result<Option<G
     let Some(repo) = repo else {
         return Ok(None);
     };
-    repo.check_identity(author)?;
+    // Before `init`, `vermas config set git.author` cannot help yet: git's own settings can.
+    let before_init = !ws.config_path().exists();
+    repo.check_identity(author).map_err(|e| {
+        if before_init {
+            e.with_help(
+                "tell git who you are:\n  git config --global user.name \"Your Name\"\n  \
+                 git config --global user.email \"you@example.com\"\n(without --global, for \
+                 this repository only), then run `vermas init` again",
+            )
+        } else {
+            e
+        }
+    })?;
     repo.signer()?;
     Ok(Some(repo))
 }
@@ -189,6 +201,17 @@ pub fn set_config(
     value: &str,
     actor: &str,
 ) -> Result<(Config, Recorded)> {
+    if crate::config::is_llm_command_key(key) && value.trim().is_empty() {
+        return Err(Error::config(format!(
+            "{key} cannot be empty: an LLM command is what judge checks and the Inspector's \
+             roles send their prompts to"
+        ))
+        .with_help(format!(
+            "give a command that reads a prompt on stdin and prints the reply (e.g. `vermas \
+             config set {key} \"claude -p\"`), or put the key back to its default: `vermas \
+             config unset {key}`"
+        )));
+    }
     if crate::config::is_llm_command_key(key) {
         crate::config::check_runnable(value, &ws.root).map_err(|m| {
             Error::config(m).with_help(

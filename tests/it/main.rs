@@ -63,6 +63,7 @@ mod role_contexts;
 mod session;
 mod setup_cli;
 mod spec_links;
+mod stranger_path;
 mod tasks;
 mod verdicts;
 mod watch_plain;

@@ -63,6 +63,11 @@ fn the_fizzbuzz_walk_through_from_create_to_sling() {
     ] {
         repo.ok(&["inspect", "add-criteria", &spec, "-d", d, "--cmd", cmd]);
     }
+    // A rubric target is checked when it is added: it must exist and define the function.
+    repo.write(
+        "tests/judges/fizz.sh",
+        "test_idiomatic() {\n  judge_files fizzbuzz.sh\n  judge_criterion \"Idiomatic shell\"\n}\n",
+    );
     let out = repo.ok(&[
         "inspect",
         "add-criteria",
@@ -100,10 +105,6 @@ fn the_fizzbuzz_walk_through_from_create_to_sling() {
     // The agent delivers a buggy fizzbuzz.sh (15 prints Fizz): the Inspector rejects it.
     let llm = roles_llm();
     repo.write_llm_command(&llm.display().to_string());
-    repo.write(
-        "tests/judges/fizz.sh",
-        "test_idiomatic() {\n  judge_files fizzbuzz.sh\n  judge_criterion \"Idiomatic shell\"\n}\n",
-    );
     write_exec(
         &repo,
         "fizzbuzz.sh",

@@ -135,19 +135,24 @@ fn without_from_the_sender_is_config_mail_from_else_the_actors_own_mailbox() {
 
 #[test]
 fn an_actor_that_is_not_a_mailbox_name_is_refused_with_a_hint() {
-    // git's user.name is `Test User`: a space, so no mailbox of that name.
+    // An actor with no letter or digit makes no mailbox name (`New Comer` would make
+    // `new-comer/`).
     let repo = Repo::initialised();
     let before = repo.commit_count();
-    let err = repo.fails(&["mail", "send", "mayor/", "-s", "x", "-m", "y"], 2);
+    let odd = ["--actor", "!!!"];
+    let err = repo.fails(
+        &[&["mail", "send", "mayor/", "-s", "x", "-m", "y"][..], &odd].concat(),
+        2,
+    );
     assert!(
-        err.contains("the actor 'Test User' is not a valid mailbox name"),
+        err.contains("the actor '!!!' is not a valid mailbox name"),
         "{err}"
     );
     assert!(err.contains("pass --from ADDR"), "{err}");
     assert!(err.contains("vermas config set mail.from ADDR"), "{err}");
-    let err = repo.fails(&["mail", "inbox"], 2);
+    let err = repo.fails(&[&["mail", "inbox"][..], &odd].concat(), 2);
     assert!(
-        err.contains("the actor 'Test User' is not a valid mailbox name"),
+        err.contains("the actor '!!!' is not a valid mailbox name"),
         "{err}"
     );
     assert!(err.contains("vermas mail inbox mayor/"), "{err}");
@@ -162,10 +167,16 @@ fn an_actor_that_is_not_a_mailbox_name_is_refused_with_a_hint() {
         err.contains("the actor 'a/b/c' is not a valid mailbox name"),
         "{err}"
     );
-    let out = repo.run(&["mail", "send", "mayor/", "-s", "x", "-m", "y", "--json"]);
+    let out = repo.run(
+        &[
+            &["mail", "send", "mayor/", "-s", "x", "-m", "y", "--json"][..],
+            &odd,
+        ]
+        .concat(),
+    );
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stderr).unwrap();
-    assert!(v["error"].as_str().unwrap().contains("'Test User'"), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("'!!!'"), "{v}");
     assert_eq!(repo.commit_count(), before, "a refused send made a commit");
     // Either way out works.
     let m = send(&repo, "mayor/", "explicit", &["--from", "inspector/"]);
