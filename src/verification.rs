@@ -26,15 +26,12 @@ pub struct Project {
 impl Project {
     /// The project around `dir`: specs are verified with or without `.beads`.
     pub fn locate(dir: &Path) -> Result<Project> {
-        match crate::workspace::locate(dir) {
-            Some(beads) => {
-                let ws = Workspace::open(beads)?;
-                Ok(Project {
-                    root: ws.root.clone(),
-                    config: ws.config.clone(),
-                    ws: Some(ws),
-                })
-            }
+        match Workspace::find(dir)? {
+            Some(ws) => Ok(Project {
+                root: ws.root.clone(),
+                config: ws.config.clone(),
+                ws: Some(ws),
+            }),
             None => {
                 let root = crate::workspace::project_root(dir);
                 Ok(Project {

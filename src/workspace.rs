@@ -69,8 +69,12 @@ const CHECKED: &[&str] = &[
 pub struct Workspace {
     /// Absolute path of the `.beads` folder.
     pub beads_dir: PathBuf,
-    /// The folder holding `.beads` (the repository root for specs and tests).
+    /// The project root: the folder holding `.beads` in the current checkout, where specs
+    /// and tests are read and run (in a linked worktree, that worktree's, not the ledger's).
     pub root: PathBuf,
+    /// The folder actually holding `.beads` (the main worktree's when the current
+    /// checkout is a linked worktree; else `root`).
+    ledger_root: PathBuf,
     /// Settings from `vermas.yaml`, defaults for absent keys.
     pub config: Config,
     /// Where `config.prefix` comes from.
@@ -100,10 +104,33 @@ pub enum PrefixOrigin {
 }
 
 impl Workspace {
-    /// Finds `.beads` from `start` upward (or at `BEADS_DIR`) and loads its config.
+    /// Finds `.beads` from `start` upward (or at `BEADS_DIR`; in a linked worktree, the
+    /// main worktree's) and loads its config.
     pub fn discover(start: &Path) -> Result<Workspace> {
-        let beads_dir = locate(start).ok_or_else(|| Error::NoWorkspace(start.to_path_buf()))?;
-        Workspace::open(beads_dir)
+        Workspace::find(start)?.ok_or_else(|| Error::NoWorkspace(start.to_path_buf()))
+    }
+
+    /// The workspace around `start`, `None` when there is no `.beads` to find. In a linked
+    /// worktree the ledger is the main worktree's and the project root stays here.
+    pub fn find(start: &Path) -> Result<Option<Workspace>> {
+        if let Some(dir) = named_by_env() {
+            return Workspace::open(dir).map(Some);
+        }
+        let linked = crate::git::linked_checkout(start)?;
+        let Some(beads_dir) = nearest(start, linked.as_ref()) else {
+            return Ok(None);
+        };
+        let mut ws = Workspace::open(beads_dir)?;
+        if let Some(linked) = linked {
+            ws.root = linked.here(&ws.ledger_root);
+        }
+        Ok(Some(ws))
+    }
+
+    /// The ledger's `.beads` folder when it is not the current checkout's (a linked
+    /// worktree uses the main worktree's).
+    pub fn shared_ledger(&self) -> Option<&Path> {
+        (self.ledger_root != self.root).then_some(self.beads_dir.as_path())
     }
 
     /// Opens a known `.beads` folder, refusing it (or one of the folders records live in)
@@ -120,6 +147,7 @@ impl Workspace {
         };
         let mut ws = Workspace {
             beads_dir: root.join(name),
+            ledger_root: root.clone(),
             root,
             config: Config::default(),
             prefix_origin: PrefixOrigin::Config,
@@ -243,10 +271,10 @@ impl Workspace {
     /// "inside the repository" means for [`Workspace::contain`].
     pub fn repo_root(&self) -> &Path {
         self.repo_root.get_or_init(|| {
-            crate::git::GitRepo::open(&self.root)
+            crate::git::GitRepo::open(&self.ledger_root)
                 .map(|r| r.workdir().to_path_buf())
-                .filter(|w| self.root.starts_with(w))
-                .unwrap_or_else(|| self.root.clone())
+                .filter(|w| self.ledger_root.starts_with(w))
+                .unwrap_or_else(|| self.ledger_root.clone())
         })
     }
 
@@ -254,9 +282,9 @@ impl Workspace {
     /// repository; refused when a symlink on the way leads outside it.
     pub fn contain(&self, path: &Path) -> Result<PathBuf> {
         // The folder holding `.beads` first: it needs no git lookup.
-        crate::contain::resolve(&self.root, path).or_else(|refused| {
+        crate::contain::resolve(&self.ledger_root, path).or_else(|refused| {
             let repo = self.repo_root();
-            if repo == self.root {
+            if repo == self.ledger_root {
                 return Err(refused);
             }
             crate::contain::resolve(repo, path).map_err(|_| refused)
@@ -378,20 +406,47 @@ fn named_by_env() -> Option<PathBuf> {
         .map(|dir| absolute(Path::new(&dir)))
 }
 
-/// The `.beads` folder for `start`: `BEADS_DIR` if set, else the nearest one upward.
+/// The `.beads` folder for `start`: `BEADS_DIR` if set, else the nearest one upward (in
+/// a linked worktree, the main worktree's; none when that cannot be told).
 pub fn locate(start: &Path) -> Option<PathBuf> {
     named_by_env().or_else(|| {
-        absolute(start)
-            .ancestors()
-            .map(|dir| dir.join(BEADS_DIR))
-            .find(|candidate| candidate.is_dir())
+        let linked = crate::git::linked_checkout(start).ok()?;
+        nearest(start, linked.as_ref())
     })
 }
 
+/// The nearest `.beads` folder at or above `start`; in a linked worktree, at or above the
+/// same place in the main worktree (never above that worktree's root).
+fn nearest(start: &Path, linked: Option<&crate::git::LinkedCheckout>) -> Option<PathBuf> {
+    let start = absolute(start);
+    let Some(linked) = linked else {
+        return start
+            .ancestors()
+            .map(|dir| dir.join(BEADS_DIR))
+            .find(|candidate| candidate.is_dir());
+    };
+    let start = std::fs::canonicalize(&start).unwrap_or(start);
+    linked
+        .in_main(&start)
+        .ancestors()
+        .take_while(|dir| dir.starts_with(&linked.main))
+        .map(|dir| dir.join(BEADS_DIR))
+        .find(|candidate| candidate.is_dir())
+}
+
 /// Where `vermas init` puts the `.beads` folder for `start`: `BEADS_DIR` if set, else at
-/// the root of the project ([`project_root`]).
-pub fn home(start: &Path) -> PathBuf {
-    named_by_env().unwrap_or_else(|| project_root(start).join(BEADS_DIR))
+/// the root of the project ([`project_root`]); in a linked worktree, at the root of the
+/// main worktree, where every checkout finds it.
+pub fn home(start: &Path) -> Result<PathBuf> {
+    if let Some(dir) = named_by_env() {
+        return Ok(dir);
+    }
+    let root = project_root(start);
+    Ok(match crate::git::linked_checkout(start)? {
+        Some(linked) => linked.in_main(&root),
+        None => root,
+    }
+    .join(BEADS_DIR))
 }
 
 /// The root of the git work tree holding `start`, if any.

@@ -135,6 +135,12 @@ fn summary_only(ctx: &Ctx, a: &StatusArgs, p: &Project, selected: &[Spec]) -> Cm
     if ctx.json {
         print_json(&versioned(&s));
     } else {
+        if let Some(ledger) =
+            p.ws.as_ref()
+                .and_then(crate::workspace::Workspace::shared_ledger)
+        {
+            outln!("Ledger: {} (the main worktree's)", ledger.display());
+        }
         out!("{}", super::render::summary(&s, p.ws.is_some()));
     }
     Ok(0)

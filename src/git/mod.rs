@@ -1,5 +1,6 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
+mod checkout;
 pub mod cli;
 mod commit;
 mod history;
@@ -8,6 +9,7 @@ pub mod leftovers;
 mod recovery;
 mod sign;
 
+pub use checkout::{LinkedCheckout, linked_checkout};
 pub use history::FileChange;
 pub use hookdir::PushBase;
 pub use recovery::recover_left_locks;

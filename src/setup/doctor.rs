@@ -30,6 +30,12 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
             ws.config.prefix
         ),
     );
+    if let Some(ledger) = ws.shared_ledger() {
+        add(
+            "ok",
+            format!("Ledger: {} (the main worktree's)", ledger.display()),
+        );
+    }
     settings_findings(ws, &mut add);
     record_findings(ws, &mut add)?;
     git_findings(ws, &mut add);

@@ -45,7 +45,7 @@ pub fn init(
         validate_prefix(p).map_err(Error::Invalid)?;
     }
     let start = absolute(start);
-    let beads_dir = crate::workspace::home(&start);
+    let beads_dir = crate::workspace::home(&start)?;
     let root = beads_dir.parent().map_or(start, Path::to_path_buf);
     // Nothing is created through a symlink leading outside the repository.
     if let Ok(rel) = beads_dir.strip_prefix(&root) {

@@ -68,3 +68,4 @@ mod tasks;
 mod verdicts;
 mod watch_plain;
 mod watch_tmux;
+mod worktrees;

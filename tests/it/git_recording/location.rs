@@ -136,10 +136,9 @@ fn outside_a_git_repository_it_works_and_says_it_is_not_recording() {
 }
 
 #[test]
-fn in_a_linked_worktree_it_commits_on_that_worktrees_branch() {
+fn in_a_linked_worktree_it_commits_on_the_main_worktrees_branch() {
     let repo = Repo::initialised();
     repo.create("On main", &[]);
-    let main_head = head(&repo);
     let wt_dir = tempfile::tempdir().expect("tempdir");
     let wt = wt_dir.path().join("wt");
     repo.git(&[
@@ -150,21 +149,24 @@ fn in_a_linked_worktree_it_commits_on_that_worktrees_branch() {
         "feature",
         wt.to_str().expect("utf-8 path"),
     ]);
+    let feature_head = repo.git(&["rev-parse", "feature"]);
     let out = repo
         .cmd_in(&wt, &["q", "In worktree"])
         .output()
         .expect("run");
     assert!(out.status.success(), "{}", stderr(&out));
     let id = stdout(&out).trim().to_string();
-    assert!(wt.join(bead_path(&id)).is_file());
-    assert_eq!(head(&repo), main_head, "main must not move");
-    let feature_subject = repo.git(&["log", "-1", "--format=%s", "feature"]);
+    // One ledger: the main worktree's, committed on main; the work branch is untouched.
+    assert!(repo.join(&bead_path(&id)).is_file());
+    assert!(!wt.join(bead_path(&id)).exists());
+    assert_eq!(repo.git(&["rev-parse", "feature"]), feature_head);
+    let main_subject = repo.git(&["log", "-1", "--format=%s", "main"]);
     assert_eq!(
-        feature_subject.trim(),
+        main_subject.trim(),
         format!("vermas create: {id} In worktree")
     );
     assert!(
-        repo.git(&["reflog", "show", "-1", "feature"])
+        repo.git(&["reflog", "show", "-1", "main"])
             .contains("In worktree")
     );
     let status = std::process::Command::new("git")
