@@ -24,6 +24,7 @@ pub mod interop;
 pub mod judge;
 pub mod live;
 pub mod lsp;
+pub mod merge;
 pub mod mail;
 pub mod mol;
 pub mod par;

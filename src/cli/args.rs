@@ -212,6 +212,19 @@ pub enum Command {
     /// wrapix's ralph front end: `ralph spec`, `ralph status` (also as a symlink named ralph).
     #[command(subcommand)]
     Ralph(super::ralph_args::RalphCmd),
+    /// git's merge driver for vermas's records (`merge.vermas.driver`): merges BASE, OURS
+    /// and THEIRS of the record at PATH by meaning into OURS; non-zero leaves the conflict
+    /// to git.
+    MergeFile {
+        /// The common ancestor's version (git's `%O`).
+        base: std::path::PathBuf,
+        /// Our version, replaced by the result (git's `%A`).
+        ours: std::path::PathBuf,
+        /// Their version (git's `%B`).
+        theirs: std::path::PathBuf,
+        /// The record's path in the repository (git's `%P`).
+        path: String,
+    },
     /// A language server on stdin/stdout for spec markdown (links, diagnostics, hover,
     /// "Run this criterion"); an editor starts it.
     Lsp,

@@ -24,6 +24,7 @@ mod interop;
 mod interop_args;
 mod mail;
 mod mail_args;
+mod merge_file;
 mod mol;
 mod mol_args;
 mod output;
@@ -193,6 +194,12 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Plan(a) => design::plan(&ctx, a),
         Command::Refinery(cmd) => refinery::refinery(&ctx, cmd),
         Command::Inspector(cmd) => inspector::inspector(&ctx, cmd),
+        Command::MergeFile {
+            base,
+            ours,
+            theirs,
+            path,
+        } => merge_file::merge_file(&base, &ours, &theirs, &path),
         Command::Lsp => {
             let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
             crate::lsp::serve_stdio(&cwd)
@@ -241,6 +248,9 @@ impl Ctx {
         let actor = self.actor_name(ws)?;
         if ws.config.git.commit {
             crate::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
+            // Once, if missing: a clone gets the merge driver with its first change. Best
+            // effort: `doctor` reports it when it could not be written.
+            let _ = crate::setup::driver::register(ws);
         }
         Ok(actor)
     }

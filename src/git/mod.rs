@@ -79,6 +79,14 @@ impl GitRepo {
         Some(crate::hash::blob(&text))
     }
 
+    /// A value of git's configuration (`merge.vermas.driver`), if set.
+    pub fn config_value(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|s| s.to_string())
+    }
+
     /// `user.name` from git's configuration, if set.
     pub fn user_name(&self) -> Option<String> {
         self.repo

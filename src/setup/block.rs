@@ -19,6 +19,12 @@ pub const GITIGNORE_LINES: &[&str] = &[
 pub const GITATTRIBUTES_LINES: &[&str] = &[
     "# git and vermas must hash the same bytes: no line-ending or filter conversion.",
     "* -text -filter",
+    "# Records merge by meaning: `vermas merge-file`, git's merge driver `vermas`.",
+    "issues/*.md merge=vermas",
+    "mail/**/*.md merge=vermas",
+    "mols/*.yaml merge=vermas",
+    "results/*.yaml merge=vermas",
+    "mq/*.yaml merge=vermas",
 ];
 
 /// The block holding `lines`, marker lines included, each line ending in `\n`.

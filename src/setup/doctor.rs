@@ -39,6 +39,7 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     settings_findings(ws, &mut add);
     record_findings(ws, &mut add)?;
     git_findings(ws, &mut add);
+    driver_findings(ws, &mut add);
     Ok(out)
 }
 
@@ -123,6 +124,38 @@ fn record_findings(ws: &Workspace, add: &mut Add<'_>) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `doctor` on the merge driver: named in git's config and for the record files.
+fn driver_findings(ws: &Workspace, add: &mut Add<'_>) {
+    if GitRepo::open(&ws.beads_dir).is_none() {
+        return;
+    }
+    let registered = super::driver::registered(ws);
+    let attributed = super::driver::attributed(ws);
+    if !registered {
+        add(
+            "warning",
+            format!(
+                "git's merge driver `vermas` is not registered (merge.vermas.driver): a `git \
+                 pull` merges records by lines and may conflict; run `vermas init` (or \
+                 `git config merge.vermas.driver \"{}\"`)",
+                super::driver::DRIVER
+            ),
+        );
+    }
+    if !attributed {
+        add(
+            "warning",
+            format!(
+                "{} does not name the merge driver for record files: run `vermas init`",
+                ws.display(&ws.beads_dir.join(".gitattributes"))
+            ),
+        );
+    }
+    if registered && attributed {
+        add("ok", "records merge by meaning (merge driver `vermas`)".into());
+    }
 }
 
 /// `doctor` on git: recording on or off, an interrupted change, git lock files left,

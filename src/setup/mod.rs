@@ -2,6 +2,7 @@
 
 pub mod block;
 mod doctor;
+pub mod driver;
 mod migrate;
 mod readable;
 
@@ -97,6 +98,7 @@ pub fn init(
         title: format!("prefix {}", config.prefix),
         actor,
     })?;
+    driver::register(&ws)?;
     Ok(InitReport {
         beads_dir: ws.beads_dir.clone(),
         prefix: config.prefix,

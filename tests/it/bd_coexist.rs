@@ -150,7 +150,7 @@ fn init_keeps_bds_files_byte_identical_takes_its_prefix_and_adds_a_marked_block(
     let attrs = repo.read(".beads/.gitattributes");
     assert_eq!(
         attrs,
-        "# >>> vermas\n# git and vermas must hash the same bytes: no line-ending or filter conversion.\n* -text -filter\n# <<< vermas\n"
+        "# >>> vermas\n# git and vermas must hash the same bytes: no line-ending or filter conversion.\n* -text -filter\n# Records merge by meaning: `vermas merge-file`, git's merge driver `vermas`.\nissues/*.md merge=vermas\nmail/**/*.md merge=vermas\nmols/*.yaml merge=vermas\nresults/*.yaml merge=vermas\nmq/*.yaml merge=vermas\n# <<< vermas\n"
     );
 
     // One commit of exactly vermas's files; the work tree is clean.

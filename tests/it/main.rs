@@ -69,3 +69,4 @@ mod verdicts;
 mod watch_plain;
 mod watch_tmux;
 mod worktrees;
+mod merge_driver;

@@ -1,0 +1,47 @@
+//! Registering `vermas merge-file` as git's merge driver `vermas`: the repository's git
+//! config names the command (`merge.vermas.driver`, `merge.vermas.name`), and
+//! `.beads/.gitattributes` (vermas's block, see [`super::block`]) names the driver for
+//! record files, so a plain `git pull` or `git merge` merges records by meaning.
+
+use crate::error::{Error, Result};
+use crate::git::GitRepo;
+use crate::workspace::Workspace;
+
+/// The command git runs: base, ours (the result goes there), theirs, the path.
+pub const DRIVER: &str = "vermas merge-file %O %A %B %P";
+/// The driver's name as git shows it.
+pub const NAME: &str = "vermas records merged by meaning";
+/// The attribute naming the driver, as `.beads/.gitattributes` holds it.
+pub const ATTRIBUTE: &str = "merge=vermas";
+
+/// True when the git config of the ledger's repository names the driver (also true
+/// outside git: there is nothing to register then).
+pub fn registered(ws: &Workspace) -> bool {
+    GitRepo::open(&ws.beads_dir).is_none_or(|r| r.config_value("merge.vermas.driver").is_some())
+}
+
+/// Names the driver in the git config of the ledger's repository when it does not yet;
+/// returns whether it wrote it.
+pub fn register(ws: &Workspace) -> Result<bool> {
+    let Some(repo) = GitRepo::open(&ws.beads_dir) else {
+        return Ok(false);
+    };
+    if repo.config_value("merge.vermas.driver").is_some() {
+        return Ok(false);
+    }
+    for (key, value) in [("merge.vermas.name", NAME), ("merge.vermas.driver", DRIVER)] {
+        crate::git::cli::run(repo.workdir(), &["config", key, value]).map_err(|e| {
+            Error::git(format!(
+                "cannot register the merge driver: {e}; register it by hand: \
+                 `git config {key} \"{value}\"`"
+            ))
+        })?;
+    }
+    Ok(true)
+}
+
+/// True when `.beads/.gitattributes` names the driver for record files.
+pub fn attributed(ws: &Workspace) -> bool {
+    ws.read_record(&ws.beads_dir.join(".gitattributes"))
+        .is_ok_and(|text| text.lines().any(|l| l.contains(ATTRIBUTE)))
+}
