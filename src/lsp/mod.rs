@@ -91,7 +91,24 @@ pub fn serve(incoming: Receiver<Message>, outbox: state::Outbox, cwd: &Path) -> 
     let server = Arc::new(Server::new(&root, outbox));
     server.send(Response::new_ok(id, initialize_result()));
     let mut shut_down = false;
-    for msg in incoming {
+    // Documents whose diagnostics an edit made due: published once no message waits, so a
+    // burst of edits is answered for its last version only.
+    let mut due: Vec<lsp_types::Uri> = Vec::new();
+    loop {
+        let msg = match incoming.try_recv() {
+            Ok(msg) => msg,
+            Err(std::sync::mpsc::TryRecvError::Empty) if !due.is_empty() => {
+                for uri in due.drain(..) {
+                    diagnostics::publish(&server, &uri);
+                }
+                continue;
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => match incoming.recv() {
+                Ok(msg) => msg,
+                Err(_) => break,
+            },
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => break,
+        };
         match msg {
             Message::Request(r) if shut_down => server.send(Response::new_err(
                 r.id,
@@ -117,7 +134,11 @@ pub fn serve(incoming: Receiver<Message>, outbox: state::Outbox, cwd: &Path) -> 
             }
             Message::Notification(n) => {
                 // A notification has no reply: one whose handler panicked is dropped, the server goes on.
-                let _ = catch_unwind(AssertUnwindSafe(|| notification(&server, n)));
+                if let Ok(Some(uri)) = catch_unwind(AssertUnwindSafe(|| notification(&server, n)))
+                    && !due.contains(&uri)
+                {
+                    due.push(uri);
+                }
             }
             Message::Response(_) => {}
         }
@@ -348,8 +369,9 @@ fn show_outcome(server: &Server, report: &commands::RunReport) {
     server.send(Notification::new(note::ShowMessage::METHOD.into(), params));
 }
 
-/// Handles one notification; unknown ones are ignored, as the protocol asks.
-fn notification(server: &Server, n: Notification) {
+/// Handles one notification; unknown ones are ignored, as the protocol asks. An edit
+/// returns the document whose diagnostics it made due (published once the edits stop).
+fn notification(server: &Server, n: Notification) -> Option<lsp_types::Uri> {
     match n.method.as_str() {
         note::DidOpenTextDocument::METHOD => {
             if let Ok(p) =
@@ -366,7 +388,7 @@ fn notification(server: &Server, n: Notification) {
             ) {
                 let doc = p.text_document;
                 server.change(&doc.uri, doc.version, p.content_changes);
-                diagnostics::publish(server, &doc.uri);
+                return Some(doc.uri);
             }
         }
         note::DidSaveTextDocument::METHOD => {
@@ -390,6 +412,7 @@ fn notification(server: &Server, n: Notification) {
         }
         _ => {}
     }
+    None
 }
 
 /// "Invalid params" with `message`.

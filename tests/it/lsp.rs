@@ -437,3 +437,38 @@ fn a_frame_that_is_not_json_is_a_parse_error_and_the_server_goes_on() {
     c.notify("exit", Value::Null);
     assert_eq!(c.wait_exit(), Some(0), "stderr: {}", c.stderr());
 }
+
+#[test]
+fn a_burst_of_edits_is_answered_for_its_last_version_only() {
+    let (repo, root) = demo_repo();
+    let (mut c, _) = Client::initialised(repo.path());
+    let uri = file_uri(&root.join("specs/demo.md"));
+    c.open(&uri, SPEC);
+    // Thirty edits typed faster than diagnostics are computed.
+    for version in 2..=31 {
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version},
+                   "contentChanges": [{"text": format!("{}\n\n{SPEC}", "x".repeat(version))}]}),
+        );
+    }
+    let last = c.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 31
+    });
+    let found = with_code(
+        last["params"]["diagnostics"]
+            .as_array()
+            .expect("diagnostics"),
+        "spec-check",
+    );
+    assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), [8]);
+    let superseded = c
+        .kept()
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .count();
+    assert!(
+        superseded < 10,
+        "{superseded} superseded versions were answered as well"
+    );
+}

@@ -155,6 +155,11 @@ impl Client {
         self.diagnostics(uri)
     }
 
+    /// The messages received but not awaited yet.
+    pub fn kept(&self) -> &[Value] {
+        &self.backlog
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
