@@ -168,13 +168,15 @@ fn verify_and_land(
         };
         let mut lander = Lander {
             ws,
-            git,
+            landing: Some(LandWith {
+                git,
+                last_try: tries >= most,
+                tries,
+            }),
             req,
             tip,
             candidate,
             tree: Some(tree),
-            last_try: tries >= most,
-            tries,
             end: None,
             mailed: Vec::new(),
         };
@@ -196,13 +198,14 @@ fn verify_and_land(
     }
 }
 
-/// The refinery's part in an inspection of a candidate: on PASS it lands the candidate
-/// before anything is recorded, and it records the request's end in the routing commit.
+/// The refinery's part in an inspection of a candidate: it lands the candidate on PASS
+/// before anything is recorded (or, finishing a landing a killed run made, records it as
+/// merged), and it records the request's end in the routing commit.
 struct Lander<'a> {
     /// The workspace.
     ws: &'a Workspace,
-    /// The repository.
-    git: &'a Git,
+    /// How to land; `None` when the candidate landed already (a killed run's landing).
+    landing: Option<LandWith<'a>>,
     /// The request.
     req: &'a mut MergeRequest,
     /// The target's tip the candidate was built on.
@@ -211,20 +214,37 @@ struct Lander<'a> {
     candidate: String,
     /// The worktree the checks run in, removed once they ran.
     tree: Option<TempWorktree>,
-    /// True when a moved target may not be tried again.
-    last_try: bool,
-    /// How many verifications this was.
-    tries: u32,
     /// How the request ended, once known.
     end: Option<End>,
     /// The subjects the refinery mailed itself.
     mailed: Vec<String>,
 }
 
+/// What landing a candidate takes.
+struct LandWith<'a> {
+    /// The repository.
+    git: &'a Git,
+    /// True when a moved target may not be tried again.
+    last_try: bool,
+    /// How many verifications this was.
+    tries: u32,
+}
+
 impl inspect::Observer for Lander<'_> {
     fn inspected(&mut self, ins: &Inspection) -> Result<Proceed> {
         drop(self.tree.take());
         let (tip, candidate) = (self.tip.clone(), self.candidate.clone());
+        let Some(landing) = &self.landing else {
+            // It is on the target already, whatever this inspection says.
+            let mut end = End::merged(ins, tip, candidate);
+            end.reason = format!(
+                "landed by a run that was interrupted before recording it; verified again \
+                 where it landed: {}",
+                ins.verdict.as_str()
+            );
+            self.end = Some(end);
+            return Ok(Proceed::Route);
+        };
         if ins.verdict != Verdict::Pass {
             self.end = Some(End::inspected(ins, tip, candidate));
             return Ok(Proceed::Route);
@@ -235,18 +255,18 @@ impl inspect::Observer for Lander<'_> {
             end.record_tip(tip.clone(), candidate.clone());
             end
         };
-        let (end, proceed) = match land(self.ws, self.git, self.req, &tip, &candidate)? {
+        let (end, proceed) = match land(self.ws, landing.git, self.req, &tip, &candidate)? {
             Landing::Landed { warnings } => {
                 let mut end = End::merged(ins, tip.clone(), candidate.clone());
                 end.warnings = warnings;
                 (end, Proceed::Route)
             }
             Landing::Blocked(why) => (unlanded(why), Proceed::RecordOnly),
-            Landing::TargetMoved if self.last_try => (
+            Landing::TargetMoved if landing.last_try => (
                 unlanded(format!(
                     "{} moved during each of {} verifications (refinery.max_retries is \
                      {}): submit again when it is quieter",
-                    self.req.target, self.tries, self.ws.config.refinery.max_retries
+                    self.req.target, landing.tries, self.ws.config.refinery.max_retries
                 )),
                 Proceed::RecordOnly,
             ),
@@ -304,8 +324,9 @@ fn finish_landed(
         work_head: git.branch_tip(&req.branch)?,
         ..inspect::Request::new(req.bead.clone(), Upto::Run)
     };
-    let mut finisher = Finisher {
+    let mut finisher = Lander {
         ws,
+        landing: None,
         req,
         tip,
         candidate,
@@ -340,59 +361,6 @@ fn taken_of(req: &MergeRequest, out: inspect::Outcome, end: End, mailed: Vec<Str
         mailed: all,
         warnings,
         recorded: out.recorded,
-    }
-}
-
-/// The part of an inspection that finishes a landing a killed run left: whatever the
-/// inspection says, the candidate is on the target, so the request is `merged`.
-struct Finisher<'a> {
-    /// The workspace.
-    ws: &'a Workspace,
-    /// The request.
-    req: &'a mut MergeRequest,
-    /// The target's tip the candidate was built on.
-    tip: String,
-    /// The commit that landed.
-    candidate: String,
-    /// The worktree the checks run in, removed once they ran.
-    tree: Option<TempWorktree>,
-    /// How the request ended, once known.
-    end: Option<End>,
-    /// The subjects the refinery mailed itself.
-    mailed: Vec<String>,
-}
-
-impl inspect::Observer for Finisher<'_> {
-    fn inspected(&mut self, ins: &Inspection) -> Result<Proceed> {
-        drop(self.tree.take());
-        let mut end = End::merged(ins, self.tip.clone(), self.candidate.clone());
-        end.reason = format!(
-            "landed by a run that was interrupted before recording it; verified again where \
-             it landed: {}",
-            ins.verdict.as_str()
-        );
-        self.end = Some(end);
-        Ok(Proceed::Route)
-    }
-
-    fn record_in(
-        &mut self,
-        txn: &mut Txn<'_>,
-        _ins: &Inspection,
-        _routed: Option<&Routed>,
-        now: Timestamp,
-    ) -> Result<Vec<String>> {
-        let end = self.end.get_or_insert_with(|| End::error(String::new()));
-        let (ids, mailed) = settle::write_in(txn, self.ws, self.req, end, now)?;
-        self.mailed = mailed;
-        Ok(ids)
-    }
-
-    fn commit_title(&self, _ins: &Inspection) -> Option<(String, String)> {
-        Some((
-            "refinery".into(),
-            format!("merged {} -> {}", self.req.branch, self.req.target),
-        ))
     }
 }
 
