@@ -159,9 +159,14 @@ pub enum Command {
     Gate(GateArgs),
     /// Find the project's real quality commands (lint, typecheck, test, build, ci).
     Discover {
-        /// Store them as gates.* in config and commit.
+        /// Store them as gates.* in config and commit, and in smart-ralph's research.md
+        /// (the current spec's, or --spec's) as its Quality Commands section.
         #[arg(long)]
         write: bool,
+        /// The smart-ralph spec whose research.md gets the section (default: the one
+        /// `specs/.current-spec` names).
+        #[arg(long, value_name = "NAME", requires = "write")]
+        spec: Option<String>,
     },
     /// Run [VERIFY] tasks of a tasks file.
     #[command(subcommand)]

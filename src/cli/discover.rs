@@ -2,16 +2,18 @@
 
 use super::output::{diagnostic, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx};
-use crate::discover::{self, Discovery};
+use crate::discover::{self, Discovery, research};
 use crate::error::Error;
 use crate::git::GitRepo;
 use crate::store::Recorded;
 use serde_json::{Value, json};
 
-/// `discover [--write]`: prints the Quality Commands table; with `--write` stores them as
-/// `gates.*` and commits. A malformed source is a warning (the rest is still reported);
-/// the exit code is 2 only when sources exist and none of them could be read.
-pub fn discover(ctx: &Ctx, write: bool) -> CmdResult {
+/// `discover [--write [--spec NAME]]`: prints the Quality Commands table; with `--write`
+/// stores them as `gates.*` and commits, and writes smart-ralph's Quality Commands section
+/// into the spec's `research.md` when there is a smart-ralph spec. A malformed source is
+/// a warning (the rest is still reported); the exit code is 2 only when sources exist and
+/// none of them could be read.
+pub fn discover(ctx: &Ctx, write: bool, spec: Option<&str>) -> CmdResult {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let ws = match ctx.workspace() {
         Ok(ws) => Some(ws),
@@ -37,12 +39,20 @@ pub fn discover(ctx: &Ctx, write: bool) -> CmdResult {
         ));
     }
     let mut stored = None;
+    let mut research = None;
     if write {
         let ws = ws.ok_or_else(|| Error::NoWorkspace(root.clone()))?;
+        let target = research_target(&root, spec)?;
         let settings = found.gate_settings();
         let (_, recorded) = discover::write_gates(&ws, &settings, &ctx.actor(&ws)?)?;
         recorded_note(&recorded);
         stored = Some((settings, recorded));
+        if let Some((rel, path)) = target {
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            let text = research::with_section(&old, &research::section(&found));
+            crate::store::write_atomic(&ws.cache_dir(), &path, text.as_bytes())?;
+            research = Some(rel);
+        }
     }
     if ctx.json {
         let mut v = versioned(json!({
@@ -59,6 +69,7 @@ pub fn discover(ctx: &Ctx, write: bool) -> CmdResult {
                 .collect();
             v["gates"] = Value::Object(gates);
             v["commit"] = json!(short_commit(recorded));
+            v["research"] = json!(research);
         }
         print_json(&v);
     } else {
@@ -73,9 +84,38 @@ pub fn discover(ctx: &Ctx, write: bool) -> CmdResult {
             for (key, cmd) in settings {
                 outln!("  {key} = {cmd}");
             }
+            if let Some(rel) = &research {
+                outln!(
+                    "Recorded in {rel} as smart-ralph's Quality Commands section (not committed: it is your spec's file)."
+                );
+            }
         }
     }
     Ok(0)
+}
+
+/// The research.md `--write` records the commands in (repository-relative, and checked to
+/// stay inside the repository): `--spec`'s, else smart-ralph's current spec's; none when
+/// there is no smart-ralph spec. A named spec whose folder is missing is refused.
+fn research_target(
+    root: &std::path::Path,
+    spec: Option<&str>,
+) -> Result<Option<(String, std::path::PathBuf)>, Error> {
+    let Some(rel) = research::research_path(root, spec) else {
+        return Ok(None);
+    };
+    let path = crate::contain::resolve(root, &root.join(&rel))?;
+    let folder = rel.parent().unwrap_or(std::path::Path::new(""));
+    if !path.parent().is_some_and(std::path::Path::is_dir) {
+        return Err(Error::invalid_with_help(
+            format!(
+                "the smart-ralph spec folder {} does not exist",
+                folder.display()
+            ),
+            "name an existing spec with --spec NAME (a folder under specs/), or create it with smart-ralph first",
+        ));
+    }
+    Ok(Some((rel.to_string_lossy().into_owned(), path)))
 }
 
 /// A warning as JSON: the parse position when known.

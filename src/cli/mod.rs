@@ -181,7 +181,7 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
         Command::Status(a) => specs::status(&ctx, a),
         Command::Gate(a) => gates::gate(&ctx, a),
-        Command::Discover { write } => discover::discover(&ctx, write),
+        Command::Discover { write, spec } => discover::discover(&ctx, write, spec.as_deref()),
         Command::Tasks(cmd) => tasks::tasks(&ctx, cmd),
         Command::Hooks(cmd) => githooks::hooks(&ctx, cmd),
         Command::Mail(cmd) => mail::mail(&ctx, cmd),

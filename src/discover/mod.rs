@@ -10,6 +10,7 @@ mod ci;
 mod make;
 mod manifests;
 mod node;
+pub mod research;
 
 use crate::config::Config;
 use crate::error::{Error, ParseError, Result};

@@ -478,6 +478,33 @@ fn mark(file: &Path, v: &mut Verification, s: &Settings) {
     }
 }
 
+/// Lines of a failing command's output a learning keeps (its last ones).
+const LEARNING_LINES: usize = 10;
+
+/// For an item that did not pass, the last lines of its failing command's output (the
+/// command is in the item's reason), as an indented block under the learning's line;
+/// empty otherwise, and for a command that printed nothing.
+fn failing_output(i: &ItemResult) -> String {
+    let Some(c) = i
+        .commands
+        .iter()
+        .find(|c| matches!(c.outcome, Outcome::Fail | Outcome::Error))
+    else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let lines: Vec<&str> = c.output.lines().collect();
+    let tail = &lines[lines.len().saturating_sub(LEARNING_LINES)..];
+    if !tail.is_empty() {
+        out.push_str("\n  ```text");
+        for l in tail {
+            out.push_str(&format!("\n  {}", l.replace("```", "'''")));
+        }
+        out.push_str("\n  ```");
+    }
+    out
+}
+
 /// Appends one learning per item to the progress file.
 fn record(path: &Path, v: &Verification, s: &Settings) -> Result<(), Error> {
     let old = match std::fs::read_to_string(path) {
@@ -495,7 +522,9 @@ fn record(path: &Path, v: &Verification, s: &Settings) -> Result<(), Error> {
                 .as_deref()
                 .map(|r| format!(" ({r})"))
                 .unwrap_or_default();
-            format!("- {now} {}: {}{why}", i.heading(), i.outcome)
+            let mut entry = format!("- {now} {}: {}{why}", i.heading(), i.outcome);
+            entry.push_str(&failing_output(i));
+            entry
         })
         .collect();
     let new = files::add_learnings(&old, &entries);

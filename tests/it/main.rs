@@ -62,6 +62,7 @@ mod robustness;
 mod role_contexts;
 mod session;
 mod setup_cli;
+mod smart_ralph_habits;
 mod spec_links;
 mod stranger_path;
 mod tasks;
