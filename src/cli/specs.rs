@@ -30,6 +30,23 @@ fn warn_stray_links(specs: &[Spec]) {
     }
 }
 
+/// The criteria of `specs` in `shard`, balanced by the durations recorded in the
+/// workspace's spec results (`status --verify --record`), when there are any.
+fn sharded(p: &Project, specs: Vec<Spec>, shard: spec::shard::Shard) -> Vec<Spec> {
+    let mut took: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    if let Some(ws) = &p.ws {
+        for record in crate::results::load_all(ws)
+            .into_iter()
+            .filter(|r| r.key.starts_with("spec:"))
+        {
+            for check in record.checks {
+                *took.entry(check.criterion).or_default() += check.duration_ms;
+            }
+        }
+    }
+    spec::shard::select(specs, shard, |key| took.get(key).copied())
+}
+
 /// Runs the checks of `specs`, showing the running ones on a terminal stderr unless
 /// `quiet`.
 pub(super) fn run_checks(
@@ -52,8 +69,14 @@ pub(super) fn run_checks(
 /// `status`.
 pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     let p = super::project()?;
-    let selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
+    let mut selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
     warn_stray_links(&selected);
+    if let Some(shard) = a.shard {
+        if !a.verify && !a.judge {
+            return Err(Error::usage("--shard goes with --verify or --judge"));
+        }
+        selected = sharded(&p, selected, shard);
+    }
     if a.baseline.is_some() && !a.verify {
         return Err(Error::usage("--baseline goes with --verify"));
     }
@@ -205,8 +228,12 @@ fn check_writable_parent(path: &std::path::Path) -> Result<(), Error> {
 pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
     let p = super::project()?;
     match cmd {
-        SpecCmd::List => {
+        SpecCmd::List { shard } => {
             let specs = specs_of(&p)?;
+            let specs = match shard {
+                Some(shard) => sharded(&p, spec::checkable(specs), shard),
+                None => specs,
+            };
             if ctx.json {
                 print_json(&specs);
             } else if specs.is_empty() {

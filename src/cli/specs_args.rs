@@ -27,6 +27,10 @@ pub struct StatusArgs {
     /// default when GITHUB_ACTIONS=true); `human`: the report alone.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<ReportFormat>,
+    /// With --verify/--judge: run only the K-th of N slices of the criteria (e.g. 2/4), the
+    /// same slices on every machine, for a CI matrix.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::spec::shard::Shard>,
     /// Write .beads/results/spec-<name>.yaml and commit it.
     #[arg(long)]
     pub record: bool,
@@ -64,7 +68,12 @@ pub enum ReportFormat {
 #[derive(Debug, Subcommand)]
 pub enum SpecCmd {
     /// Every spec with its counts of verify, judge and unannotated criteria.
-    List,
+    List {
+        /// Only the criteria of the K-th of N slices, as `status --verify --shard K/N`
+        /// runs them.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<crate::spec::shard::Shard>,
+    },
     /// One spec's criteria and annotations, each as path:line.
     Show {
         /// Spec name or path.

@@ -4,6 +4,7 @@ mod kind;
 pub mod lint;
 mod parse;
 mod plain;
+pub mod shard;
 pub mod target;
 
 pub use kind::AnnotationKind;

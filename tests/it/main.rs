@@ -18,6 +18,7 @@ mod bd_interop;
 mod bead_index;
 mod beads_cli;
 mod ci_annotations;
+mod ci_shards;
 mod completions;
 mod concurrency;
 mod containment;
