@@ -271,7 +271,10 @@ fn variables(
         ("test_file", test_file.unwrap_or_default()),
         ("test_dir", test_dir),
         // The criterion as smart-ralph names it (`AC-2`); `ac_number` is the bare number.
-        ("ac_index", ac.map(|n| format!("AC-{n}")).unwrap_or_default()),
+        (
+            "ac_index",
+            ac.map(|n| format!("AC-{n}")).unwrap_or_default(),
+        ),
         ("ac_number", ac.map(|n| n.to_string()).unwrap_or_default()),
         (
             "ac_title",

@@ -154,7 +154,10 @@ fn driver_findings(ws: &Workspace, add: &mut Add<'_>) {
         );
     }
     if registered && attributed {
-        add("ok", "records merge by meaning (merge driver `vermas`)".into());
+        add(
+            "ok",
+            "records merge by meaning (merge driver `vermas`)".into(),
+        );
     }
 }
 
