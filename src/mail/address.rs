@@ -278,7 +278,9 @@ mod tests {
         assert_eq!(own("alice/").unwrap(), "alice/");
         assert_eq!(own("inspector").unwrap(), "inspector/");
         assert_eq!(own("gastown/polecat-1").unwrap(), "gastown/polecat-1");
-        for bad in ["Test User", "a/b/c", "mayor/x", "archive", ""] {
+        // A name with a space has a mailbox made from it.
+        assert_eq!(own("Test User").unwrap(), "test-user/");
+        for bad in ["a/b/c", "mayor/x", "archive", ""] {
             let e = own(bad).unwrap_err().to_string();
             assert!(e.contains("is not a valid mailbox name"), "{bad}: {e}");
         }
