@@ -39,6 +39,7 @@ mod shell;
 pub mod spec;
 pub mod store;
 pub mod summary;
+pub mod sync;
 pub mod tasks;
 pub mod textpos;
 pub mod time;

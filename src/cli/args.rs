@@ -233,6 +233,12 @@ pub enum Command {
     /// A language server on stdin/stdout for spec markdown (links, diagnostics, hover,
     /// "Run this criterion"); an editor starts it.
     Lsp,
+    /// Share the ledger: fetch REMOTE, merge its branch (records by meaning) and push,
+    /// retrying while someone else pushes.
+    Sync {
+        /// The remote (default: the ledger branch's upstream remote, else `origin`).
+        remote: Option<String>,
+    },
     /// Import another tracker's export into beads (`import bd [FILE]`), in one commit.
     #[command(subcommand)]
     Import(ImportCmd),

@@ -41,6 +41,7 @@ mod setup;
 mod setup_args;
 mod specs;
 mod specs_args;
+mod sync;
 mod tasks;
 mod tasks_args;
 mod watch;
@@ -205,6 +206,7 @@ fn dispatch(cli: Cli) -> CmdResult {
             crate::lsp::serve_stdio(&cwd)
         }
         Command::Ralph(cmd) => ralph::ralph(&ctx, cmd),
+        Command::Sync { remote } => sync::sync(&ctx, remote.as_deref()),
         Command::Import(cmd) => interop::import(&ctx, cmd),
         Command::Export(cmd) => interop::export(&ctx, cmd),
         Command::Start(a) => session::start(&ctx, &a),

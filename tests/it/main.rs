@@ -67,6 +67,7 @@ mod setup_cli;
 mod smart_ralph_habits;
 mod spec_links;
 mod stranger_path;
+mod sync;
 mod tasks;
 mod verdicts;
 mod watch_plain;

@@ -1,0 +1,42 @@
+//! `sync [REMOTE]`: the ledger shared with other machines through git, in one line.
+
+use super::output::{self, outln};
+use super::{CmdResult, Ctx};
+use crate::error::Error;
+
+/// `sync [REMOTE]`: fetch, merge and push; exit 0 once the local and remote branches are
+/// equal. A merge git cannot make cleanly is refused with exit 1, nothing changed.
+pub fn sync(ctx: &Ctx, remote: Option<&str>) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let exe = std::env::current_exe().ok();
+    let exe_dir = exe.as_deref().and_then(std::path::Path::parent);
+    let synced = match crate::sync::sync(&ws, remote, exe_dir) {
+        Ok(s) => s,
+        Err(e @ Error::Conflict { .. }) => {
+            // A refused merge is a failure of the moment, not bad input: exit 1.
+            output::error(&e, ctx.json);
+            return Ok(1);
+        }
+        Err(e) => return Err(e),
+    };
+    if ctx.json {
+        output::print_json(&serde_json::json!({
+            "schema_version": 1,
+            "remote": synced.remote,
+            "branch": synced.branch,
+            "remote_branch": synced.remote_branch,
+            "pulled": synced.pulled,
+            "pushed": synced.pushed,
+            "tries": synced.tries,
+        }));
+    } else {
+        outln!(
+            "Synced with {}/{}: pulled {}, pushed {}",
+            synced.remote,
+            synced.remote_branch,
+            crate::words::plural(synced.pulled, "record"),
+            crate::words::plural(synced.pushed, "commit"),
+        );
+    }
+    Ok(0)
+}

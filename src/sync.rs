@@ -1,0 +1,321 @@
+//! `vermas sync`: sharing the ledger with other machines through git alone. Fetch the
+//! remote, merge its branch into the ledger's branch with `git merge` (so the record-aware
+//! merge driver merges `.beads/` by meaning) under the ledger's write lock, push, and on a
+//! rejected push fetch, merge and push again a bounded number of times.
+
+use crate::error::{Error, Result};
+use crate::git::GitRepo;
+use crate::git::cli::{GitFailed, command, stdout};
+use crate::workspace::Workspace;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How many times a push is tried before giving up on a remote that keeps moving.
+pub const MAX_TRIES: u32 = 12;
+
+/// What a finished sync did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Synced {
+    /// The remote synced with.
+    pub remote: String,
+    /// The ledger's local branch.
+    pub branch: String,
+    /// The remote's branch merged and pushed to (e.g. `main`).
+    pub remote_branch: String,
+    /// Record files under `.beads/` the merges changed.
+    pub pulled: usize,
+    /// Commits the push brought to the remote.
+    pub pushed: usize,
+    /// Pushes tried (1 unless someone pushed meanwhile).
+    pub tries: u32,
+}
+
+/// Where a sync goes: the ledger's checkout, its branch and the remote's branch.
+struct Target {
+    /// The work tree holding `.beads`.
+    dir: PathBuf,
+    /// `.beads` relative to `dir`, as git names paths.
+    beads: String,
+    /// The local branch checked out there.
+    branch: String,
+    /// The remote's name.
+    remote: String,
+    /// The branch on the remote.
+    remote_branch: String,
+    /// The folder of the running vermas, put first on git's PATH for the merge driver.
+    exe_dir: Option<PathBuf>,
+}
+
+impl Target {
+    /// The remote-tracking ref the fetch updates.
+    fn tracking(&self) -> String {
+        format!("refs/remotes/{}/{}", self.remote, self.remote_branch)
+    }
+
+    /// Runs `git ARGS` in the ledger's checkout, the vermas binary's folder first on PATH.
+    fn git(&self, args: &[&str]) -> std::result::Result<String, GitFailed> {
+        let mut cmd = command(&self.dir);
+        if let Some(bin) = &self.exe_dir {
+            let mut paths = vec![bin.clone()];
+            if let Some(old) = std::env::var_os("PATH") {
+                paths.extend(std::env::split_paths(&old));
+            }
+            if let Ok(joined) = std::env::join_paths(paths) {
+                cmd.env("PATH", joined);
+            }
+        }
+        stdout(cmd.args(args), args)
+    }
+
+    /// The commit `rev` names, `None` when it names none.
+    fn commit(&self, rev: &str) -> Option<String> {
+        let spec = format!("{rev}^{{commit}}");
+        self.git(&["rev-parse", "-q", "--verify", &spec])
+            .ok()
+            .map(|s| s.trim().to_string())
+    }
+}
+
+/// Syncs the ledger of `ws` with `remote` (default: its branch's upstream remote, else
+/// `origin`); `exe_dir` is put first on git's PATH so git finds `vermas merge-file`.
+pub fn sync(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Result<Synced> {
+    let target = locate(ws, remote, exe_dir)?;
+    // The driver must be registered before git merges a record.
+    crate::setup::driver::register(ws)?;
+    let mut pulled = 0;
+    let mut last = String::new();
+    for tries in 1..=MAX_TRIES {
+        let theirs = fetch(&target)?;
+        if let Some(theirs) = &theirs {
+            pulled += merge(ws, &target, theirs)?;
+        }
+        let ours = target
+            .commit("HEAD")
+            .ok_or_else(|| Error::git("the ledger's branch has no commit yet"))?;
+        if theirs.as_deref() == Some(ours.as_str()) {
+            return Ok(done(&target, pulled, 0, tries));
+        }
+        let range = match &theirs {
+            Some(t) => format!("{t}..{ours}"),
+            None => ours.clone(),
+        };
+        let pushed: usize = target
+            .git(&["rev-list", "--count", &range])?
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        let refspec = format!("{ours}:refs/heads/{}", target.remote_branch);
+        match target.git(&["push", "-q", "--porcelain", &target.remote, &refspec]) {
+            Ok(_) => {
+                // The tracking ref follows the push, so both sides read equal at once.
+                let _ = target.git(&["update-ref", &target.tracking(), &ours]);
+                if target.commit(&target.tracking()).as_deref() != Some(ours.as_str()) {
+                    return Err(Error::git(format!(
+                        "pushed, but {}/{} does not show the ledger's branch",
+                        target.remote, target.remote_branch
+                    )));
+                }
+                return Ok(done(&target, pulled, pushed, tries));
+            }
+            Err(e) if rejected(&e) => {
+                last = e.message;
+                std::thread::sleep(jitter(tries));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(Error::git(format!(
+        "{}/{} kept moving: the push was rejected {MAX_TRIES} times (last: {last})",
+        target.remote, target.remote_branch
+    )))
+}
+
+/// The result of a sync that ended with both branches equal.
+fn done(target: &Target, pulled: usize, pushed: usize, tries: u32) -> Synced {
+    Synced {
+        remote: target.remote.clone(),
+        branch: target.branch.clone(),
+        remote_branch: target.remote_branch.clone(),
+        pulled,
+        pushed,
+        tries,
+    }
+}
+
+/// The ledger's checkout, branch, remote and remote branch; refused without a remote.
+fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Result<Target> {
+    let repo = GitRepo::open(&ws.beads_dir).ok_or_else(|| {
+        Error::wrong_state("the ledger is not in a git repository: there is nothing to sync")
+            .with_help("`git init`, then `git remote add origin URL`")
+    })?;
+    let dir = repo.workdir().to_path_buf();
+    let beads = ws
+        .beads_dir
+        .strip_prefix(&dir)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| crate::workspace::BEADS_DIR.to_string());
+    let mut target = Target {
+        dir,
+        beads,
+        branch: String::new(),
+        remote: String::new(),
+        remote_branch: String::new(),
+        exe_dir: exe_dir.map(Path::to_path_buf),
+    };
+    let branch = target
+        .git(&["symbolic-ref", "-q", "--short", "HEAD"])
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    if branch.is_empty() {
+        return Err(Error::wrong_state(
+            "the ledger's checkout is on no branch (detached HEAD): there is nothing to sync",
+        )
+        .with_help("`git switch BRANCH` in the ledger's checkout, then `vermas sync`"));
+    }
+    let config = |key: String| {
+        target
+            .git(&["config", "--get", &key])
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let upstream_remote = config(format!("branch.{branch}.remote"));
+    let upstream_branch = config(format!("branch.{branch}.merge"));
+    let remote = remote
+        .map(str::to_string)
+        .or(upstream_remote.clone())
+        .unwrap_or_else(|| "origin".to_string());
+    let remote_branch = match upstream_branch {
+        Some(b) if upstream_remote.as_deref() == Some(remote.as_str()) => {
+            b.strip_prefix("refs/heads/").unwrap_or(&b).to_string()
+        }
+        _ => branch.clone(),
+    };
+    if target.git(&["remote", "get-url", &remote]).is_err() {
+        return Err(Error::wrong_state(format!(
+            "no remote named '{remote}' to sync the ledger's branch '{branch}' with"
+        ))
+        .with_help(format!(
+            "add one: `git remote add {remote} URL`, then `git push --set-upstream {remote} \
+             {branch}` (or name another: `vermas sync REMOTE`)"
+        )));
+    }
+    target.branch = branch;
+    target.remote = remote;
+    target.remote_branch = remote_branch;
+    Ok(target)
+}
+
+/// Fetches the remote's branch into its tracking ref; its commit, `None` when the remote
+/// has no such branch yet.
+fn fetch(target: &Target) -> Result<Option<String>> {
+    let refspec = format!("+refs/heads/{}:{}", target.remote_branch, target.tracking());
+    match target.git(&["fetch", "-q", "--no-tags", &target.remote, &refspec]) {
+        Ok(_) => Ok(target.commit(&target.tracking())),
+        Err(e) if e.message.contains("couldn't find remote ref") => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Merges `theirs` into the ledger's branch under the write lock; the number of record
+/// files under `.beads/` it changed. Refused, with nothing changed, when git cannot merge
+/// it cleanly (a conflict outside `.beads/`, local edits in the way).
+fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<usize> {
+    // The lock every vermas write takes: no record lands mid-merge.
+    let lock = crate::store::Txn::begin(ws)?;
+    let before = target
+        .commit("HEAD")
+        .ok_or_else(|| Error::git("the ledger's branch has no commit yet"))?;
+    if target
+        .git(&["merge-base", "--is-ancestor", theirs, &before])
+        .is_ok()
+    {
+        return Ok(0);
+    }
+    let message = format!(
+        "vermas sync: merge {}/{}",
+        target.remote, target.remote_branch
+    );
+    if let Err(e) = target.git(&["merge", "-q", "--no-edit", "-m", &message, theirs]) {
+        let conflicted = target
+            .git(&["diff", "--name-only", "--diff-filter=U"])
+            .unwrap_or_default();
+        let conflicted: Vec<&str> = conflicted.lines().filter(|l| !l.is_empty()).collect();
+        if target.commit("MERGE_HEAD").is_some() {
+            target.git(&["merge", "--abort"])?;
+        }
+        drop(lock);
+        return Err(refusal(target, &conflicted, &e));
+    }
+    drop(lock);
+    let changed = target.git(&["diff", "--name-only", &before, "HEAD", "--", &target.beads])?;
+    Ok(changed.lines().filter(|l| !l.is_empty()).count())
+}
+
+/// The refusal of a merge git could not make cleanly, saying what to do.
+fn refusal(target: &Target, conflicted: &[&str], e: &GitFailed) -> Error {
+    let upstream = format!("{}/{}", target.remote, target.remote_branch);
+    if conflicted.is_empty() {
+        Error::conflict(format!(
+            "sync refused: git cannot merge {upstream} into '{}' here, nothing was changed: {}",
+            target.branch, e.message
+        ))
+        .with_help(format!(
+            "commit or stash the local changes git names, then `vermas sync` again \
+             (or merge by hand: `git merge {upstream}`)"
+        ))
+    } else {
+        Error::conflict(format!(
+            "sync refused: {upstream} conflicts with '{}' in {}; nothing was changed",
+            target.branch,
+            conflicted.join(", ")
+        ))
+        .with_help(format!(
+            "merge by hand: `git merge {upstream}`, resolve the conflicts, `git commit`, \
+             then `vermas sync` again"
+        ))
+    }
+}
+
+/// True when a push was refused because the remote moved on (someone pushed meanwhile).
+fn rejected(e: &GitFailed) -> bool {
+    let m = &e.message;
+    [
+        "rejected",
+        "non-fast-forward",
+        "fetch first",
+        "cannot lock ref",
+        "failed to update ref",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
+}
+
+/// A small random pause before try `tries + 1`, longer as tries go on.
+fn jitter(tries: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    Duration::from_millis(10 + random % (100 * u64::from(tries)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejections_are_told_from_other_push_failures() {
+        let failed = |message: &str| GitFailed {
+            command: "push".into(),
+            message: message.into(),
+        };
+        assert!(rejected(&failed(
+            " ! [rejected] main -> main (fetch first)"
+        )));
+        assert!(!rejected(&failed(
+            "fatal: could not read from remote repository"
+        )));
+        assert!(jitter(1) < Duration::from_millis(111));
+    }
+}
