@@ -291,13 +291,16 @@ fn rejected(e: &GitFailed) -> bool {
     .any(|w| m.contains(w))
 }
 
-/// A small random pause before try `tries + 1`, longer as tries go on.
+/// A random pause before try `tries + 1`: exponential backoff with full jitter (up to
+/// 50 ms, then 100, 200 ... capped at 2 s), so syncs that keep colliding spread out
+/// instead of colliding again.
 fn jitter(tries: u32) -> Duration {
     use std::hash::{BuildHasher, Hasher};
     let random = std::collections::hash_map::RandomState::new()
         .build_hasher()
         .finish();
-    Duration::from_millis(10 + random % (100 * u64::from(tries)))
+    let ceiling = (50u64 << tries.saturating_sub(1).min(6)).min(2000);
+    Duration::from_millis(10 + random % ceiling)
 }
 
 #[cfg(test)]
