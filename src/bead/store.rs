@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 
-pub use super::file::{bead_path, read_bead};
+pub use super::file::{bead_path, parse_text, read_bead};
 
 /// Every bead of a workspace, plus the files that did not parse.
 #[derive(Debug, Default)]

@@ -13,9 +13,10 @@ const MERGER: &str = "vermas merge-file";
 /// The merge of `ours` and `theirs` (bead file texts) from `base` (`None` when both sides
 /// added the file); refused when a side is not a bead or the two are different beads.
 pub fn merge(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
-    let base = base.map(|b| Bead::parse(b, file)).transpose()?;
-    let o = Bead::parse(ours, file)?;
-    let t = Bead::parse(theirs, file)?;
+    let read = |text| crate::bead::store::parse_text(text, file);
+    let base = base.map(read).transpose()?;
+    let o = read(ours)?;
+    let t = read(theirs)?;
     if o.id != t.id {
         return Err(crate::error::Error::Invalid(format!(
             "{file}: the two sides are different beads ({} and {})",
