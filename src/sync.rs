@@ -44,6 +44,8 @@ struct Target {
     remote_branch: String,
     /// The folder of the running vermas, put first on git's PATH for the merge driver.
     exe_dir: Option<PathBuf>,
+    /// The repository, read in-process (no `git` process for what it can tell).
+    repo: GitRepo,
 }
 
 impl Target {
@@ -67,12 +69,12 @@ impl Target {
         stdout(cmd.args(args), args)
     }
 
-    /// The commit `rev` names, `None` when it names none.
+    /// The commit `rev` (`HEAD` or a full reference name) names, `None` when it names none.
     fn commit(&self, rev: &str) -> Option<String> {
-        let spec = format!("{rev}^{{commit}}");
-        self.git(&["rev-parse", "-q", "--verify", &spec])
-            .ok()
-            .map(|s| s.trim().to_string())
+        if rev == "HEAD" {
+            return self.repo.head_commit();
+        }
+        self.repo.ref_commit(rev)
     }
 }
 
@@ -154,18 +156,7 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
         .strip_prefix(&dir)
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| crate::workspace::BEADS_DIR.to_string());
-    let mut target = Target {
-        dir,
-        beads,
-        branch: String::new(),
-        remote: String::new(),
-        remote_branch: String::new(),
-        exe_dir: exe_dir.map(Path::to_path_buf),
-    };
-    let branch = target
-        .git(&["symbolic-ref", "-q", "--short", "HEAD"])
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
+    let branch = repo.head_branch().unwrap_or_default();
     if branch.is_empty() {
         return Err(Error::wrong_state(
             "the ledger's checkout is on no branch (detached HEAD): there is nothing to sync",
@@ -173,9 +164,7 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
         .with_help("`git switch BRANCH` in the ledger's checkout, then `vermas sync`"));
     }
     let config = |key: String| {
-        target
-            .git(&["config", "--get", &key])
-            .ok()
+        repo.config_value(&key)
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
     };
@@ -191,7 +180,7 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
         }
         _ => branch.clone(),
     };
-    if target.git(&["remote", "get-url", &remote]).is_err() {
+    if config(format!("remote.{remote}.url")).is_none() {
         return Err(Error::wrong_state(format!(
             "no remote named '{remote}' to sync the ledger's branch '{branch}' with"
         ))
@@ -200,10 +189,15 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
              {branch}` (or name another: `vermas sync REMOTE`)"
         )));
     }
-    target.branch = branch;
-    target.remote = remote;
-    target.remote_branch = remote_branch;
-    Ok(target)
+    Ok(Target {
+        dir,
+        beads,
+        branch,
+        remote,
+        remote_branch,
+        exe_dir: exe_dir.map(Path::to_path_buf),
+        repo,
+    })
 }
 
 /// Fetches the remote's branch into its tracking ref; its commit, `None` when the remote
@@ -226,9 +220,10 @@ fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<usize> {
     let before = target
         .commit("HEAD")
         .ok_or_else(|| Error::git("the ledger's branch has no commit yet"))?;
-    if target
-        .git(&["merge-base", "--is-ancestor", theirs, &before])
-        .is_ok()
+    if before == theirs
+        || target
+            .git(&["merge-base", "--is-ancestor", theirs, &before])
+            .is_ok()
     {
         return Ok(0);
     }

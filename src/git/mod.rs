@@ -87,6 +87,19 @@ impl GitRepo {
             .map(|s| s.to_string())
     }
 
+    /// The short name of the branch HEAD points at (`None` when detached or unborn).
+    pub fn head_branch(&self) -> Option<String> {
+        let name = self.repo.head_name().ok()??;
+        Some(name.shorten().to_string())
+    }
+
+    /// The commit the reference `name` (e.g. `refs/remotes/origin/main`) points at, read
+    /// fresh from disk.
+    pub fn ref_commit(&self, name: &str) -> Option<String> {
+        let mut r = self.repo.find_reference(name).ok()?;
+        r.peel_to_id().ok().map(|id| id.to_string())
+    }
+
     /// `user.name` from git's configuration, if set.
     pub fn user_name(&self) -> Option<String> {
         self.repo
