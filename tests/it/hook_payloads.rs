@@ -5,6 +5,20 @@
 use crate::common::*;
 use crate::live_support::*;
 
+/// The points a passing `inspect run` fires.
+const POINTS: [&str; 10] = [
+    "PreInspect",
+    "PostVerify",
+    "PostAudit",
+    "PreAdvocate",
+    "PostAdvocate",
+    "PreCritic",
+    "PostCritic",
+    "PreJudgment",
+    "PostJudgment",
+    "OnVerifyPass",
+];
+
 #[test]
 fn every_hook_point_gets_the_bead_and_what_its_step_needs() {
     let repo = Repo::initialised();
@@ -13,18 +27,7 @@ fn every_hook_point_gets_the_bead_and_what_its_step_needs() {
     let dir = repo.join("payloads");
     std::fs::create_dir_all(&dir).expect("mkdir");
     let record = format!("#!/bin/sh\ncat > '{}/'\"$VERMAS_HOOK\"\n", dir.display());
-    for point in [
-        "PreInspect",
-        "PostVerify",
-        "PostAudit",
-        "PreAdvocate",
-        "PostAdvocate",
-        "PreCritic",
-        "PostCritic",
-        "PreJudgment",
-        "PostJudgment",
-        "OnVerifyPass",
-    ] {
+    for point in POINTS {
         write_exec(&repo, &format!(".beads/hooks/{point}"), &record);
     }
     repo.git(&["add", "-A"]);
@@ -35,18 +38,7 @@ fn every_hook_point_gets_the_bead_and_what_its_step_needs() {
             .unwrap_or_else(|_| panic!("{point} did not run"));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{point}: {e}: {text}"))
     };
-    for point in [
-        "PreInspect",
-        "PostVerify",
-        "PostAudit",
-        "PreAdvocate",
-        "PostAdvocate",
-        "PreCritic",
-        "PostCritic",
-        "PreJudgment",
-        "PostJudgment",
-        "OnVerifyPass",
-    ] {
+    for point in POINTS {
         assert_eq!(payload(point)["bead_id"], "vm-fizz", "{point}");
     }
     assert_eq!(payload("PostVerify")["checks"][0]["id"], "ac-1");

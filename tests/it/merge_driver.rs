@@ -1,41 +1,17 @@
 //! Records merge by meaning: `vermas init` registers `vermas merge-file` as git's merge
 //! driver, so a plain `git pull` of a bead both clones changed merges without a conflict.
 
-use crate::common::{Repo, stderr, stdout};
+use crate::common::{Repo, git_at, git_ok, stderr, stdout};
 use std::path::Path;
 
-/// Runs real git in `dir` (the vermas binary's folder first on PATH, so git can run the
-/// driver); returns the output whatever the exit code.
+/// Real git in `dir` (vermas first on PATH, so git can run the driver), whatever the exit.
 fn git_raw(repo: &Repo, dir: &Path, args: &[&str]) -> std::process::Output {
-    let bin = assert_cmd::cargo::cargo_bin("vermas");
-    let path = format!(
-        "{}:{}",
-        bin.parent().expect("bin dir").display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    std::process::Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("PATH", path)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", repo.path())
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git")
+    git_at(repo.path(), dir, args, true)
 }
 
 /// Real git in `dir`, asserting success; returns stdout.
 fn git_in(repo: &Repo, dir: &Path, args: &[&str]) -> String {
-    let out = git_raw(repo, dir, args);
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    stdout(&out)
+    git_ok(repo.path(), dir, args, true)
 }
 
 /// vermas in `dir`, asserting success; returns stdout.

@@ -2,35 +2,13 @@
 //! merge with the record-aware driver, push, retry while others push), and a merge git
 //! cannot make cleanly is refused with nothing changed.
 
-use crate::common::{Repo, stderr, stdout};
+use crate::common::{Repo, git_ok, stderr, stdout};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-/// Real git in `dir` (vermas deliberately not on PATH: sync must put it there itself).
-fn git_raw(home: &Path, dir: &Path, args: &[&str]) -> Output {
-    std::process::Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", home)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git")
-}
-
-/// Real git in `dir`, asserting success; returns stdout.
+/// Real git in `dir`, asserting success; returns stdout (vermas deliberately not on PATH:
+/// sync must put it there itself).
 fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
-    let out = git_raw(home, dir, args);
-    assert!(
-        out.status.success(),
-        "git {args:?} in {}: {}{}",
-        dir.display(),
-        stdout(&out),
-        stderr(&out)
-    );
-    stdout(&out)
+    git_ok(home, dir, args, false)
 }
 
 /// vermas in `dir`, asserting success; returns stdout.

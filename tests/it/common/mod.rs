@@ -369,3 +369,41 @@ pub fn blob_hash(text: &str) -> String {
     let out = child.wait_with_output().expect("git hash-object");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// Runs real git in `dir` with `home` as HOME and no system config, GIT_DIR and friends
+/// removed, and `vermas_on_path` putting the vermas binary's folder first on PATH (so git
+/// can run the merge driver); the output, whatever the exit code.
+pub fn git_at(home: &Path, dir: &Path, args: &[&str], vermas_on_path: bool) -> Output {
+    let mut cmd = std::process::Command::new("git");
+    if vermas_on_path {
+        let bin = assert_cmd::cargo::cargo_bin("vermas");
+        let path = format!(
+            "{}:{}",
+            bin.parent().expect("bin dir").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        cmd.env("PATH", path);
+    }
+    cmd.current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", home)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("run git")
+}
+
+/// [`git_at`], asserting success; its stdout.
+pub fn git_ok(home: &Path, dir: &Path, args: &[&str], vermas_on_path: bool) -> String {
+    let out = git_at(home, dir, args, vermas_on_path);
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}{}",
+        dir.display(),
+        stdout(&out),
+        stderr(&out)
+    );
+    stdout(&out)
+}
