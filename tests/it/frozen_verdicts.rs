@@ -27,6 +27,27 @@ fn fizz(fizzbuzz: &str) -> Repo {
     repo
 }
 
+/// A repository with work `title` made by `q`, its test spec given one criterion
+/// (`description`, checked by `cmd`) and approved through the CLI, and the role stand-in as
+/// the LLM; returns it with the work's and the spec's ids.
+fn approved_work(title: &str, description: &str, cmd: &str) -> (Repo, String, String) {
+    let repo = Repo::initialised_with_test_specs();
+    repo.write_llm_command(&roles_llm().display().to_string());
+    let work = repo.ok(&["q", title]).trim().to_string();
+    let spec = work.replacen("vm-", "vm-spec-", 1);
+    repo.ok(&[
+        "inspect",
+        "add-criteria",
+        &spec,
+        "-d",
+        description,
+        "--cmd",
+        cmd,
+    ]);
+    repo.ok(&["inspect", "approve", &spec]);
+    (repo, work, spec)
+}
+
 /// Commits every change in the work tree.
 fn commit_all(repo: &Repo, message: &str) {
     repo.git(&["add", "-A"]);
@@ -50,20 +71,7 @@ fn ready_ids(repo: &Repo) -> Vec<String> {
 
 #[test]
 fn approval_freezes_the_criteria_and_an_edit_puts_the_spec_back_to_pending() {
-    let repo = Repo::initialised_with_test_specs();
-    repo.write_llm_command(&roles_llm().display().to_string());
-    let work = repo.ok(&["q", "Ship the ok file"]).trim().to_string();
-    let spec = work.replacen("vm-", "vm-spec-", 1);
-    repo.ok(&[
-        "inspect",
-        "add-criteria",
-        &spec,
-        "-d",
-        "the ok file exists",
-        "--cmd",
-        "test -f ok",
-    ]);
-    repo.ok(&["inspect", "approve", &spec]);
+    let (repo, work, spec) = approved_work("Ship the ok file", "the ok file exists", "test -f ok");
     repo.write("ok", "yes\n");
     commit_all(&repo, "the work");
     run(&repo, &["inspect", "run", &work]).expect_code(0);
@@ -285,20 +293,11 @@ fn an_answer_applies_only_to_the_work_it_was_asked_about() {
 
 #[test]
 fn the_diff_the_roles_read_starts_where_sling_recorded_the_work() {
-    let repo = Repo::initialised_with_test_specs();
-    repo.write_llm_command(&roles_llm().display().to_string());
-    let work = repo.ok(&["q", "Write the banner"]).trim().to_string();
-    let spec = work.replacen("vm-", "vm-spec-", 1);
-    repo.ok(&[
-        "inspect",
-        "add-criteria",
-        &spec,
-        "-d",
+    let (repo, work, _) = approved_work(
+        "Write the banner",
         "the banner exists",
-        "--cmd",
         "test -f banner.txt",
-    ]);
-    repo.ok(&["inspect", "approve", &spec]);
+    );
     repo.ok(&["sling", &work, "polecat"]);
     repo.write("banner.txt", "HELLO BANNER\n");
     commit_all(&repo, "the banner");
