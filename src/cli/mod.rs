@@ -240,7 +240,12 @@ impl Ctx {
     pub fn workspace(&self) -> Result<Workspace, Error> {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         // An older vermas's settings move out of bd's config.yaml on first use.
-        Ok(setup::settle_settings(self, Workspace::discover(&cwd)?))
+        let ws = setup::settle_settings(self, Workspace::discover(&cwd)?);
+        if ws.config.git.commit {
+            // A clone gets the merge driver with its first vermas command, read or write.
+            crate::setup::driver::ensure(&ws);
+        }
+        Ok(ws)
     }
 
     /// Who is acting in a change to `ws` about to be recorded. Refused (exit 2) when the
@@ -250,9 +255,6 @@ impl Ctx {
         let actor = self.actor_name(ws)?;
         if ws.config.git.commit {
             crate::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
-            // Once, if missing: a clone gets the merge driver with its first change. Best
-            // effort: `doctor` reports it when it could not be written.
-            let _ = crate::setup::driver::register(ws);
         }
         Ok(actor)
     }

@@ -20,6 +20,25 @@ pub fn registered(ws: &Workspace) -> bool {
     GitRepo::open(&ws.beads_dir).is_none_or(|r| r.config_value("merge.vermas.driver").is_some())
 }
 
+/// [`register`] for every command that opens a workspace where `.beads/.gitattributes`
+/// names the driver, so a clone gets the driver with its first vermas command: a glance at
+/// the repository's `.git/config` first (one small read), the git config proper only when
+/// that does not show the driver. Best effort:
+/// `doctor` reports a driver that could not be registered.
+pub fn ensure(ws: &Workspace) {
+    if let Some(root) = ws.beads_dir.parent()
+        && std::fs::read_to_string(root.join(".git/config"))
+            .is_ok_and(|text| text.contains("[merge \"vermas\"]"))
+    {
+        return;
+    }
+    // Only where the records name the driver (the repository's vermas was set up): a
+    // folder of bd's alone gets nothing written. Best effort, as above.
+    if attributed(ws) {
+        let _ = register(ws);
+    }
+}
+
 /// Names the driver in the git config of the ledger's repository when it does not yet;
 /// returns whether it wrote it.
 pub fn register(ws: &Workspace) -> Result<bool> {

@@ -74,12 +74,18 @@ fn two_clones_changing_one_bead_merge_by_meaning_on_git_pull() {
         git_in(&a, &b, &["config", k, v]);
     }
 
+    // B's first vermas command, a read, registers the driver in B's git config.
+    assert!(
+        !git_raw(&a, &b, &["config", "merge.vermas.driver"])
+            .status
+            .success()
+    );
+    ok_in(&a, &b, &["list"]);
+    let driver = git_in(&a, &b, &["config", "merge.vermas.driver"]);
+    assert_eq!(driver.trim(), "vermas merge-file %O %A %B %P");
     // B changes X: a note and its status.
     ok_in(&a, &b, &["update", &x, "--notes", "from b"]);
     ok_in(&a, &b, &["update", &x, "-s", "in_progress"]);
-    // The first change registered the driver in B's git config.
-    let driver = git_in(&a, &b, &["config", "merge.vermas.driver"]);
-    assert_eq!(driver.trim(), "vermas merge-file %O %A %B %P");
     // A changes X too: a note and a label; A pushes.
     a.ok(&["update", &x, "--notes", "from a"]);
     a.ok(&["label", "add", &x, "from-a"]);
