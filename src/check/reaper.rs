@@ -28,6 +28,9 @@ static RUNNING: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 static ON_SIGNAL: Mutex<Vec<Box<dyn Fn() + Send>>> = Mutex::new(Vec::new());
 /// The write end of the pipe the signal handler wakes the cleanup thread through.
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+/// How the front end ends the process after a terminating signal, when re-raising it did
+/// not (see [`set_terminator`]).
+static TERMINATOR: std::sync::OnceLock<fn(i32)> = std::sync::OnceLock::new();
 /// Set once a terminating signal arrived: finished checks then wait for the end.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Numbers the checks of this process.
@@ -259,6 +262,13 @@ fn group_alive(pgid: i32) -> bool {
     pgid > 1 && unsafe { libc::killpg(pgid, 0) } == 0
 }
 
+/// Names how the front end ends the process with an exit code after a terminating signal
+/// whose re-raise did not end it: the library itself never exits.
+pub fn set_terminator(end: fn(i32)) {
+    // Set once at start; a second call keeps the first.
+    let _ = TERMINATOR.set(end);
+}
+
 /// Installs handlers for the terminating signals that wake a cleanup thread, which ends the
 /// checks, runs [`on_signal`] work, then lets the signal end vermas as it would have.
 fn install_signal_cleanup() {
@@ -287,7 +297,11 @@ fn install_signal_cleanup() {
                     libc::signal(sig, libc::SIG_DFL);
                     libc::raise(sig);
                 }
-                std::process::exit(128 + sig);
+                // Still here (the signal was held off): the front end ends the process;
+                // the library never does.
+                if let Some(end) = TERMINATOR.get() {
+                    end(128 + sig);
+                }
             }
         });
     if spawned.is_err() {

@@ -58,6 +58,7 @@ type CmdResult = Result<i32, Error>;
 pub fn main() -> i32 {
     // A shell asking for completions (COMPLETE=bash vermas -- ...) is answered and exits.
     clap_complete::CompleteEnv::with_factory(args::completion_command).complete();
+    crate::check::reaper::set_terminator(|code| std::process::exit(code));
     crate::git::install_interrupt_cleanup();
     // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
     let cli = match Cli::try_parse_from(ralph::command_line()) {
