@@ -17,7 +17,7 @@ use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
-pub use crate::bead::model::{AWAITING_INPUT, VERIFIED};
+use crate::bead::model::{AWAITING_INPUT, VERIFIED};
 
 /// What routing did, besides the record.
 #[derive(Debug, Clone, serde::Serialize)]

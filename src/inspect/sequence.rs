@@ -105,11 +105,6 @@ pub trait Observer {
     fn waiting(&mut self, _ins: &Inspection, _routed: &Routed) {}
 }
 
-/// The observer of a front end that only renders the end.
-pub struct Quiet;
-
-impl Observer for Quiet {}
-
 /// How a run ended.
 #[derive(Debug)]
 pub struct Outcome {
