@@ -4,7 +4,6 @@
 //! git commit made through gix. The `cli` module is the thin command-line layer; every
 //! other module is library code that never prints and never exits the process.
 
-pub mod baseline;
 pub mod bead;
 pub mod check;
 pub mod cli;
@@ -22,7 +21,6 @@ pub mod inspect;
 pub mod inspector;
 pub mod interop;
 pub mod judge;
-pub mod live;
 pub mod lsp;
 pub mod mail;
 pub mod merge;
@@ -30,20 +28,17 @@ pub mod mol;
 pub mod par;
 pub mod ralph;
 pub mod refinery;
-pub mod report;
-pub mod results;
 pub mod roles;
 pub mod session;
 pub mod setup;
 mod shell;
 pub mod spec;
 pub mod store;
-pub mod summary;
 pub mod sync;
 pub mod tasks;
 pub mod textpos;
 pub mod time;
-pub mod verification;
+pub mod verify;
 pub mod words;
 pub mod workspace;
 pub mod yaml;

@@ -36,7 +36,7 @@ fn bead_ids() -> Vec<CompletionCandidate> {
 fn spec_names() -> Vec<CompletionCandidate> {
     let names = std::env::current_dir()
         .ok()
-        .and_then(|cwd| crate::verification::Project::locate(&cwd).ok())
+        .and_then(|cwd| crate::verify::Project::locate(&cwd).ok())
         .and_then(|p| p.specs().ok())
         .map(|specs| specs.into_iter().map(|s| s.name).collect::<Vec<_>>())
         .unwrap_or_default();

@@ -8,8 +8,7 @@ use super::{CmdResult, Ctx};
 use crate::error::Error;
 use crate::git::GitRepo;
 use crate::githooks::{self, Installed, Scope, Uninstalled};
-use crate::live::{Counts, Kinds, RunSettings, SpecRun};
-use crate::verification::Project;
+use crate::verify::{self, Kinds, Project, SpecRun, Verification};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -206,7 +205,6 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
         p: &p,
         repo: &repo,
         plan: &plan,
-        settings: p.settings(kinds, None, true),
         kinds,
         judge,
     };
@@ -219,7 +217,7 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
         }
     }
     if ctx.json {
-        print_json(&crate::report::json(&runs));
+        print_json(&verify::report::json(&runs));
     }
     Ok(code)
 }
@@ -230,7 +228,6 @@ struct Gate<'a> {
     p: &'a Project,
     repo: &'a GitRepo,
     plan: &'a githooks::PushPlan,
-    settings: RunSettings,
     kinds: Kinds,
     judge: bool,
 }
@@ -277,13 +274,22 @@ impl Gate<'_> {
                 dir.display()
             );
         }
-        let runs = super::specs::run_checks(&at, &specs, &self.settings, self.ctx.json);
+        let count = specs.len();
+        let request = verify::Request::new(verify::Selection::Given(specs), self.kinds);
+        let done = verify::run(
+            &at,
+            request,
+            &mut super::specs::Terminal::new(self.ctx.json),
+        )?;
         drop(tree);
         if !self.ctx.json {
-            out!("{}", crate::report::human(&runs, self.kinds, colour()));
+            out!(
+                "{}",
+                verify::report::human(&done.runs, self.kinds, colour())
+            );
         }
-        let code = push_verdict(&runs, specs.len());
-        all.extend(runs);
+        let code = push_verdict(&done, count);
+        all.extend(done.runs);
         if code == 0
             && let Some(dir) = &cache
             && let Err(e) = githooks::write_stamp(dir, &key)
@@ -309,8 +315,8 @@ fn pushed_refs() -> Result<Vec<githooks::PushRef>, Error> {
 
 /// The hook's exit code for the checks of `specs` specs: 3 when nothing was verified, the
 /// checks' code when one failed or could not run (saying the push is refused), else 0.
-fn push_verdict(runs: &[SpecRun], specs: usize) -> i32 {
-    let total = runs.iter().fold(Counts::default(), |t, r| t.plus(r.counts));
+fn push_verdict(done: &Verification, specs: usize) -> i32 {
+    let total = done.counts();
     if total.nothing_verified() {
         say!(
             "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",

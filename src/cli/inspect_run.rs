@@ -183,7 +183,7 @@ pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
     let wanted = id
         .map(|i| pipeline::work_and_spec(&ws, i).map(|(w, _)| w.id))
         .transpose()?;
-    let records: Vec<_> = crate::results::load_all(&ws)
+    let records: Vec<_> = crate::verify::results::load_all(&ws)
         .into_iter()
         .filter(|r| !r.key.starts_with("spec:"))
         .filter(|r| wanted.as_deref().is_none_or(|w| r.key == w))

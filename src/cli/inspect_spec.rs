@@ -52,7 +52,7 @@ fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
 pub fn show(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, spec) = crate::inspect::pipeline::work_and_spec(&ws, id)?;
-    let latest = crate::results::load(&ws, &work.id)?;
+    let latest = crate::verify::results::load(&ws, &work.id)?;
     if ctx.json {
         print_json(&versioned(json!({
             "work": {"id": work.id, "title": work.title, "status": work.status},

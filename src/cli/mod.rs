@@ -223,9 +223,9 @@ fn dispatch(cli: Cli) -> CmdResult {
 }
 
 /// Finds the project around the current directory; specs work without `.beads`.
-pub(crate) fn project() -> Result<crate::verification::Project, Error> {
+pub(crate) fn project() -> Result<crate::verify::Project, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    crate::verification::Project::locate(&cwd)
+    crate::verify::Project::locate(&cwd)
 }
 
 /// Options every handler sees.

@@ -7,7 +7,6 @@ use super::ralph_args::{RalphCmd, RalphSpecArgs, RalphStatusArgs};
 use super::{CmdResult, Ctx};
 use crate::check::Outcome as CheckOutcome;
 use crate::error::Error;
-use crate::live::AnnotationRun;
 use crate::ralph::annotations;
 use crate::ralph::progress::{self, Progress, Source};
 use crate::ralph::run::{self, Item, Mode, Report};
@@ -15,7 +14,8 @@ use crate::ralph::state::{RalphDir, Workflow};
 use crate::ralph::{index, table_molecule};
 use crate::spec::{self, Spec};
 use crate::time::{Timestamp, short_age};
-use crate::verification::Project;
+use crate::verify::live::AnnotationRun;
+use crate::verify::{self, Project};
 use std::ffi::OsString;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write as _;
@@ -88,7 +88,7 @@ fn spec_cmd(a: RalphSpecArgs) -> CmdResult {
             let ralph = ralph_dir(&p);
             let report = run_specs(&p, &specs, mode, single, !a.no_cache, |name| {
                 table_molecule(&p.root, &ralph, name)
-            });
+            })?;
             out!("{}", render_report(&report, a.verbose));
             Ok(report.exit_code())
         }
@@ -103,10 +103,13 @@ fn run_specs(
     single: bool,
     use_cache: bool,
     molecule: impl Fn(&str) -> Option<String>,
-) -> Report {
-    let settings = p.settings(mode.kinds(), None, use_cache);
-    let runs = super::specs::run_checks(p, specs, &settings, false);
-    run::group(&runs, mode, single, |r| molecule(&r.name))
+) -> Result<Report, Error> {
+    let request = verify::Request {
+        use_cache,
+        ..verify::Request::new(verify::Selection::Given(specs.to_vec()), mode.kinds())
+    };
+    let done = verify::run(p, request, &mut super::specs::Terminal::new(false))?;
+    Ok(run::group(&done.runs, mode, single, |r| molecule(&r.name)))
 }
 
 /// `ralph annotations FILE`: exit 1 with no output when the file has no success
@@ -188,7 +191,7 @@ fn status_cmd(a: RalphStatusArgs) -> CmdResult {
             Some(w) if w.molecule.is_some() => w.molecule.clone(),
             _ => table_molecule(&p.root, &ralph, name),
         },
-    );
+    )?;
     out!("{}", render_report(&report, a.verbose));
     Ok(report.exit_code())
 }

@@ -2,8 +2,8 @@
 
 use crate::bead::graph::{self, TreeNode};
 use crate::bead::{Bead, BeadSet};
-use crate::summary::Summary;
 use crate::time::{Timestamp, short_age};
+use crate::verify::summary::Summary;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 

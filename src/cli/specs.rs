@@ -5,10 +5,8 @@ use super::specs_args::{ReportFormat, SpecCmd, StatusArgs};
 use super::{CmdResult, Ctx};
 use crate::check;
 use crate::error::{Error, ParseError};
-use crate::live::{self, Kinds, RunSettings, SpecRun};
 use crate::spec::{self, Spec, lint};
-use crate::summary;
-use crate::verification::Project;
+use crate::verify::{self, Kinds, Project, SpecRun, summary};
 
 /// Every spec of `p`, with a warning on stderr for each one refused.
 pub(super) fn specs_of(p: &Project) -> Result<Vec<Spec>, Error> {
@@ -19,63 +17,44 @@ pub(super) fn specs_of(p: &Project) -> Result<Vec<Spec>, Error> {
     Ok(specs)
 }
 
-/// A warning on stderr for each problem of `specs` that is not an error (a `[verify]` or
-/// `[judge]` link that belongs to no criterion, so never runs).
-fn warn_stray_links(specs: &[Spec]) {
-    for s in specs {
-        for p in s.problems.iter().filter(|p| !p.error) {
-            let at = format!("{}:{}:{}: {}", s.path, p.line, p.column, p.message);
-            diagnostic("warning", &Error::Invalid(at));
+/// Hears a verification for the terminal: warnings on stderr, the running checks on a
+/// terminal stderr unless `quiet`.
+pub(super) struct Terminal {
+    /// The progress line.
+    board: super::progress::Board,
+}
+
+impl Terminal {
+    /// Progress shown unless `quiet` (JSON output, or a caller that draws its own).
+    pub(super) fn new(quiet: bool) -> Terminal {
+        Terminal {
+            board: super::progress::Board::new("checks", !quiet),
         }
     }
 }
 
-/// The criteria of `specs` in `shard`, balanced by the durations recorded in the
-/// workspace's spec results (`status --verify --record`), when there are any.
-fn sharded(p: &Project, specs: Vec<Spec>, shard: spec::shard::Shard) -> Vec<Spec> {
-    let mut took: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-    if let Some(ws) = &p.ws {
-        for record in crate::results::load_all(ws)
-            .into_iter()
-            .filter(|r| r.key.starts_with("spec:"))
-        {
-            for check in record.checks {
-                *took.entry(check.criterion).or_default() += check.duration_ms;
+impl verify::Observer for Terminal {
+    fn warning(&mut self, message: &str) {
+        diagnostic("warning", &Error::Invalid(message.to_string()));
+    }
+
+    fn progress(&self, event: check::Progress, label: &str) {
+        match event {
+            check::Progress::Started { index, total } => {
+                self.board.started(index.to_string(), label, Some(total))
+            }
+            check::Progress::Finished { index, done, total } => {
+                self.board.finished(&index.to_string(), done, Some(total))
             }
         }
     }
-    spec::shard::select(specs, shard, |key| took.get(key).copied())
-}
-
-/// Runs the checks of `specs`, showing the running ones on a terminal stderr unless
-/// `quiet`.
-pub(super) fn run_checks(
-    p: &Project,
-    specs: &[Spec],
-    settings: &RunSettings,
-    quiet: bool,
-) -> Vec<live::SpecRun> {
-    let board = super::progress::Board::new("checks", !quiet);
-    p.run(specs, settings, |progress, label| match progress {
-        check::Progress::Started { index, total } => {
-            board.started(index.to_string(), label, Some(total))
-        }
-        check::Progress::Finished { index, done, total } => {
-            board.finished(&index.to_string(), done, Some(total))
-        }
-    })
 }
 
 /// `status`.
 pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     let p = super::project()?;
-    let mut selected = spec::checkable(spec::select(specs_of(&p)?, &a.specs)?);
-    warn_stray_links(&selected);
-    if let Some(shard) = a.shard {
-        if !a.verify && !a.judge {
-            return Err(Error::usage("--shard goes with --verify or --judge"));
-        }
-        selected = sharded(&p, selected, shard);
+    if a.shard.is_some() && !a.verify && !a.judge {
+        return Err(Error::usage("--shard goes with --verify or --judge"));
     }
     if a.baseline.is_some() && !a.verify {
         return Err(Error::usage("--baseline goes with --verify"));
@@ -94,57 +73,46 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     if let Some(secs) = a.watch {
         return super::watch::run(&a, secs.max(1));
     }
+    let mut terminal = Terminal::new(ctx.json);
     if !a.verify && !a.judge {
+        let selected = verify::select(&p, &a.specs, &mut terminal)?;
         return summary_only(ctx, &a, &p, &selected);
     }
     if let Some(path) = &a.junit {
         check_writable_parent(path)?;
     }
     // A result that could not be recorded is refused before anything runs.
-    let actor = match p.ws.as_ref().filter(|_| a.record) {
-        Some(ws) => Some(ctx.actor(ws)?),
-        None => None,
+    let record = match (a.record, p.ws.as_ref()) {
+        (false, _) => None,
+        (true, Some(ws)) => Some(ctx.actor(ws)?),
+        (true, None) => Some(String::new()),
     };
     let kinds = Kinds {
         verify: a.verify,
         judge: a.judge,
     };
-    let settings = p.settings(kinds, a.jobs, !a.no_cache);
-    let baseline_rev = a
-        .baseline
-        .as_deref()
-        .map(|rev| crate::baseline::resolve(&p.root, rev))
-        .transpose()?;
-    let mut runs = run_checks(&p, &selected, &settings, ctx.json);
-    if let Some(rev) = &baseline_rev {
-        let verify_only = RunSettings {
-            kinds: Kinds {
-                verify: true,
-                judge: false,
-            },
-            ..settings
-        };
-        let before = crate::baseline::run_at(&p.root, rev, &selected, &verify_only)?;
-        crate::baseline::flag(&mut runs, &before);
+    let request = verify::Request {
+        specs: verify::Selection::Named(a.specs.clone()),
+        kinds,
+        jobs: a.jobs,
+        use_cache: !a.no_cache,
+        baseline: a.baseline.clone(),
+        record,
+        shard: a.shard,
+    };
+    let mut done = verify::run(&p, request, &mut terminal)?;
+    report(ctx, &a, &done.runs, kinds)?;
+    if let Some(recorded) = done.recorded.take() {
+        recorded_note(&recorded?);
     }
-    report(ctx, &a, &runs, kinds)?;
-    if a.record {
-        let actor = actor.unwrap_or_default();
-        let recorded = p.record(&runs, &actor)?;
-        recorded_note(&recorded);
-    }
-    let total = runs
-        .iter()
-        .fold(live::Counts::default(), |t, r| t.plus(r.counts));
-    if total.nothing_verified() {
-        let specs = crate::words::plural(runs.len(), "spec");
+    if done.nothing_verified() {
+        let specs = crate::words::plural(done.runs.len(), "spec");
         eprintln!(
             "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
             kinds.heading().to_lowercase().replace(" + ", " or ")
         );
-        return Ok(total.exit_code().max(3));
     }
-    Ok(total.exit_code())
+    Ok(done.exit_code())
 }
 
 /// Plain `status`: counts and recorded results from the files alone, no checks run.
@@ -172,19 +140,19 @@ fn summary_only(ctx: &Ctx, a: &StatusArgs, p: &Project, selected: &[Spec]) -> Cm
 /// Writes the JUnit file if asked for, and prints the report: JSON, TAP or for people.
 fn report(ctx: &Ctx, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(), Error> {
     if let Some(path) = &a.junit {
-        std::fs::write(path, crate::report::junit(runs)).map_err(|e| Error::io(path, e))?;
+        std::fs::write(path, crate::verify::report::junit(runs)).map_err(|e| Error::io(path, e))?;
     }
     if ctx.json {
-        print_json(&crate::report::json(runs));
+        print_json(&crate::verify::report::json(runs));
     } else if a.tap {
-        out!("{}", crate::report::tap(runs));
+        out!("{}", crate::verify::report::tap(runs));
     } else {
         if annotate(a) {
-            out!("{}", crate::report::github::annotations(runs));
+            out!("{}", crate::verify::report::github::annotations(runs));
         }
         out!(
             "{}",
-            crate::report::human(runs, kinds, super::output::colour())
+            crate::verify::report::human(runs, kinds, super::output::colour())
         );
     }
     Ok(())
@@ -231,7 +199,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
         SpecCmd::List { shard } => {
             let specs = specs_of(&p)?;
             let specs = match shard {
-                Some(shard) => sharded(&p, spec::checkable(specs), shard),
+                Some(shard) => verify::shard(&p, spec::checkable(specs), shard),
                 None => specs,
             };
             if ctx.json {

@@ -6,7 +6,7 @@
 use super::CmdResult;
 use super::specs_args::StatusArgs;
 use crate::error::Error;
-use crate::verification::Project;
+use crate::verify::{self, Project};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -72,22 +72,30 @@ fn start_session(exe: &Path) -> CmdResult {
 /// One frame of the top pane.
 fn render(a: &StatusArgs) -> Result<String, Error> {
     let p = super::project()?;
-    let specs = crate::spec::select(crate::spec::checkable(p.specs()?), &a.specs)?;
     let now = crate::time::Timestamp::now();
     let mut screen = format!(
         "vermas status  (every {}s, Ctrl-C to stop)  {now}\n\n",
         a.watch.unwrap_or(5)
     );
     if a.verify || a.judge {
-        let kinds = crate::live::Kinds {
+        let kinds = verify::Kinds {
             verify: a.verify,
             judge: a.judge,
         };
-        let settings = p.settings(kinds, a.jobs, !a.no_cache);
-        let runs = p.run(&specs, &settings, |_, _| {});
-        screen.push_str(&crate::report::human(&runs, kinds, super::output::colour()));
+        let request = verify::Request {
+            jobs: a.jobs,
+            use_cache: !a.no_cache,
+            ..verify::Request::new(verify::Selection::Named(a.specs.clone()), kinds)
+        };
+        let done = verify::run(&p, request, &mut ())?;
+        screen.push_str(&verify::report::human(
+            &done.runs,
+            kinds,
+            super::output::colour(),
+        ));
     } else {
-        let s = crate::summary::summarise(p.ws.as_ref(), &specs)?;
+        let specs = verify::select(&p, &a.specs, &mut ())?;
+        let s = verify::summary::summarise(p.ws.as_ref(), &specs)?;
         screen.push_str(&super::render::summary(&s, p.ws.is_some()));
     }
     Ok(screen)
@@ -192,9 +200,9 @@ fn commits_screen(p: &Project) -> String {
     }
     screen.push_str("\nFailures on record\n");
     if let Some(ws) = &p.ws {
-        for r in crate::results::load_all(ws)
+        for r in crate::verify::results::load_all(ws)
             .into_iter()
-            .filter(|r| r.verdict != crate::results::Verdict::Pass)
+            .filter(|r| r.verdict != crate::verify::results::Verdict::Pass)
         {
             screen.push_str(&format!("  {} {} at {}\n", r.verdict, r.key, r.at));
         }

@@ -150,7 +150,7 @@ pub fn ask_checked<T>(
     })
 }
 
-pub use crate::results::Verdict;
+pub use crate::verify::results::Verdict;
 
 /// The judge's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]

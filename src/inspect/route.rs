@@ -10,9 +10,9 @@ use crate::bead::store::bead_path;
 use crate::error::{Error, Result};
 use crate::mail::ops::Outgoing;
 use crate::mail::{MsgType, Priority};
-use crate::results::{Evidence, ResultRecord};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
+use crate::verify::results::{Evidence, ResultRecord};
 use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
@@ -56,7 +56,10 @@ pub fn route_in(
 ) -> Result<(Routed, Vec<String>)> {
     let record = record_of(ins, now);
     let text = crate::yaml::to_string(&record).map_err(Error::Invalid)?;
-    txn.write(&crate::results::path(ws, &ins.work), text.as_bytes())?;
+    txn.write(
+        &crate::verify::results::path(ws, &ins.work),
+        text.as_bytes(),
+    )?;
     let mut work = crate::bead::store::load_one(ws, &ins.work)?;
     let mut routed = Routed {
         result_bead: None,

@@ -4,7 +4,7 @@
 
 use crate::bead::model::{AcceptanceCriterion, Bead};
 use crate::check::{self, CheckResult, Outcome};
-use crate::live::{Kinds, RunSettings};
+use crate::verify::{self, Kinds, Project, RunSettings};
 use crate::workspace::Workspace;
 use serde::Serialize;
 
@@ -32,11 +32,7 @@ pub fn verify(
     spec: Option<&Bead>,
     use_cache: bool,
 ) -> Vec<CriterionCheck> {
-    let project = crate::verification::Project {
-        root: ws.root.clone(),
-        ws: Some(ws.clone()),
-        config: ws.config.clone(),
-    };
+    let project = Project::of(ws);
     let kinds = Kinds {
         verify: true,
         judge: true,
@@ -56,20 +52,28 @@ pub fn verify(
             Ok(s) => s,
             Err(e) => {
                 // A linked spec that cannot be read decides nothing, so nothing passes.
-                out.push(CriterionCheck {
-                    id: path.clone(),
-                    description: format!("the live spec {path} the work links"),
-                    kind: "spec".into(),
-                    target: path.clone(),
-                    result: CheckResult::without_run(
-                        Outcome::Error,
-                        format!("the linked spec {path} cannot be read: {e}"),
-                    ),
-                });
+                out.push(unreadable(
+                    path,
+                    format!("the linked spec {path} cannot be read: {e}"),
+                ));
                 return out;
             }
         };
-        for run in project.run(&[s], &settings, |_, _| {}) {
+        let request = verify::Request {
+            use_cache,
+            ..verify::Request::new(verify::Selection::Given(vec![s]), kinds)
+        };
+        let runs = match verify::run(&project, request, &mut ()) {
+            Ok(done) => done.runs,
+            Err(e) => {
+                out.push(unreadable(
+                    path,
+                    format!("the linked spec {path} cannot be verified: {e}"),
+                ));
+                return out;
+            }
+        };
+        for run in runs {
             for c in run.criteria {
                 for a in c.checks {
                     out.push(CriterionCheck {
@@ -84,6 +88,17 @@ pub fn verify(
         }
     }
     out
+}
+
+/// The ERROR that stands for the linked live spec `path` when it decides nothing.
+fn unreadable(path: &str, why: String) -> CriterionCheck {
+    CriterionCheck {
+        id: path.to_string(),
+        description: format!("the live spec {path} the work links"),
+        kind: "spec".into(),
+        target: path.to_string(),
+        result: CheckResult::without_run(Outcome::Error, why),
+    }
 }
 
 /// Runs one acceptance criterion: a shell command, a verify target or a judge rubric.

@@ -7,11 +7,10 @@ use super::last::{self, LastRun};
 use super::position;
 use super::state::{Server, SpecDoc};
 use crate::check::Outcome;
-use crate::live::{Kinds, SpecRun};
 use crate::spec::{self, Criterion};
 use crate::store::Recorded;
 use crate::time::Timestamp;
-use crate::verification::Project;
+use crate::verify::{self, Kinds, Project, SpecRun};
 use lsp_types::{
     CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, CodeLens, Command,
     Diagnostic, NumberOrString, Range, Uri,
@@ -195,14 +194,16 @@ pub fn run_criterion(server: &Server, uri: &Uri, line: u32) -> Result<RunReport,
         verify: true,
         judge: llm,
     };
-    let settings = project.settings(kinds, None, true);
-    let mut runs = project.run(std::slice::from_ref(&spec), &settings, |_, _| {});
+    let request = verify::Request::new(verify::Selection::Given(vec![spec]), kinds);
+    let mut runs = verify::run(project, request, &mut ())
+        .map_err(|e| e.to_string())?
+        .runs;
     let mut run = runs.pop().ok_or("the run returned no result")?;
     if !llm {
         explain_unjudged(&mut run);
     }
     let now = Timestamp::now();
-    let evidence = crate::results::from_spec_run(&run, now).checks;
+    let evidence = crate::verify::results::from_spec_run(&run, now).checks;
     let crit = run.criteria.pop().ok_or("the run returned no criterion")?;
     let key = last::key(&doc.rel, crit.line);
     let (recorded, written) = record(&doc, crit.line, evidence.clone());
@@ -261,7 +262,11 @@ fn explain_unjudged(run: &mut SpecRun) {
 /// Records a criterion's evidence as `status --verify --record` would (a commit in the
 /// workspace); says what happened or why nothing was written, and whether the record in
 /// `.beads/results/` now holds this run.
-fn record(doc: &SpecDoc, line: usize, evidence: Vec<crate::results::Evidence>) -> (String, bool) {
+fn record(
+    doc: &SpecDoc,
+    line: usize,
+    evidence: Vec<crate::verify::results::Evidence>,
+) -> (String, bool) {
     let Some(ws) = doc.project.ws.as_ref() else {
         return (
             "not recorded: no .beads workspace (run `vermas init`)".into(),

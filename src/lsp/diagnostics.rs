@@ -27,7 +27,7 @@ pub fn compute(server: &Server, doc: &SpecDoc) -> Vec<Diagnostic> {
         .project
         .ws
         .as_ref()
-        .and_then(|ws| crate::results::load_spec(ws, &doc.name));
+        .and_then(|ws| crate::verify::results::load_spec(ws, &doc.name));
     for c in &spec.criteria {
         let key = last::key(&doc.rel, c.line);
         let recorded = record.as_ref().and_then(|r| last::from_record(r, &key));

@@ -29,7 +29,7 @@ pub fn hover(server: &Server, doc: &SpecDoc, line: u32) -> Option<Hover> {
         .project
         .ws
         .as_ref()
-        .and_then(|ws| crate::results::load_spec(ws, &doc.name))
+        .and_then(|ws| crate::verify::results::load_spec(ws, &doc.name))
         .and_then(|r| last::from_record(&r, &key));
     let value = match last::newest(server.session_run(&key), recorded) {
         Some(run) => describe(&run),

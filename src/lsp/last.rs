@@ -2,9 +2,9 @@
 //! `.beads/results/`, and recording one criterion's run into that record.
 
 use crate::check::Outcome;
-use crate::results::{self, Evidence, ResultRecord, Verdict};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
+use crate::verify::results::{self, Evidence, ResultRecord, Verdict};
 use crate::workspace::Workspace;
 
 /// The latest run of one criterion.

@@ -6,7 +6,7 @@ use super::position;
 use super::uri;
 use crate::error::Result;
 use crate::spec;
-use crate::verification::Project;
+use crate::verify::Project;
 use lsp_server::Message;
 use lsp_types::{TextDocumentContentChangeEvent, Uri};
 use std::collections::HashMap;

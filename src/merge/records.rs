@@ -99,7 +99,7 @@ fn further(a: &Step, b: &Step) -> Step {
 
 /// A result record merged: the later run (by `at`) wins whole.
 pub fn result(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
-    later::<crate::results::ResultRecord>(base, ours, theirs, file, |r| r.at)
+    later::<crate::verify::results::ResultRecord>(base, ours, theirs, file, |r| r.at)
 }
 
 /// A merge request merged: the later update (by `updated_at`) wins whole.

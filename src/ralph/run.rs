@@ -1,10 +1,10 @@
 //! A `ralph spec --verify/--judge` run in ralph's terms: the checked specs grouped under a
 //! header each, every criterion reduced to ralph's PASS, FAIL or SKIP (a check that could
 //! not run is a FAIL with its reason, never a PASS), and the tally. The checks themselves
-//! run through [`crate::verification`]; this module only regroups their results.
+//! run through [`crate::verify`]; this module only regroups their results.
 
 use crate::check::Outcome;
-use crate::live::{AnnotationRun, Kinds, SpecRun};
+use crate::verify::live::{AnnotationRun, Kinds, SpecRun};
 
 /// Which checks a run includes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 
 use crate::error::{Error, Result};
 use crate::git::cli;
-use crate::live::{self, RunSettings, SpecRun};
 use crate::spec::Spec;
+use crate::verify::live::{self, RunSettings, SpecRun};
 use std::path::{Path, PathBuf};
 
 /// Resolves `rev` to a commit id; an empty `rev` means the merge-base of HEAD with its

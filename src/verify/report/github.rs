@@ -4,7 +4,7 @@
 //! of its function.
 
 use crate::check::Outcome;
-use crate::live::{CriterionRun, SpecRun};
+use crate::verify::live::{CriterionRun, SpecRun};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 

@@ -1,15 +1,12 @@
-//! One run path for a verification: find the project around a folder, pick its specs,
-//! settle how checks run, run them and record the results. `status --verify`, the watch,
-//! the pre-push hook and the Inspector's verifier all go through here; the CLI only parses
-//! arguments and renders what comes back.
+//! The repository a verification runs in: its root, its workspace if it has one, its
+//! settings, its specs, and how its checks run.
 
-use crate::check::{self, VerifySettings};
+use super::live::{Kinds, RunSettings};
+use crate::check::VerifySettings;
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::judge::JudgeSettings;
-use crate::live::{self, Kinds, RunSettings, SpecRun};
 use crate::spec::{self, Spec};
-use crate::store::Recorded;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
@@ -67,24 +64,15 @@ impl Project {
             judge: JudgeSettings::from_config(&self.config, self.cache_dir(), use_cache),
         }
     }
+}
 
-    /// Runs the checks of `specs`; `progress` hears each check start and end with its
-    /// target as the label.
-    pub fn run(
-        &self,
-        specs: &[Spec],
-        settings: &RunSettings,
-        progress: impl Fn(check::Progress, &str) + Sync,
-    ) -> Vec<SpecRun> {
-        live::run(&self.root, specs, settings, progress)
-    }
-
-    /// Records `runs` as `.beads/results/spec-<name>.yaml`, committed as `actor`.
-    pub fn record(&self, runs: &[SpecRun], actor: &str) -> Result<Recorded> {
-        let ws = self
-            .ws
-            .as_ref()
-            .ok_or_else(|| Error::NoWorkspace(self.root.clone()))?;
-        crate::results::record_specs(ws, runs, actor)
+impl Project {
+    /// The project of a workspace (the Inspector's and the refinery's).
+    pub fn of(ws: &Workspace) -> Project {
+        Project {
+            root: ws.root.clone(),
+            ws: Some(ws.clone()),
+            config: ws.config.clone(),
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Machine formats of a verification run: JSON, JUnit XML, TAP.
 
 use crate::check::Outcome;
-use crate::live::{Counts, SpecRun};
+use crate::verify::live::{Counts, SpecRun};
 use serde_json::{Value, json};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;

@@ -3,9 +3,9 @@
 
 use crate::check::Outcome;
 use crate::error::{Error, Result};
-use crate::live::SpecRun;
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
+use crate::verify::live::SpecRun;
 use crate::workspace::{Workspace, layout};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
