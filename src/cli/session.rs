@@ -120,10 +120,10 @@ pub fn status_line(ctx: &Ctx) -> CmdResult {
     Ok(0)
 }
 
-/// `mayor: 2 unread | inspector: 0 unread | pending specs: 1 | refinery queue: 0`.
+/// `mayor: 2 unread | inspector: 0 unread | pending test specs: 1 | refinery queue: 0`.
 fn status_text(f: &Figures) -> String {
     format!(
-        "mayor: {} unread | inspector: {} unread | pending specs: {} | refinery queue: {}",
-        f.mayor_unread, f.inspector_unread, f.pending_specs, f.refinery_queued
+        "mayor: {} unread | inspector: {} unread | pending test specs: {} | refinery queue: {}",
+        f.mayor_unread, f.inspector_unread, f.pending_test_specs, f.refinery_queued
     )
 }

@@ -14,7 +14,7 @@ pub struct Figures {
     /// Unread messages in `inspector/`.
     pub inspector_unread: usize,
     /// Test specs not yet approved.
-    pub pending_specs: usize,
+    pub pending_test_specs: usize,
     /// Merge requests in `.beads/mq/` whose state is `queued` (no folder: none).
     pub refinery_queued: usize,
 }
@@ -24,7 +24,7 @@ pub fn figures(ws: &Workspace) -> Result<Figures> {
     Ok(Figures {
         mayor_unread: unread(ws, "mayor/")?,
         inspector_unread: unread(ws, "inspector/")?,
-        pending_specs: crate::inspect::testspec::pending(ws)?.len(),
+        pending_test_specs: crate::inspect::testspec::pending(ws)?.len(),
         refinery_queued: queued(ws)?,
     })
 }

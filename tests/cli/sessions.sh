@@ -20,7 +20,7 @@ test_start_reuses_and_stop_removes() {
   panes=$(tmux list-panes -t "=$name:" -F '#{pane_start_command}')
   expect "two panes: $panes" [ "$(wc -l <<<"$panes")" -eq 2 ] || return 1
   expect "mayor's inbox: $panes" grep -q "mail inbox mayor/ --watch" <<<"$panes" || return 1
-  expect "pending specs: $panes" grep -q "inspect pending --watch" <<<"$panes" || return 1
+  expect "pending test specs: $panes" grep -q "inspect pending --watch" <<<"$panes" || return 1
   again=$("$VM" start </dev/null) || return 1
   expect "reused: $again" grep -q "running already" <<<"$again" || return 1
   expect "one session" [ "$(tmux list-sessions | wc -l)" -eq 1 ] || return 1
@@ -38,7 +38,7 @@ test_status_line_counts() {
   "$VM" config set specs.auto_create true >/dev/null || return 1
   "$VM" q "Ship it" >/dev/null || return 1
   line=$("$VM" status-line) || return 1
-  expect "counts: $line" [ "$line" = "mayor: 2 unread | inspector: 1 unread | pending specs: 1 | refinery queue: 0" ]
+  expect "counts: $line" [ "$line" = "mayor: 2 unread | inspector: 1 unread | pending test specs: 1 | refinery queue: 0" ]
 }
 
 test_inbox_watch_redraws() {

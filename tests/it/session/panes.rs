@@ -14,7 +14,7 @@ fn repo_with_a_branch() -> Repo {
 }
 
 #[test]
-fn the_status_line_counts_mail_pending_specs_and_the_refinery_queue() {
+fn the_status_line_counts_mail_pending_test_specs_and_the_refinery_queue() {
     if !have_tmux() {
         return;
     }
@@ -22,7 +22,7 @@ fn the_status_line_counts_mail_pending_specs_and_the_refinery_queue() {
     // No .beads/mq folder yet: an empty queue.
     assert_eq!(
         repo.ok(&["status-line"]).trim(),
-        "mayor: 0 unread | inspector: 0 unread | pending specs: 0 | refinery queue: 0"
+        "mayor: 0 unread | inspector: 0 unread | pending test specs: 0 | refinery queue: 0"
     );
     let work = repo.create("Ship the feature", &[]);
     for subject in ["one", "two"] {
@@ -88,14 +88,14 @@ fn the_status_line_counts_mail_pending_specs_and_the_refinery_queue() {
         stdout(&line).trim(),
         // The inspector's one unread message is the new test spec's notice; the read one
         // does not count.
-        "mayor: 2 unread | inspector: 1 unread | pending specs: 1 | refinery queue: 1",
+        "mayor: 2 unread | inspector: 1 unread | pending test specs: 1 | refinery queue: 1",
         "{}",
         stderr(&line)
     );
 
     let v = repo.json(&["status-line"]);
     assert_eq!(v["refinery_queued"], 1);
-    assert_eq!(v["pending_specs"], 1);
+    assert_eq!(v["pending_test_specs"], 1);
 }
 
 #[test]
