@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when modules of src/ (or the folder given) import each other in a circle: a pair,
+"""Fails when modules of a crate (each crate's src/: the `vermas` binary's and
+crates/vermas-core's, or the folder given) import each other in a circle: a pair,
 or a loop of any length (a strongly connected set of modules).
 
 A module imports another when its code (outside `#[cfg(test)]` items and comments) names a
@@ -12,10 +13,11 @@ import os
 import re
 import sys
 
-SRC = next(
-    (a for a in sys.argv[1:] if not a.startswith("-")),
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"),
-)
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SRCS = [a for a in sys.argv[1:] if not a.startswith("-")] or [
+    os.path.join(ROOT, "src"),
+    os.path.join(ROOT, "crates", "vermas-core", "src"),
+]
 
 
 def module_of(rel):
@@ -263,7 +265,10 @@ def self_test():
 if __name__ == "__main__":
     if "--self-test" in sys.argv:
         self_test()
-    bad = find(SRC, "-v" in sys.argv)
-    for level, modules in bad:
-        print(f"import circle ({level}): {' -> '.join(modules)} -> {modules[0]}")
+    bad = []
+    for src in SRCS:
+        for level, modules in find(src, "-v" in sys.argv):
+            bad.append(modules)
+            crate = os.path.relpath(src, ROOT)
+            print(f"import circle ({level}, {crate}): {' -> '.join(modules)} -> {modules[0]}")
     sys.exit(1 if bad else 0)

@@ -4,9 +4,9 @@
 //! the proposals and reads the edited text.
 
 use super::output::diagnostic;
-use crate::error::{Error, Result};
-use crate::inspect::design::Revision;
 use std::io::{BufRead, IsTerminal, Write};
+use vermas_core::error::{Error, Result};
+use vermas_core::inspect::design::Revision;
 
 /// The question asked after each proposal.
 pub const QUESTION: &str = "Approve? [y]es / [n]o / [e]dit / [r]etry with feedback: ";

@@ -42,7 +42,7 @@ pub fn completion_command() -> clap::Command {
 
 /// `--actor`: one line without control characters (it goes into commit trailers).
 fn actor_name(text: &str) -> Result<String, String> {
-    crate::bead::model::check_single_line("actor", text).map(|()| text.to_string())
+    vermas_core::bead::model::check_single_line("actor", text).map(|()| text.to_string())
 }
 
 /// Every command.

@@ -1,8 +1,8 @@
 //! The clap arguments of the bead commands (`create`, `ready`, `search`, `comments`, `list`,
 //! `update`, `dep`, `label`).
 
-use crate::bead::{DepType, IssueType, Status};
 use clap::{Args, Subcommand};
+use vermas_core::bead::{DepType, IssueType, Status};
 
 /// Options of `create` and `q`.
 #[derive(Debug, Args)]
@@ -13,7 +13,7 @@ pub struct CreateArgs {
     #[arg(short = 't', long = "type", default_value = "task", add = super::complete::issue_type())]
     pub issue_type: IssueType,
     /// Priority 0 (critical) to 4, or P0 to P4.
-    #[arg(short, long, default_value = "2", value_parser = crate::bead::model::parse_priority)]
+    #[arg(short, long, default_value = "2", value_parser = vermas_core::bead::model::parse_priority)]
     pub priority: u8,
     /// Description (markdown).
     #[arg(short, long, conflicts_with = "body_file")]
@@ -60,7 +60,7 @@ pub struct ReadyArgs {
     #[arg(short, long = "label", value_name = "LABEL")]
     pub labels: Vec<String>,
     /// Only this priority (0-4 or P0-P4).
-    #[arg(short, long, value_parser = crate::bead::model::parse_priority)]
+    #[arg(short, long, value_parser = vermas_core::bead::model::parse_priority)]
     pub priority: Option<u8>,
 }
 
@@ -134,7 +134,7 @@ pub struct ListArgs {
     #[arg(short = 'n', long)]
     pub limit: Option<usize>,
     /// Only this priority (0-4 or P0-P4).
-    #[arg(short, long, value_parser = crate::bead::model::parse_priority)]
+    #[arg(short, long, value_parser = vermas_core::bead::model::parse_priority)]
     pub priority: Option<u8>,
     /// Only beads whose title holds this text (any case).
     #[arg(long)]
@@ -154,7 +154,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     pub title: Option<String>,
     /// New priority (0-4 or P0-P4).
-    #[arg(short, long, value_parser = crate::bead::model::parse_priority)]
+    #[arg(short, long, value_parser = vermas_core::bead::model::parse_priority)]
     pub priority: Option<u8>,
     /// New assignee (empty string clears it).
     #[arg(short, long)]

@@ -3,15 +3,15 @@
 use super::bead_args::{CreateArgs, DepCmd, ListArgs, ReadyArgs, UpdateArgs};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx, render};
-use crate::bead::catalog::{Catalog, IndexedBead};
-use crate::bead::fields::{BeadFields, first_in_order};
-use crate::bead::ops::{self, Changed, Changes, NewBead};
-use crate::bead::query::Filter;
-use crate::bead::store::load_one;
-use crate::bead::{Bead, BeadSet, DepType, IssueType, graph};
-use crate::error::{Error, Result};
 use serde_json::json;
 use std::io::Read;
+use vermas_core::bead::catalog::{Catalog, IndexedBead};
+use vermas_core::bead::fields::{BeadFields, first_in_order};
+use vermas_core::bead::ops::{self, Changed, Changes, NewBead};
+use vermas_core::bead::query::Filter;
+use vermas_core::bead::store::load_one;
+use vermas_core::bead::{Bead, BeadSet, DepType, IssueType, graph};
+use vermas_core::error::{Error, Result};
 
 /// `create` and `q`.
 pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
@@ -53,7 +53,7 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
         assignee: a.assignee,
         no_spec: a.no_spec,
     };
-    let changed = crate::inspect::testspec::create(&ws, &ctx.actor(&ws)?, new)?;
+    let changed = vermas_core::inspect::testspec::create(&ws, &ctx.actor(&ws)?, new)?;
     let bead = &changed.beads[0];
     let test_spec = changed
         .beads
@@ -92,14 +92,14 @@ pub(super) fn split_labels(labels: &[String]) -> Vec<String> {
 }
 
 /// Loads all beads and warns about files that did not parse.
-pub(super) fn load_set(ctx: &Ctx, ws: &crate::workspace::Workspace) -> Result<BeadSet> {
+pub(super) fn load_set(ctx: &Ctx, ws: &vermas_core::workspace::Workspace) -> Result<BeadSet> {
     let set = BeadSet::load(ws)?;
     warn_broken(ctx, &set.broken);
     Ok(set)
 }
 
 /// Loads every bead as the index holds it and warns about files that did not parse.
-fn load_catalog(ctx: &Ctx, ws: &crate::workspace::Workspace) -> Result<Catalog> {
+fn load_catalog(ctx: &Ctx, ws: &vermas_core::workspace::Workspace) -> Result<Catalog> {
     let catalog = Catalog::load(ws)?;
     warn_broken(ctx, &catalog.broken);
     Ok(catalog)
@@ -164,7 +164,7 @@ pub(super) fn limited<T>(ids: &[T], limit: usize, json: bool) -> &[T] {
 /// Prints the beads `shown` of `catalog` as [`print_beads`] does (only those are built).
 fn print_indexed(
     ctx: &Ctx,
-    ws: &crate::workspace::Workspace,
+    ws: &vermas_core::workspace::Workspace,
     catalog: &Catalog,
     shown: &[IndexedBead<'_>],
     empty: &str,
@@ -182,7 +182,7 @@ fn print_indexed(
 /// Prints beads as JSON (with their full bodies) or as one line each.
 pub(super) fn print_beads(
     ctx: &Ctx,
-    ws: &crate::workspace::Workspace,
+    ws: &vermas_core::workspace::Workspace,
     set: &mut BeadSet,
     ids: &[String],
     empty: &str,
@@ -439,7 +439,7 @@ pub fn ready(ctx: &Ctx, a: ReadyArgs) -> CmdResult {
     } else {
         format!(
             "No ready work: {} for {} test spec (see `vermas inspect pending`).",
-            crate::words::counted(waiting, "bead waits", "beads wait"),
+            vermas_core::words::counted(waiting, "bead waits", "beads wait"),
             if waiting == 1 { "its" } else { "their" }
         )
     };
@@ -497,7 +497,7 @@ pub fn blocked(ctx: &Ctx) -> CmdResult {
 /// `history`.
 pub fn history(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
-    let changes = crate::bead::history::history(&ws, id)?;
+    let changes = vermas_core::bead::history::history(&ws, id)?;
     if ctx.json {
         print_json(&changes);
     } else {

@@ -5,12 +5,12 @@ use super::bead_args::{CommentsArgs, CommentsCmd, LabelCmd, SearchArgs};
 use super::beads::{changed, limited, load_set, print_beads};
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx};
-use crate::bead::query::{self, Filter};
-use crate::bead::store::load_one;
-use crate::bead::{BeadSet, IssueType, comments as notes, delete as deletion};
-use crate::error::Error;
-use crate::workspace::Workspace;
 use serde_json::json;
+use vermas_core::bead::query::{self, Filter};
+use vermas_core::bead::store::load_one;
+use vermas_core::bead::{BeadSet, IssueType, comments as notes, delete as deletion};
+use vermas_core::error::Error;
+use vermas_core::workspace::Workspace;
 
 /// `search` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd search`.
 const SEARCH_LIMIT: usize = 50;
@@ -23,7 +23,7 @@ pub fn label(ctx: &Ctx, cmd: LabelCmd) -> CmdResult {
         LabelCmd::Add { id, label } => (id, label, true),
         LabelCmd::Rm { id, label } => (id, label, false),
     };
-    let c = crate::bead::ops::label(&ws, &ctx.actor(&ws)?, &id, &label, add)?;
+    let c = vermas_core::bead::ops::label(&ws, &ctx.actor(&ws)?, &id, &label, add)?;
     let verb = if add { "Labelled" } else { "Unlabelled" };
     changed(ctx, verb, c)
 }
@@ -56,7 +56,7 @@ fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> CmdResult {
             outln!(
                 "  {:width$}  ({})",
                 c.label,
-                crate::words::plural(c.count, "bead")
+                vermas_core::words::plural(c.count, "bead")
             );
         }
     }
@@ -102,7 +102,7 @@ pub fn search(ctx: &Ctx, a: SearchArgs) -> CmdResult {
     let shown = limited(&ids, a.limit.unwrap_or(SEARCH_LIMIT), ctx.json);
     let heading = format!(
         "Found {} matching '{text}':",
-        crate::words::plural(ids.len(), "bead")
+        vermas_core::words::plural(ids.len(), "bead")
     );
     let empty = format!("No beads found matching '{text}'.");
     let heading = (!ids.is_empty()).then_some(heading);
@@ -176,8 +176,8 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
         }
         outln!(
             "  Removed {} from {}",
-            crate::words::plural(plan.references.len(), "dependency link"),
-            crate::words::plural(plan.updated().len(), "other bead")
+            vermas_core::words::plural(plan.references.len(), "dependency link"),
+            vermas_core::words::plural(plan.updated().len(), "other bead")
         );
     }
     Ok(0)
@@ -187,7 +187,7 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
 fn preview(plan: &deletion::Plan) -> String {
     let mut s = format!(
         "DELETE PREVIEW\n\n{} to delete:\n",
-        crate::words::plural(plan.delete.len(), "bead")
+        vermas_core::words::plural(plan.delete.len(), "bead")
     );
     for d in &plan.delete {
         s.push_str(&format!("  {}: {}\n", d.id, d.title));

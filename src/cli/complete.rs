@@ -2,8 +2,8 @@
 //! read from the repository each time the shell asks (clap_complete's engine, which keeps
 //! the candidates that start with the word typed).
 
-use crate::bead::model::{DEP_TYPES, STATUSES, TYPES};
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
+use vermas_core::bead::model::{DEP_TYPES, STATUSES, TYPES};
 
 /// `words` as candidates, sorted, each once.
 fn candidates(words: impl IntoIterator<Item = String>) -> Vec<CompletionCandidate> {
@@ -19,9 +19,9 @@ fn fixed(list: &'static [&'static str]) -> ArgValueCandidates {
 }
 
 /// The workspace around the current folder, if there is one.
-fn workspace() -> Option<crate::workspace::Workspace> {
+fn workspace() -> Option<vermas_core::workspace::Workspace> {
     let cwd = std::env::current_dir().ok()?;
-    crate::workspace::Workspace::discover(&cwd).ok()
+    vermas_core::workspace::Workspace::discover(&cwd).ok()
 }
 
 /// Ids of the beads in this workspace: the file names under `.beads/issues/`, none read.
@@ -36,7 +36,7 @@ fn bead_ids() -> Vec<CompletionCandidate> {
 fn spec_names() -> Vec<CompletionCandidate> {
     let names = std::env::current_dir()
         .ok()
-        .and_then(|cwd| crate::verify::Project::locate(&cwd).ok())
+        .and_then(|cwd| vermas_core::verify::Project::locate(&cwd).ok())
         .and_then(|p| p.specs().ok())
         .map(|specs| specs.into_iter().map(|s| s.name).collect::<Vec<_>>())
         .unwrap_or_default();
@@ -46,7 +46,7 @@ fn spec_names() -> Vec<CompletionCandidate> {
 /// Names of the formulas (the workspace's and the built-ins).
 fn formula_names() -> Vec<CompletionCandidate> {
     let ws = workspace();
-    let names = crate::mol::list_formulas(ws.as_ref().map(|w| w.beads_dir.as_path()))
+    let names = vermas_core::mol::list_formulas(ws.as_ref().map(|w| w.beads_dir.as_path()))
         .map(|list| list.into_iter().map(|f| f.head.name).collect::<Vec<_>>())
         .unwrap_or_default();
     candidates(names)
@@ -74,17 +74,17 @@ pub fn dep_type() -> ArgValueCandidates {
 
 /// Completes gate phases.
 pub fn phase() -> ArgValueCandidates {
-    fixed(crate::gate::classify::PHASES)
+    fixed(vermas_core::gate::classify::PHASES)
 }
 
 /// Completes message types.
 pub fn msg_type() -> ArgValueCandidates {
-    fixed(crate::mail::message::MSG_TYPES)
+    fixed(vermas_core::mail::message::MSG_TYPES)
 }
 
 /// Completes message priorities.
 pub fn msg_priority() -> ArgValueCandidates {
-    fixed(crate::mail::message::PRIORITIES)
+    fixed(vermas_core::mail::message::PRIORITIES)
 }
 
 /// Completes spec names.

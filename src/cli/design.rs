@@ -5,15 +5,15 @@ use super::approve::{Approver, Proposal};
 use super::design_args::{DesignArgs, PlanArgs, StrategizeArgs};
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
-use crate::bead::model::AcceptanceCriterion;
-use crate::bead::model::Bead;
-use crate::error::Result;
-use crate::inspect::design::{self, DesignInput, Requirements};
-use crate::inspect::plan::{self, Next, Plan, PlanEnd, Planner};
-use crate::inspect::strategy::{self, Strategized, StrategyInput};
-use crate::store::Recorded;
-use crate::workspace::Workspace;
 use serde_json::json;
+use vermas_core::bead::model::AcceptanceCriterion;
+use vermas_core::bead::model::Bead;
+use vermas_core::error::Result;
+use vermas_core::inspect::design::{self, DesignInput, Requirements};
+use vermas_core::inspect::plan::{self, Next, Plan, PlanEnd, Planner};
+use vermas_core::inspect::strategy::{self, Strategized, StrategyInput};
+use vermas_core::store::Recorded;
+use vermas_core::workspace::Workspace;
 
 /// Exit code when a person declines a proposal: nothing was written.
 const DECLINED: i32 = 1;
@@ -234,7 +234,7 @@ fn report_strategy(done: &Strategized) {
     }
     outln!(
         "Added {} to {}: {}",
-        crate::words::counted(done.added.len(), "criterion", "criteria"),
+        vermas_core::words::counted(done.added.len(), "criterion", "criteria"),
         done.spec.id,
         done.added.join(", ")
     );
@@ -251,7 +251,7 @@ fn report_strategy(done: &Strategized) {
 /// `plan --list`.
 fn list_plans(ctx: &Ctx, ws: &Workspace) -> CmdResult {
     let plans = plan::unfinished(ws)?;
-    let next = |m: &crate::mol::molecule::Molecule| {
+    let next = |m: &vermas_core::mol::molecule::Molecule| {
         plan::STEPS
             .iter()
             .find(|s| m.step(s).is_ok_and(|st| !st.status.is_done()))

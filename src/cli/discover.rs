@@ -2,11 +2,11 @@
 
 use super::output::{diagnostic, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx};
-use crate::discover::{self, Discovery, research};
-use crate::error::Error;
-use crate::git::GitRepo;
-use crate::store::Recorded;
 use serde_json::{Value, json};
+use vermas_core::discover::{self, Discovery, research};
+use vermas_core::error::Error;
+use vermas_core::git::GitRepo;
+use vermas_core::store::Recorded;
 
 /// `discover [--write [--spec NAME]]`: prints the Quality Commands table; with `--write`
 /// stores them as `gates.*` and commits, and writes smart-ralph's Quality Commands section
@@ -50,7 +50,7 @@ pub fn discover(ctx: &Ctx, write: bool, spec: Option<&str>) -> CmdResult {
         if let Some((rel, path)) = target {
             let old = std::fs::read_to_string(&path).unwrap_or_default();
             let text = research::with_section(&old, &research::section(&found));
-            crate::store::write_atomic(&ws.cache_dir(), &path, text.as_bytes())?;
+            vermas_core::store::write_atomic(&ws.cache_dir(), &path, text.as_bytes())?;
             research = Some(rel);
         }
     }
@@ -104,7 +104,7 @@ fn research_target(
     let Some(rel) = research::research_path(root, spec) else {
         return Ok(None);
     };
-    let path = crate::contain::resolve(root, &root.join(&rel))?;
+    let path = vermas_core::contain::resolve(root, &root.join(&rel))?;
     let folder = rel.parent().unwrap_or(std::path::Path::new(""));
     if !path.parent().is_some_and(std::path::Path::is_dir) {
         return Err(Error::invalid_with_help(

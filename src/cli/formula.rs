@@ -4,8 +4,8 @@
 use super::formula_args::FormulaCmd;
 use super::output::{outln, print_json, versioned};
 use super::{CmdResult, Ctx};
-use crate::error::Error;
-use crate::mol::{self, FormulaInfo, FormulaSummary, Proto, ProtoStep};
+use vermas_core::error::Error;
+use vermas_core::mol::{self, FormulaInfo, FormulaSummary, Proto, ProtoStep};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 use super::gates_args::GateArgs;
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
-use crate::gate::{self, GateRequest};
+use vermas_core::gate::{self, GateRequest};
 
 /// `gate PHASE ID [--ac N] [--cmd CMD]`: exit 0 only when the gate accepts.
 pub fn gate(ctx: &Ctx, a: GateArgs) -> CmdResult {

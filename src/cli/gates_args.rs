@@ -1,7 +1,7 @@
 //! Arguments of `gate`.
 
-use crate::gate::Phase;
 use clap::Args;
+use vermas_core::gate::Phase;
 
 /// Options of `gate`.
 #[derive(Debug, Args)]

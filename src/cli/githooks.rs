@@ -5,13 +5,13 @@ use super::githooks_args::HooksCmd;
 use super::output::colour;
 use super::output::{out, outln, print_json, versioned};
 use super::{CmdResult, Ctx};
-use crate::error::Error;
-use crate::git::GitRepo;
-use crate::githooks::{self, Installed, Scope, Uninstalled};
-use crate::verify::{self, Kinds, Project, SpecRun, Verification};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
+use vermas_core::error::Error;
+use vermas_core::git::GitRepo;
+use vermas_core::githooks::{self, Installed, Scope, Uninstalled};
+use vermas_core::verify::{self, Kinds, Project, SpecRun, Verification};
 
 /// `hooks ...`.
 pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> CmdResult {
@@ -67,7 +67,7 @@ fn list(ctx: &Ctx) -> CmdResult {
     let git = githooks::git_hooks(&git_repo()?)?;
     // (point, path as shown, executable)
     let lifecycle: Vec<(&str, String, bool)> = match ctx.workspace() {
-        Ok(ws) => crate::inspect::hooks::present(&ws)
+        Ok(ws) => vermas_core::inspect::hooks::present(&ws)
             .into_iter()
             .map(|h| (h.point.name(), ws.display(&h.path), h.executable))
             .collect(),
@@ -244,7 +244,7 @@ impl Gate<'_> {
             ws: None,
             config: self.p.config.clone(),
         };
-        let found = crate::spec::checkable(super::specs::specs_of(&at)?);
+        let found = vermas_core::spec::checkable(super::specs::specs_of(&at)?);
         let (specs, notes) = githooks::specs_to_run(self.plan, found);
         for note in &notes {
             say!("{note}");
@@ -263,7 +263,7 @@ impl Gate<'_> {
         {
             say!(
                 "{names}: this tree already passed these {} (stamp {}); nothing run",
-                crate::words::plural(specs.len(), "spec"),
+                vermas_core::words::plural(specs.len(), "spec"),
                 stamp_display(&self.p.root, dir)
             );
             return Ok(0);
@@ -320,7 +320,7 @@ fn push_verdict(done: &Verification, specs: usize) -> i32 {
     if total.nothing_verified() {
         say!(
             "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
-            crate::words::plural(specs, "spec")
+            vermas_core::words::plural(specs, "spec")
         );
         return 3;
     }

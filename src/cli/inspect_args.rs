@@ -93,5 +93,5 @@ pub struct StepArgs {
 
 /// `--wait`'s duration.
 fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
-    crate::duration::parse_duration(s)
+    vermas_core::duration::parse_duration(s)
 }

@@ -1,14 +1,14 @@
 //! Handlers of the Inspector's pipeline commands: `inspect verify|audit|review|run`,
-//! `inspect feedback` and `inspect status`. They call `crate::inspect` and render.
+//! `inspect feedback` and `inspect status`. They call `vermas_core::inspect` and render.
 
 use super::inspect_args::{InspectCmd, StepArgs};
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
-use crate::error::Error;
-use crate::inspect::pipeline::{self, Inspection, Upto, Verdict};
-use crate::inspect::{self, route};
-use crate::time::Timestamp;
 use std::time::Duration;
+use vermas_core::error::Error;
+use vermas_core::inspect::pipeline::{self, Inspection, Upto, Verdict};
+use vermas_core::inspect::{self, route};
+use vermas_core::time::Timestamp;
 
 /// `inspect ...`: dispatches to the handlers below.
 pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
@@ -34,7 +34,7 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
             verify,
             judge,
         } => {
-            use crate::inspect::testspec::Check;
+            use vermas_core::inspect::testspec::Check;
             let check = match (cmd, verify, judge) {
                 (Some(c), _, _) => Check::Command(c),
                 (_, Some(v), _) => Check::Verify(v),
@@ -91,7 +91,7 @@ pub fn pipeline(ctx: &Ctx, req: &inspect::Request) -> CmdResult {
 /// Prints an inspection: JSON, or a report per criterion with the verdict last. Text an
 /// agent, a model or the project wrote is shown with its control characters escaped.
 fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
-    use crate::words::printable as p;
+    use vermas_core::words::printable as p;
     if ctx.json {
         let mut v = serde_json::to_value(ins).unwrap_or_default();
         if let Some(r) = routed {
@@ -105,7 +105,7 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
         outln!("  [{}] {} {}", c.result.outcome, c.id, p(&c.description));
         outln!("         {} ({})", p(&c.target), c.kind);
         if let Some(why) = &c.result.reason
-            && c.result.outcome != crate::check::Outcome::Pass
+            && c.result.outcome != vermas_core::check::Outcome::Pass
         {
             outln!("           {}", p(why));
         }
@@ -151,12 +151,12 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
 pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, _) = pipeline::work_and_spec(&ws, id)?;
-    let set = crate::bead::store::BeadSet::load(&ws)?;
+    let set = vermas_core::bead::store::BeadSet::load(&ws)?;
     let latest = set
         .beads
         .values()
         .filter(|b| {
-            b.issue_type == crate::bead::model::IssueType::VerificationResult
+            b.issue_type == vermas_core::bead::model::IssueType::VerificationResult
                 && b.parent.as_deref() == Some(&work.id)
         })
         .max_by_key(|b| b.created_at);
@@ -166,13 +166,16 @@ pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
             help: format!("`vermas inspect run {}` inspects it", work.id),
         });
     };
-    let report = crate::bead::store::load_one(&ws, &latest.id)?;
+    let report = vermas_core::bead::store::load_one(&ws, &latest.id)?;
     if ctx.json {
         print_json(&versioned(serde_json::json!({
             "work": work.id, "report": report.id, "text": report.description,
         })));
     } else {
-        outln!("{}", crate::words::printable(report.description.trim_end()));
+        outln!(
+            "{}",
+            vermas_core::words::printable(report.description.trim_end())
+        );
     }
     Ok(0)
 }
@@ -183,7 +186,7 @@ pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
     let wanted = id
         .map(|i| pipeline::work_and_spec(&ws, i).map(|(w, _)| w.id))
         .transpose()?;
-    let records: Vec<_> = crate::verify::results::load_all(&ws)
+    let records: Vec<_> = vermas_core::verify::results::load_all(&ws)
         .into_iter()
         .filter(|r| !r.key.starts_with("spec:"))
         .filter(|r| wanted.as_deref().is_none_or(|w| r.key == w))
@@ -212,7 +215,7 @@ pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
             "{:<14} {:<12} {} ago",
             r.key,
             r.verdict,
-            crate::time::short_age(r.at.seconds_until(now))
+            vermas_core::time::short_age(r.at.seconds_until(now))
         );
     }
     Ok(0)

@@ -1,11 +1,11 @@
 //! Handlers of the test-spec side of the Inspector: `inspect pending|show|create-spec|
-//! add-criteria|approve` and `sling`. They call `crate::inspect` and render.
+//! add-criteria|approve` and `sling`. They call `vermas_core::inspect` and render.
 
 use super::output::{out, outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
-use crate::bead::model::Status;
-use crate::inspect::testspec::{self, Check};
 use serde_json::json;
+use vermas_core::bead::model::Status;
+use vermas_core::inspect::testspec::{self, Check};
 
 /// `inspect pending [--watch]`.
 pub fn pending(ctx: &Ctx, watch: bool) -> CmdResult {
@@ -31,7 +31,7 @@ pub fn pending(ctx: &Ctx, watch: bool) -> CmdResult {
 }
 
 /// The open test specs, one line each: id, work, criteria, title.
-fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
+fn pending_view(specs: &[vermas_core::bead::model::Bead]) -> String {
     if specs.is_empty() {
         return "No test specs waiting\n".to_string();
     }
@@ -41,7 +41,7 @@ fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
             "{:<16} {:<14} {}  {}\n",
             s.id,
             s.parent.as_deref().unwrap_or("-"),
-            crate::words::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
+            vermas_core::words::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
             s.title
         ));
     }
@@ -51,8 +51,8 @@ fn pending_view(specs: &[crate::bead::model::Bead]) -> String {
 /// `inspect show ID`.
 pub fn show(ctx: &Ctx, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
-    let (work, spec) = crate::inspect::pipeline::work_and_spec(&ws, id)?;
-    let latest = crate::verify::results::load(&ws, &work.id)?;
+    let (work, spec) = vermas_core::inspect::pipeline::work_and_spec(&ws, id)?;
+    let latest = vermas_core::verify::results::load(&ws, &work.id)?;
     if ctx.json {
         print_json(&versioned(json!({
             "work": {"id": work.id, "title": work.title, "status": work.status},
@@ -143,12 +143,12 @@ pub fn sling(
 ) -> CmdResult {
     let ws = ctx.workspace()?;
     let forced = if force { reason } else { None };
-    let slung = crate::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, forced)?;
+    let slung = vermas_core::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, forced)?;
     if slung.forced {
         eprintln!(
             "warning: {} slung past its test-spec gate (noted on the bead, labelled {})",
             slung.work.id,
-            crate::inspect::assign::GATE_BYPASSED
+            vermas_core::inspect::assign::GATE_BYPASSED
         );
     }
     recorded_note(&slung.recorded);

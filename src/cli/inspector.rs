@@ -1,10 +1,10 @@
 //! `inspector run [--once] [--interval 5s]`: the Inspector's own loop over `inspector/`
-//! mail (see [`crate::inspector`]), one line per message it acts on.
+//! mail (see [`vermas_core::inspector`]), one line per message it acts on.
 
 use super::inspector_args::InspectorCmd;
 use super::output::{outln, versioned};
 use super::{CmdResult, Ctx};
-use crate::inspector::{self, Event, LoopOptions};
+use vermas_core::inspector::{self, Event, LoopOptions};
 
 /// `inspector ...`.
 pub fn inspector(ctx: &Ctx, cmd: InspectorCmd) -> CmdResult {
@@ -19,7 +19,7 @@ fn run(ctx: &Ctx, opts: LoopOptions) -> CmdResult {
     let actor = ctx.actor(&ws)?;
     let json = ctx.json;
     if !opts.once {
-        crate::check::reaper::on_signal(|| eprintln!("inspector: stopped"));
+        vermas_core::check::reaper::on_signal(|| eprintln!("inspector: stopped"));
         if !json {
             eprintln!(
                 "inspector: reading inspector/ every {}s (Ctrl-C stops)",

@@ -3,10 +3,10 @@
 use super::interop_args::{ExportCmd, ImportCmd};
 use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx, warn};
-use crate::interop::{export, import};
-use crate::store::Recorded;
-use crate::words::counted;
 use serde_json::json;
+use vermas_core::interop::{export, import};
+use vermas_core::store::Recorded;
+use vermas_core::words::counted;
 
 /// Bad lines shown with their line quoted; any after these get one line each.
 const SHOWN_IN_FULL: usize = 20;

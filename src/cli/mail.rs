@@ -6,17 +6,17 @@ use super::output::{
     short_commit, versioned,
 };
 use super::{CmdResult, Ctx};
-use crate::duration::HumanDuration;
-use crate::error::{Error, Result};
-use crate::mail::index::{Entry, json_unesc};
-use crate::mail::message::{MSG_TYPES, PRIORITIES};
-use crate::mail::ops::{self, Changed, Outgoing};
-use crate::mail::query;
-use crate::mail::{Address, Message, store};
-use crate::time::{Timestamp, short_age};
-use crate::workspace::Workspace;
 use serde_json::json;
 use std::borrow::Cow;
+use vermas_core::duration::HumanDuration;
+use vermas_core::error::{Error, Result};
+use vermas_core::mail::index::{Entry, json_unesc};
+use vermas_core::mail::message::{MSG_TYPES, PRIORITIES};
+use vermas_core::mail::ops::{self, Changed, Outgoing};
+use vermas_core::mail::query;
+use vermas_core::mail::{Address, Message, store};
+use vermas_core::time::{Timestamp, short_age};
+use vermas_core::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 use std::io::Read;
@@ -301,7 +301,7 @@ fn inbox_view(addr: &str, entries: &[&Entry<'_>], unread_only: bool) -> String {
     let _ = writeln!(
         s,
         "{addr}: {}, {unread} unread",
-        crate::words::plural(entries.len(), "message")
+        vermas_core::words::plural(entries.len(), "message")
     );
     let id_w = entries.iter().map(|m| m.id.len()).max().unwrap_or(0);
     let from_w = entries
@@ -397,7 +397,7 @@ fn thread_view(msgs: &[Message]) -> String {
             s,
             "Thread {} ({})",
             first.thread,
-            crate::words::plural(msgs.len(), "message")
+            vermas_core::words::plural(msgs.len(), "message")
         );
     }
     for m in msgs {
@@ -420,7 +420,7 @@ fn thread_view(msgs: &[Message]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mail::{MsgType, Priority};
+    use vermas_core::mail::{MsgType, Priority};
 
     #[test]
     fn entry_json_is_what_serde_writes() {

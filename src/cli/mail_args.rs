@@ -1,9 +1,9 @@
 //! Arguments of the `mail` commands.
 
-use crate::duration::HumanDuration;
-use crate::error::Error;
-use crate::mail::message::{MsgType, Priority};
 use clap::Subcommand;
+use vermas_core::duration::HumanDuration;
+use vermas_core::error::Error;
+use vermas_core::mail::message::{MsgType, Priority};
 
 /// `mail` subcommands.
 #[derive(Debug, Subcommand)]

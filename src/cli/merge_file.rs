@@ -2,13 +2,13 @@
 //! versions, merges them by meaning and writes the result over ours.
 
 use super::CmdResult;
-use crate::error::{Error, Result};
 use std::path::Path;
+use vermas_core::error::{Error, Result};
 
 /// `merge-file BASE OURS THEIRS PATH`: exit 0 with the result in OURS; an error (exit
 /// non-zero, OURS untouched) lets git report the conflict.
 pub fn merge_file(base: &Path, ours: &Path, theirs: &Path, path: &str) -> CmdResult {
-    let merged = crate::merge::merge_file(&text(base)?, &text(ours)?, &text(theirs)?, path)?;
+    let merged = vermas_core::merge::merge_file(&text(base)?, &text(ours)?, &text(theirs)?, path)?;
     // Through a temporary file and a rename: git never reads half a result.
     let mut tmp = ours.as_os_str().to_owned();
     tmp.push(".vermas-merge");

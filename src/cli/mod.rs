@@ -46,10 +46,10 @@ mod tasks;
 mod tasks_args;
 mod watch;
 
-use crate::error::Error;
-use crate::workspace::Workspace;
 use args::{Cli, Command};
 use clap::Parser;
+use vermas_core::error::Error;
+use vermas_core::workspace::Workspace;
 
 /// What a command handler returns: the process exit code.
 type CmdResult = Result<i32, Error>;
@@ -58,8 +58,8 @@ type CmdResult = Result<i32, Error>;
 pub fn main() -> i32 {
     // A shell asking for completions (COMPLETE=bash vermas -- ...) is answered and exits.
     clap_complete::CompleteEnv::with_factory(args::completion_command).complete();
-    crate::check::reaper::set_terminator(|code| std::process::exit(code));
-    crate::git::install_interrupt_cleanup();
+    vermas_core::check::reaper::set_terminator(|code| std::process::exit(code));
+    vermas_core::git::install_interrupt_cleanup();
     // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
     let cli = match Cli::try_parse_from(ralph::command_line()) {
         Ok(cli) => cli,
@@ -108,7 +108,7 @@ pub fn main() -> i32 {
     };
     let json = cli.json;
     let result = dispatch(cli);
-    if crate::git::detached_commits() > 0 {
+    if vermas_core::git::detached_commits() > 0 {
         warn(
             json,
             "detached_head",
@@ -150,9 +150,9 @@ fn dispatch(cli: Cli) -> CmdResult {
             force,
         } => {
             let roles = roles.then_some(if force {
-                crate::roles::Existing::Overwrite
+                vermas_core::roles::Existing::Overwrite
             } else {
-                crate::roles::Existing::Keep
+                vermas_core::roles::Existing::Keep
             });
             setup::init(&ctx, prefix.as_deref(), hooks, roles)
         }
@@ -223,9 +223,9 @@ fn dispatch(cli: Cli) -> CmdResult {
 }
 
 /// Finds the project around the current directory; specs work without `.beads`.
-pub(crate) fn project() -> Result<crate::verify::Project, Error> {
+pub(crate) fn project() -> Result<vermas_core::verify::Project, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    crate::verify::Project::locate(&cwd)
+    vermas_core::verify::Project::locate(&cwd)
 }
 
 /// Options every handler sees.
@@ -244,7 +244,7 @@ impl Ctx {
         let ws = setup::settle_settings(self, Workspace::discover(&cwd)?);
         if ws.config.git.commit {
             // A clone gets the merge driver with its first vermas command, read or write.
-            crate::setup::driver::ensure(&ws);
+            vermas_core::setup::driver::ensure(&ws);
         }
         Ok(ws)
     }
@@ -255,13 +255,13 @@ impl Ctx {
     pub fn actor(&self, ws: &Workspace) -> Result<String, Error> {
         let actor = self.actor_name(ws)?;
         if ws.config.git.commit {
-            crate::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
+            vermas_core::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
         }
         Ok(actor)
     }
 
     /// Who is acting in `ws`, refused (exit 2) when the name cannot go into a commit.
     pub fn actor_name(&self, ws: &Workspace) -> Result<String, Error> {
-        crate::setup::checked_actor(ws, self.actor.as_deref())
+        vermas_core::setup::checked_actor(ws, self.actor.as_deref())
     }
 }

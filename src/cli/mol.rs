@@ -4,14 +4,14 @@
 use super::mol_args::MolCmd;
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::{CmdResult, Ctx};
-use crate::error::{Error, Result};
-use crate::mol::Proto;
-use crate::mol::molecule::{self, Molecule, Step, StepStatus};
-use crate::mol::ops::{self, Changed, StepChange};
-use crate::mol::run::{self, RunEvent, RunOptions, StepRun};
-use crate::time::Timestamp;
-use crate::workspace::Workspace;
 use serde_json::json;
+use vermas_core::error::{Error, Result};
+use vermas_core::mol::Proto;
+use vermas_core::mol::molecule::{self, Molecule, Step, StepStatus};
+use vermas_core::mol::ops::{self, Changed, StepChange};
+use vermas_core::mol::run::{self, RunEvent, RunOptions, StepRun};
+use vermas_core::time::Timestamp;
+use vermas_core::workspace::Workspace;
 
 /// `mol ...`.
 pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
@@ -43,7 +43,7 @@ pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
     match cmd {
         MolCmd::Cook { .. } => unreachable!("handled above"),
         MolCmd::Pour { name, bead, vars } => {
-            let vars = crate::mol::parse_vars(&vars)?;
+            let vars = vermas_core::mol::parse_vars(&vars)?;
             let changed = ops::pour(&ws, &actor, &name, &vars, &bead)?;
             created(ctx, &ws, &changed, "Poured")
         }
@@ -98,8 +98,8 @@ pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
 /// Cooks formula `name` with `--var` values (the workspace's formulas first, when there is
 /// one).
 fn cook(ws: Option<&Workspace>, name: &str, vars: &[String]) -> Result<Proto> {
-    let vars = crate::mol::parse_vars(vars)?;
-    crate::mol::cook(ws.map(|w| w.beads_dir.as_path()), name, &vars)
+    let vars = vermas_core::mol::parse_vars(vars)?;
+    vermas_core::mol::cook(ws.map(|w| w.beads_dir.as_path()), name, &vars)
 }
 
 /// Reports a new molecule (pour or wisp).
@@ -116,7 +116,7 @@ fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> CmdResul
         "{verb} {}: {} ({})",
         m.id,
         m.formula,
-        crate::words::plural(m.steps.len(), "step")
+        vermas_core::words::plural(m.steps.len(), "step")
     );
     if let Some(bead) = &m.bead_id {
         line.push_str(&format!(" for {bead}"));
@@ -249,7 +249,7 @@ fn step_line(m: &Molecule, s: &Step) -> String {
 
 /// `2/5 steps`, `0/1 step`: progress with the noun in the number of the total.
 fn steps(done: usize, total: usize) -> String {
-    format!("{done}/{}", crate::words::plural(total, "step"))
+    format!("{done}/{}", vermas_core::words::plural(total, "step"))
 }
 
 /// A digest's `done/total` progress with its noun (`1/1 step`).
@@ -287,7 +287,7 @@ fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
         if m.is_complete() {
             outln!(
                 "No steps ready: all {} of {} complete.",
-                crate::words::plural(total, "step"),
+                vermas_core::words::plural(total, "step"),
                 m.id
             );
         } else {
@@ -404,7 +404,7 @@ fn run_mol(
             outln!(
                 "{}: all {} complete",
                 report.molecule,
-                crate::words::plural(total, "step")
+                vermas_core::words::plural(total, "step")
             );
         } else {
             let why: Vec<String> = report

@@ -40,10 +40,10 @@ pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
     }
 }
 
-use crate::error::Error;
-use crate::store::Recorded;
 use serde::Serialize;
 use serde_json::{Value, json};
+use vermas_core::error::Error;
+use vermas_core::store::Recorded;
 
 /// Prints `value` as pretty JSON on stdout.
 pub fn print_json(value: &impl Serialize) {
@@ -68,7 +68,7 @@ pub fn print_json_elements<T: Sync>(items: &[T], write: impl Fn(&mut Vec<u8>, &T
     let threads = if items.len() < 2 * BLOCK {
         1
     } else {
-        crate::par::cores()
+        vermas_core::par::cores()
     };
     let render = |part: &[T]| {
         let mut out = Vec::new();
@@ -89,7 +89,7 @@ pub fn print_json_elements<T: Sync>(items: &[T], write: impl Fn(&mut Vec<u8>, &T
         let mut first = true;
         for round in items.chunks(BLOCK * threads) {
             let parts: Vec<&[T]> = round.chunks(BLOCK).collect();
-            let buffers = crate::par::pool(parts.len(), threads, |n| render(parts[n]));
+            let buffers = vermas_core::par::pool(parts.len(), threads, |n| render(parts[n]));
             for buf in buffers.iter().filter(|b| !b.is_empty()) {
                 let skip = if first { 1 } else { 0 };
                 first = false;
@@ -206,7 +206,7 @@ impl std::fmt::Debug for Headless<'_> {
 impl std::fmt::Display for Headless<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // An error may quote a reply or a record: its control characters are shown.
-        f.write_str(&crate::words::printable(&self.0.to_string()))
+        f.write_str(&vermas_core::words::printable(&self.0.to_string()))
     }
 }
 
@@ -226,7 +226,7 @@ impl miette::Diagnostic for Headless<'_> {
     }
     fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
         let help = self.0.help()?.to_string();
-        Some(Box::new(crate::words::printable(&help).into_owned()))
+        Some(Box::new(vermas_core::words::printable(&help).into_owned()))
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.0.source_code()

@@ -5,18 +5,18 @@
 use super::output::{out, outln};
 use super::ralph_args::{RalphCmd, RalphSpecArgs, RalphStatusArgs};
 use super::{CmdResult, Ctx};
-use crate::check::Outcome as CheckOutcome;
-use crate::error::Error;
 use crate::ralph::annotations;
 use crate::ralph::progress::{self, Progress, Source};
 use crate::ralph::run::{self, Item, Mode, Report};
 use crate::ralph::state::{RalphDir, Workflow};
 use crate::ralph::{index, table_molecule};
-use crate::spec::{self, Spec};
-use crate::time::{Timestamp, short_age};
-use crate::verify::live::AnnotationRun;
-use crate::verify::{self, Project};
 use std::ffi::OsString;
+use vermas_core::check::Outcome as CheckOutcome;
+use vermas_core::error::Error;
+use vermas_core::spec::{self, Spec};
+use vermas_core::time::{Timestamp, short_age};
+use vermas_core::verify::live::AnnotationRun;
+use vermas_core::verify::{self, Project};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -164,7 +164,7 @@ fn status_cmd(a: RalphStatusArgs) -> CmdResult {
         let mut folders = vec![ralph.path().to_path_buf()];
         if let Some(ws) = &p.ws {
             folders.push(ws.issues_dir());
-            folders.push(ws.path(crate::workspace::layout::MOLS));
+            folders.push(ws.path(vermas_core::workspace::layout::MOLS));
         }
         return super::redraw::on_change("ralph status", &folders, || {
             status_view(&p, &ralph, a.spec.as_deref()).map(|(view, _)| view)

@@ -6,11 +6,11 @@
 
 use super::watch::Frames;
 use super::{CmdResult, Ctx};
-use crate::error::Error;
 use crate::session::changes::Fingerprint;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use vermas_core::error::Error;
 
 /// How often the folders are looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -52,7 +52,7 @@ pub(super) fn on_change(
                 Err(e) if last.is_none() => return Err(e),
                 Err(e) => format!("error: {e}\n(shown again when the files change)\n"),
             };
-            let at = crate::time::Timestamp::now().to_string();
+            let at = vermas_core::time::Timestamp::now().to_string();
             let clock = at.get(11..19).unwrap_or(&at);
             let screen = format!("{title}  {clock}  (Ctrl-C stops)\n\n{body}");
             if !frames.draw(&screen) {

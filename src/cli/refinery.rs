@@ -1,12 +1,12 @@
-//! Handlers of `refinery submit|run|status`: they call `crate::refinery` and render.
+//! Handlers of `refinery submit|run|status`: they call `vermas_core::refinery` and render.
 
 use super::output::{outln, print_json, recorded_note, versioned};
 use super::refinery_args::RefineryCmd;
 use super::{CmdResult, Ctx};
-use crate::refinery::queue::{self, Submission};
-use crate::refinery::request::{MergeRequest, State};
-use crate::refinery::run::{self, RunOptions};
-use crate::refinery::settle::{Taken, short};
+use vermas_core::refinery::queue::{self, Submission};
+use vermas_core::refinery::request::{MergeRequest, State};
+use vermas_core::refinery::run::{self, RunOptions};
+use vermas_core::refinery::settle::{Taken, short};
 
 /// `refinery ...`: dispatches to the handlers below.
 pub fn refinery(ctx: &Ctx, cmd: RefineryCmd) -> CmdResult {
@@ -168,7 +168,7 @@ fn status(ctx: &Ctx) -> CmdResult {
         outln!("{}", line(r));
     }
     let waiting = all.iter().filter(|r| r.state.is_waiting()).count();
-    outln!("{} waiting", crate::words::plural(waiting, "request"));
+    outln!("{} waiting", vermas_core::words::plural(waiting, "request"));
     Ok(0)
 }
 

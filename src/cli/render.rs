@@ -1,9 +1,9 @@
 //! Human views of beads (list lines, full records, trees) and the plain `status`.
 
-use crate::bead::graph::{self, TreeNode};
-use crate::bead::{Bead, BeadSet};
-use crate::time::{Timestamp, short_age};
-use crate::verify::summary::Summary;
+use vermas_core::bead::graph::{self, TreeNode};
+use vermas_core::bead::{Bead, BeadSet};
+use vermas_core::time::{Timestamp, short_age};
+use vermas_core::verify::summary::Summary;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
@@ -20,7 +20,7 @@ pub fn line(b: &Bead) -> String {
     if !b.labels.is_empty() {
         let _ = write!(s, " [{}]", b.labels.join(", "));
     }
-    crate::words::printable(&s).into_owned()
+    vermas_core::words::printable(&s).into_owned()
 }
 
 /// The full view of one bead, with what it depends on and what depends on it.
@@ -103,7 +103,7 @@ pub fn full(b: &Bead, set: &BeadSet) -> String {
             );
         }
     }
-    crate::words::printable(&s).into_owned()
+    vermas_core::words::printable(&s).into_owned()
 }
 
 /// A dependency tree drawn with box characters.
@@ -162,7 +162,7 @@ pub fn summary(s: &Summary, has_workspace: bool) -> String {
             let _ = writeln!(
                 out,
                 "  {} cannot be read (`vermas doctor`)",
-                crate::words::plural(s.unreadable, "bead file")
+                vermas_core::words::plural(s.unreadable, "bead file")
             );
         }
         if !s.in_progress.is_empty() {

@@ -4,10 +4,10 @@
 use super::output::{outln, print_json, versioned};
 use super::session_args::StartArgs;
 use super::{CmdResult, Ctx};
-use crate::error::Error;
 use crate::session::{self, Opened, Plan, status_line::Figures};
 use serde_json::json;
 use std::io::IsTerminal;
+use vermas_core::error::Error;
 
 /// `start [--attach | --detach]`.
 pub fn start(ctx: &Ctx, a: &StartArgs) -> CmdResult {

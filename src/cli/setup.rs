@@ -3,12 +3,12 @@
 use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
 use super::setup_args::ConfigCmd;
 use super::{CmdResult, Ctx};
-use crate::config::Config;
-use crate::error::Error;
-use crate::setup;
-use crate::store::Recorded;
-use crate::workspace::Workspace;
 use serde_json::{Value, json};
+use vermas_core::config::Config;
+use vermas_core::error::Error;
+use vermas_core::setup;
+use vermas_core::store::Recorded;
+use vermas_core::workspace::Workspace;
 
 /// Moves an older vermas's settings from `.beads/config.yaml` to `.beads/vermas.yaml`
 /// (once, one commit) and says so in one line on stderr; returns the workspace as it is
@@ -57,7 +57,7 @@ pub fn init(
     ctx: &Ctx,
     prefix: Option<&str>,
     hooks: bool,
-    roles: Option<crate::roles::Existing>,
+    roles: Option<vermas_core::roles::Existing>,
 ) -> CmdResult {
     // With --hooks, a missing git repository is refused before anything is written.
     let repo = hooks.then(super::githooks::git_repo).transpose()?;

@@ -3,10 +3,10 @@
 use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
 use super::specs_args::{ReportFormat, SpecCmd, StatusArgs};
 use super::{CmdResult, Ctx};
-use crate::check;
-use crate::error::{Error, ParseError};
-use crate::spec::{self, Spec, lint};
-use crate::verify::{self, Kinds, Project, SpecRun, summary};
+use vermas_core::check;
+use vermas_core::error::{Error, ParseError};
+use vermas_core::spec::{self, Spec, lint};
+use vermas_core::verify::{self, Kinds, Project, SpecRun, summary};
 
 /// Every spec of `p`, with a warning on stderr for each one refused.
 pub(super) fn specs_of(p: &Project) -> Result<Vec<Spec>, Error> {
@@ -106,7 +106,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
         recorded_note(&recorded?);
     }
     if done.nothing_verified() {
-        let specs = crate::words::plural(done.runs.len(), "spec");
+        let specs = vermas_core::words::plural(done.runs.len(), "spec");
         eprintln!(
             "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
             kinds.heading().to_lowercase().replace(" + ", " or ")
@@ -128,7 +128,7 @@ fn summary_only(ctx: &Ctx, a: &StatusArgs, p: &Project, selected: &[Spec]) -> Cm
     } else {
         if let Some(ledger) =
             p.ws.as_ref()
-                .and_then(crate::workspace::Workspace::shared_ledger)
+                .and_then(vermas_core::workspace::Workspace::shared_ledger)
         {
             outln!("Ledger: {} (the main worktree's)", ledger.display());
         }
@@ -140,19 +140,20 @@ fn summary_only(ctx: &Ctx, a: &StatusArgs, p: &Project, selected: &[Spec]) -> Cm
 /// Writes the JUnit file if asked for, and prints the report: JSON, TAP or for people.
 fn report(ctx: &Ctx, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(), Error> {
     if let Some(path) = &a.junit {
-        std::fs::write(path, crate::verify::report::junit(runs)).map_err(|e| Error::io(path, e))?;
+        std::fs::write(path, vermas_core::verify::report::junit(runs))
+            .map_err(|e| Error::io(path, e))?;
     }
     if ctx.json {
-        print_json(&crate::verify::report::json(runs));
+        print_json(&vermas_core::verify::report::json(runs));
     } else if a.tap {
-        out!("{}", crate::verify::report::tap(runs));
+        out!("{}", vermas_core::verify::report::tap(runs));
     } else {
         if annotate(a) {
-            out!("{}", crate::verify::report::github::annotations(runs));
+            out!("{}", vermas_core::verify::report::github::annotations(runs));
         }
         out!(
             "{}",
-            crate::verify::report::human(runs, kinds, super::output::colour())
+            vermas_core::verify::report::human(runs, kinds, super::output::colour())
         );
     }
     Ok(())
@@ -295,7 +296,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
     } else {
         for f in &findings {
             // Never a snippet from behind a symlink leading outside the repository.
-            let text = crate::contain::resolve(&p.root, &p.root.join(&f.file))
+            let text = vermas_core::contain::resolve(&p.root, &p.root.join(&f.file))
                 .ok()
                 .and_then(|real| std::fs::read_to_string(real).ok())
                 .unwrap_or_default();
@@ -309,7 +310,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
             diagnostic(kind, &Error::from(pe));
         }
         let warnings = findings.len() - errors;
-        use crate::words::plural;
+        use vermas_core::words::plural;
         outln!(
             "{} checked: {}, {}",
             plural(specs.len(), "spec"),

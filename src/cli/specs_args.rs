@@ -30,7 +30,7 @@ pub struct StatusArgs {
     /// With --verify/--judge: run only the K-th of N slices of the criteria (e.g. 2/4), the
     /// same slices on every machine, for a CI matrix.
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::spec::shard::Shard>,
+    pub shard: Option<vermas_core::spec::shard::Shard>,
     /// Write .beads/results/spec-<name>.yaml and commit it.
     #[arg(long)]
     pub record: bool,
@@ -72,7 +72,7 @@ pub enum SpecCmd {
         /// Only the criteria of the K-th of N slices, as `status --verify --shard K/N`
         /// runs them.
         #[arg(long, value_name = "K/N")]
-        shard: Option<crate::spec::shard::Shard>,
+        shard: Option<vermas_core::spec::shard::Shard>,
     },
     /// One spec's criteria and annotations, each as path:line.
     Show {

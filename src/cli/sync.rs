@@ -2,7 +2,7 @@
 
 use super::output::{self, outln};
 use super::{CmdResult, Ctx};
-use crate::error::Error;
+use vermas_core::error::Error;
 
 /// `sync [REMOTE]`: fetch, merge and push; exit 0 once the local and remote branches are
 /// equal. A merge git cannot make cleanly is refused with exit 1, nothing changed.
@@ -10,7 +10,7 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> CmdResult {
     let ws = ctx.workspace()?;
     let exe = std::env::current_exe().ok();
     let exe_dir = exe.as_deref().and_then(std::path::Path::parent);
-    let synced = match crate::sync::sync(&ws, remote, exe_dir) {
+    let synced = match vermas_core::sync::sync(&ws, remote, exe_dir) {
         Ok(s) => s,
         Err(e @ Error::Conflict { .. }) => {
             // A refused merge is a failure of the moment, not bad input: exit 1.
@@ -34,8 +34,8 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> CmdResult {
             "Synced with {}/{}: pulled {}, pushed {}",
             synced.remote,
             synced.remote_branch,
-            crate::words::plural(synced.pulled, "record"),
-            crate::words::plural(synced.pushed, "commit"),
+            vermas_core::words::plural(synced.pulled, "record"),
+            vermas_core::words::plural(synced.pushed, "commit"),
         );
     }
     Ok(0)

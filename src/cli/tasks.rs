@@ -3,11 +3,11 @@
 use super::output::{out, print_json, versioned};
 use super::tasks_args::TasksCmd;
 use super::{CmdResult, Ctx};
-use crate::config::Config;
-use crate::contain::absolute;
-use crate::error::Error;
-use crate::tasks::{self, Request, Settings};
-use crate::workspace::Workspace;
+use vermas_core::config::Config;
+use vermas_core::contain::absolute;
+use vermas_core::error::Error;
+use vermas_core::tasks::{self, Request, Settings};
+use vermas_core::workspace::Workspace;
 
 /// `tasks verify FILE`.
 pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> CmdResult {
@@ -21,8 +21,8 @@ pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> CmdResult {
     let folder = absolute(&file)
         .parent()
         .map_or_else(|| cwd.clone(), std::path::Path::to_path_buf);
-    let root = crate::workspace::git_root(&folder).unwrap_or(cwd);
-    let (config, cache_dir) = match crate::workspace::locate(&root) {
+    let root = vermas_core::workspace::git_root(&folder).unwrap_or(cwd);
+    let (config, cache_dir) = match vermas_core::workspace::locate(&root) {
         Some(dir) => {
             let ws = Workspace::open(dir)?;
             let cache = ws.cache_dir();

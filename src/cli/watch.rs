@@ -5,12 +5,12 @@
 
 use super::CmdResult;
 use super::specs_args::StatusArgs;
-use crate::error::Error;
-use crate::verify::{self, Project};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use vermas_core::error::Error;
+use vermas_core::verify::{self, Project};
 
 /// How often the feed pane checks that its owner is still there.
 const OWNER_POLL: Duration = Duration::from_millis(200);
@@ -72,7 +72,7 @@ fn start_session(exe: &Path) -> CmdResult {
 /// One frame of the top pane.
 fn render(a: &StatusArgs) -> Result<String, Error> {
     let p = super::project()?;
-    let now = crate::time::Timestamp::now();
+    let now = vermas_core::time::Timestamp::now();
     let mut screen = format!(
         "vermas status  (every {}s, Ctrl-C to stop)  {now}\n\n",
         a.watch.unwrap_or(5)
@@ -193,16 +193,16 @@ fn follow(mut child: std::process::Child, owner: Option<u32>) -> CmdResult {
 /// Recent `.beads` commits and the failures on record.
 fn commits_screen(p: &Project) -> String {
     let mut screen = String::from("Recent .beads commits\n");
-    if let Some(repo) = crate::git::GitRepo::open(&p.root) {
+    if let Some(repo) = vermas_core::git::GitRepo::open(&p.root) {
         for c in repo.recent_commits(12, "vermas ").unwrap_or_default() {
             screen.push_str(&format!("  {} {} {}\n", &c.commit[..7], c.at, c.summary));
         }
     }
     screen.push_str("\nFailures on record\n");
     if let Some(ws) = &p.ws {
-        for r in crate::verify::results::load_all(ws)
+        for r in vermas_core::verify::results::load_all(ws)
             .into_iter()
-            .filter(|r| r.verdict != crate::verify::results::Verdict::Pass)
+            .filter(|r| r.verdict != vermas_core::verify::results::Verdict::Pass)
         {
             screen.push_str(&format!("  {} {} at {}\n", r.verdict, r.key, r.at));
         }
@@ -301,6 +301,6 @@ fn split_feed_pane(exe: &Path, secs: u64) -> Result<FeedPane, Error> {
         )));
     }
     let on_exit = id.clone();
-    crate::check::reaper::on_signal(move || kill_pane(&on_exit));
+    vermas_core::check::reaper::on_signal(move || kill_pane(&on_exit));
     Ok(FeedPane { id })
 }

@@ -6,17 +6,17 @@ use super::hover::criterion_at;
 use super::last::{self, LastRun};
 use super::position;
 use super::state::{Server, SpecDoc};
-use crate::check::Outcome;
-use crate::spec::{self, Criterion};
-use crate::store::Recorded;
-use crate::time::Timestamp;
-use crate::verify::{self, Kinds, Project, SpecRun};
 use lsp_types::{
     CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, CodeLens, Command,
     Diagnostic, NumberOrString, Range, Uri,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
+use vermas_core::check::Outcome;
+use vermas_core::spec::{self, Criterion};
+use vermas_core::store::Recorded;
+use vermas_core::time::Timestamp;
+use vermas_core::verify::{self, Kinds, Project, SpecRun};
 
 /// The command that runs one criterion.
 pub const RUN_CRITERION: &str = "vermas.runCriterion";
@@ -140,7 +140,7 @@ pub fn arguments(args: &[Value]) -> Result<(Uri, u32), String> {
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
     /// `verify`, `judge` or `verify:NAME`.
-    pub kind: crate::spec::AnnotationKind,
+    pub kind: vermas_core::spec::AnnotationKind,
     /// `file#function`.
     pub target: String,
     /// Its outcome.
@@ -203,7 +203,7 @@ pub fn run_criterion(server: &Server, uri: &Uri, line: u32) -> Result<RunReport,
         explain_unjudged(&mut run);
     }
     let now = Timestamp::now();
-    let evidence = crate::verify::results::from_spec_run(&run, now).checks;
+    let evidence = vermas_core::verify::results::from_spec_run(&run, now).checks;
     let crit = run.criteria.pop().ok_or("the run returned no criterion")?;
     let key = last::key(&doc.rel, crit.line);
     let (recorded, written) = record(&doc, crit.line, evidence.clone());
@@ -242,7 +242,8 @@ pub fn run_criterion(server: &Server, uri: &Uri, line: u32) -> Result<RunReport,
 /// True when the judge's LLM command is set and its program can be started.
 fn llm_ready(project: &Project) -> bool {
     let command = project.config.llm_command("judge");
-    !command.trim().is_empty() && crate::config::check_runnable(command, &project.root).is_ok()
+    !command.trim().is_empty()
+        && vermas_core::config::check_runnable(command, &project.root).is_ok()
 }
 
 /// Judge links skipped because no LLM can be called say so (not "judge only").
@@ -265,7 +266,7 @@ fn explain_unjudged(run: &mut SpecRun) {
 fn record(
     doc: &SpecDoc,
     line: usize,
-    evidence: Vec<crate::verify::results::Evidence>,
+    evidence: Vec<vermas_core::verify::results::Evidence>,
 ) -> (String, bool) {
     let Some(ws) = doc.project.ws.as_ref() else {
         return (
@@ -273,9 +274,9 @@ fn record(
             false,
         );
     };
-    let checked = crate::setup::checked_actor(ws, None).and_then(|actor| {
+    let checked = vermas_core::setup::checked_actor(ws, None).and_then(|actor| {
         if ws.config.git.commit {
-            crate::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
+            vermas_core::setup::check_recordable(ws, ws.config.git.author.as_deref())?;
         }
         Ok(actor)
     });

@@ -4,11 +4,11 @@
 use super::last::{self, LastRun};
 use super::position;
 use super::state::{Server, SpecDoc};
-use crate::check::Outcome;
-use crate::spec::{self, Spec, lint};
 use lsp_server::Notification;
 use lsp_types::notification::{Notification as _, PublishDiagnostics};
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, PublishDiagnosticsParams, Uri};
+use vermas_core::check::Outcome;
+use vermas_core::spec::{self, Spec, lint};
 
 /// Lines of a failure's output put in its diagnostic.
 const SNIPPET_LINES: usize = 8;
@@ -27,7 +27,7 @@ pub fn compute(server: &Server, doc: &SpecDoc) -> Vec<Diagnostic> {
         .project
         .ws
         .as_ref()
-        .and_then(|ws| crate::verify::results::load_spec(ws, &doc.name));
+        .and_then(|ws| vermas_core::verify::results::load_spec(ws, &doc.name));
     for c in &spec.criteria {
         let key = last::key(&doc.rel, c.line);
         let recorded = record.as_ref().and_then(|r| last::from_record(r, &key));

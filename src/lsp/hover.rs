@@ -4,8 +4,8 @@
 use super::last::{self, LastRun};
 use super::position;
 use super::state::{Server, SpecDoc};
-use crate::spec::{self, Criterion};
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
+use vermas_core::spec::{self, Criterion};
 
 /// Lines of a check's output shown in a hover.
 const SNIPPET_LINES: usize = 12;
@@ -29,7 +29,7 @@ pub fn hover(server: &Server, doc: &SpecDoc, line: u32) -> Option<Hover> {
         .project
         .ws
         .as_ref()
-        .and_then(|ws| crate::verify::results::load_spec(ws, &doc.name))
+        .and_then(|ws| vermas_core::verify::results::load_spec(ws, &doc.name))
         .and_then(|r| last::from_record(&r, &key));
     let value = match last::newest(server.session_run(&key), recorded) {
         Some(run) => describe(&run),

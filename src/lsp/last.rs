@@ -1,11 +1,11 @@
 //! A criterion's latest result, from this session's runs or the spec's record in
 //! `.beads/results/`, and recording one criterion's run into that record.
 
-use crate::check::Outcome;
-use crate::store::{CommitMessage, Recorded, Txn};
-use crate::time::Timestamp;
-use crate::verify::results::{self, Evidence, ResultRecord, Verdict};
-use crate::workspace::Workspace;
+use vermas_core::check::Outcome;
+use vermas_core::store::{CommitMessage, Recorded, Txn};
+use vermas_core::time::Timestamp;
+use vermas_core::verify::results::{self, Evidence, ResultRecord, Verdict};
+use vermas_core::workspace::Workspace;
 
 /// The latest run of one criterion.
 #[derive(Debug, Clone)]
@@ -94,7 +94,7 @@ pub fn record_criterion(
     line: usize,
     checks: Vec<Evidence>,
     actor: &str,
-) -> crate::error::Result<Recorded> {
+) -> vermas_core::error::Result<Recorded> {
     let mut txn = Txn::begin(ws)?;
     let file = format!("spec-{name}");
     let criterion = key(rel, line);

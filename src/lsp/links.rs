@@ -4,9 +4,9 @@
 use super::position;
 use super::state::SpecDoc;
 use super::uri;
-use crate::spec::{self, Annotation};
 use lsp_types::DocumentLink;
 use std::path::Path;
+use vermas_core::spec::{self, Annotation};
 
 /// The links of `doc`: one per annotation whose file exists inside the repository (a
 /// broken one is left to the diagnostics).
@@ -18,7 +18,7 @@ pub fn links(doc: &SpecDoc) -> Vec<DocumentLink> {
         .flat_map(|c| &c.annotations)
         .filter(|a| a.error.is_none())
         .filter_map(|a| {
-            let real = crate::check::contained(root, &a.file).ok()?;
+            let real = vermas_core::check::contained(root, &a.file).ok()?;
             let line = function_line(&real, a);
             let fragment = line.map(|l| format!("L{l}"));
             let target = uri::from_path(&root.join(&a.file), fragment.as_deref())?;
@@ -48,5 +48,5 @@ fn function_line(real: &Path, a: &Annotation) -> Option<usize> {
     let text = String::from_utf8_lossy(&std::fs::read(real).ok()?).into_owned();
     // `Class::method` and `test[param]` open at the last part's definition; a shell
     // function defined twice at the one bash runs.
-    crate::check::functions::definition_line(&a.file, &text, function)
+    vermas_core::check::functions::definition_line(&a.file, &text, function)
 }

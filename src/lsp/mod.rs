@@ -15,7 +15,6 @@ mod uri;
 
 pub use commands::RUN_CRITERION;
 
-use crate::error::{Error, Result};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::request::{self as req, Request as _};
@@ -32,6 +31,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
+use vermas_core::error::{Error, Result};
 
 /// How the conversation with the client ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub enum Ending {
 /// Serves the client on stdin/stdout until it says `exit` or its stream ends; the
 /// workspace is found from `initialize`'s folders, else from `cwd`. Returns the exit code
 /// at once, also while a criterion runs (its check ends with vermas, see
-/// [`crate::check`]). A frame that is not a message is answered with a JSON-RPC error
+/// [`vermas_core::check`]). A frame that is not a message is answered with a JSON-RPC error
 /// and the stream read on.
 pub fn serve_stdio(cwd: &Path) -> Result<i32> {
     let (tx, incoming) = std::sync::mpsc::channel();
@@ -349,7 +349,7 @@ fn execute(server: &Arc<Server>, r: Request) -> Option<Response> {
 
 /// Tells the user how a criterion run ended (clients show `window/showMessage`).
 fn show_outcome(server: &Server, report: &commands::RunReport) {
-    use crate::check::Outcome;
+    use vermas_core::check::Outcome;
     let typ = match report.outcome {
         Outcome::Pass => MessageType::INFO,
         Outcome::Skip | Outcome::Unstable => MessageType::WARNING,

@@ -4,14 +4,14 @@
 use super::last::LastRun;
 use super::position;
 use super::uri;
-use crate::error::Result;
-use crate::spec;
-use crate::verify::Project;
 use lsp_server::Message;
 use lsp_types::{TextDocumentContentChangeEvent, Uri};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use vermas_core::error::Result;
+use vermas_core::spec;
+use vermas_core::verify::Project;
 
 /// Sends a message to the client (the connection's writer; any thread may use it).
 pub type Outbox = Arc<dyn Fn(Message) + Send + Sync>;
@@ -183,7 +183,7 @@ pub fn spec_location(project: &Project, path: &Path) -> Option<(String, String)>
         .canonicalize()
         .unwrap_or_else(|_| project.root.clone());
     let real = real_path(path)?;
-    crate::contain::resolve(&root, &real).ok()?;
+    vermas_core::contain::resolve(&root, &real).ok()?;
     let rel = real.strip_prefix(&root).ok()?.to_str()?.to_string();
     let under = match spec::target::normalise(&project.config.specs.dir) {
         Some(dir) => rel.strip_prefix(&format!("{dir}/"))?.to_string(),

@@ -1,10 +1,10 @@
 //! A `ralph spec --verify/--judge` run in ralph's terms: the checked specs grouped under a
 //! header each, every criterion reduced to ralph's PASS, FAIL or SKIP (a check that could
 //! not run is a FAIL with its reason, never a PASS), and the tally. The checks themselves
-//! run through [`crate::verify`]; this module only regroups their results.
+//! run through [`vermas_core::verify`]; this module only regroups their results.
 
-use crate::check::Outcome;
-use crate::verify::live::{AnnotationRun, Kinds, SpecRun};
+use vermas_core::check::Outcome;
+use vermas_core::verify::live::{AnnotationRun, Kinds, SpecRun};
 
 /// Which checks a run includes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +46,7 @@ impl Mode {
     }
 
     /// True when a link of `kind` (`verify`, `verify:NAME`, `judge`) runs in this mode.
-    pub fn includes(self, kind: &crate::spec::AnnotationKind) -> bool {
+    pub fn includes(self, kind: &vermas_core::spec::AnnotationKind) -> bool {
         if kind.is_verify() {
             self != Mode::Judge
         } else {
@@ -100,8 +100,6 @@ pub enum Item {
         text: String,
         /// What ralph shows.
         verdict: Verdict,
-        /// vermas's outcome behind it (ERROR and UNSTABLE show as FAIL).
-        outcome: Outcome,
         /// The links that ran (or were settled without running), in file order.
         checks: Vec<AnnotationRun>,
     },
@@ -230,7 +228,6 @@ pub fn group(
             items.push(Item::Checked {
                 text: c.text.clone(),
                 verdict: Verdict::of(c.outcome),
-                outcome: c.outcome,
                 checks,
             });
         }
@@ -261,7 +258,7 @@ mod tests {
 
     #[test]
     fn modes_follow_ralphs_flags_and_words() {
-        let k = |text: &str| crate::spec::AnnotationKind::parse(text).expect("a kind");
+        let k = |text: &str| vermas_core::spec::AnnotationKind::parse(text).expect("a kind");
         assert_eq!(Mode::from_flags(false, false), None);
         let both = Mode::from_flags(true, true).expect("mode");
         assert_eq!(both.label(), "Verify+Judge");

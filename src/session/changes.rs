@@ -2,10 +2,10 @@
 //! --watch`, `inspect pending --watch`): a fingerprint of the files in a few folders
 //! (name, size, modification time), compared from one look to the next.
 
-use crate::error::Result;
-use crate::workspace::Workspace;
 use std::path::PathBuf;
 use std::time::SystemTime;
+use vermas_core::error::Result;
+use vermas_core::workspace::Workspace;
 
 /// What a set of folders held at one moment; equal fingerprints mean nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -39,10 +39,10 @@ impl Fingerprint {
 /// the config that defines groups.
 pub fn inbox_folders(ws: &Workspace, addr: &str) -> Result<Vec<PathBuf>> {
     let mut rcpts = Vec::new();
-    crate::mail::address::expand(addr, &ws.config.mail.groups, &mut rcpts)?;
+    vermas_core::mail::address::expand(addr, &ws.config.mail.groups, &mut rcpts)?;
     let mut folders = Vec::new();
     for rcpt in &rcpts {
-        for dir in crate::mail::store::live_dirs(ws, rcpt.mailbox()) {
+        for dir in vermas_core::mail::store::live_dirs(ws, rcpt.mailbox()) {
             folders.push(dir.path);
         }
     }

@@ -10,12 +10,12 @@ pub mod changes;
 pub mod status_line;
 mod tmux;
 
-use crate::config::{Config, PaneConfig};
-use crate::error::{Error, Result};
-use crate::shell;
-use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use tmux::Answer;
+use vermas_core::config::{Config, PaneConfig};
+use vermas_core::error::{Error, Result};
+use vermas_core::shell;
+use vermas_core::workspace::Workspace;
 
 pub use tmux::check_installed;
 

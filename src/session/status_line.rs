@@ -1,10 +1,10 @@
 //! What the session's status line counts: the mayor's and the inspector's unread mail,
 //! the test specs waiting for approval, and the merge requests queued for the refinery.
 
-use crate::error::Result;
-use crate::mail::query;
-use crate::refinery::request::{self, State};
-use crate::workspace::Workspace;
+use vermas_core::error::Result;
+use vermas_core::mail::query;
+use vermas_core::refinery::request::{self, State};
+use vermas_core::workspace::Workspace;
 
 /// The figures of one status line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -24,7 +24,7 @@ pub fn figures(ws: &Workspace) -> Result<Figures> {
     Ok(Figures {
         mayor_unread: unread(ws, "mayor/")?,
         inspector_unread: unread(ws, "inspector/")?,
-        pending_test_specs: crate::inspect::testspec::pending(ws)?.len(),
+        pending_test_specs: vermas_core::inspect::testspec::pending(ws)?.len(),
         refinery_queued: queued(ws)?,
     })
 }

@@ -2,8 +2,8 @@
 //! names (`$TMUX` inside tmux, else `$TMUX_TMPDIR`'s default socket), with the errors a
 //! user can act on (tmux missing, tmux refusing).
 
-use crate::error::{Error, Result};
 use std::process::{Command, Output, Stdio};
+use vermas_core::error::{Error, Result};
 
 /// What tmux answered to a command that may find no server or no target.
 pub enum Answer {

@@ -548,7 +548,7 @@ fn a_thousand_step_formula_cooks_in_order_through_the_library() {
     }
     std::fs::write(beads.join("formulas/big.formula.toml"), text).unwrap();
     let started = std::time::Instant::now();
-    let proto = vermas::mol::cook(Some(&beads), "big", &BTreeMap::new()).unwrap();
+    let proto = vermas_core::mol::cook(Some(&beads), "big", &BTreeMap::new()).unwrap();
     let took = started.elapsed();
     assert_eq!(proto.steps.len(), 1000);
     let order: Vec<String> = proto.steps.iter().map(|s| s.id.clone()).collect();

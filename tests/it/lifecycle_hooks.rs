@@ -1,4 +1,4 @@
-//! The Inspector's lifecycle hooks: `vermas::inspect::hooks::run` called directly on a
+//! The Inspector's lifecycle hooks: `vermas_core::inspect::hooks::run` called directly on a
 //! workspace opened over a real temporary repository, with real hook scripts (a failing
 //! Pre hook stops its point, a failing Post hook is a warning, the payload on stdin, the
 //! environment, the timeout, symlinks leading outside, files without an execute bit);
@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-use vermas::inspect::hooks::{self, HookPoint, HookReport};
-use vermas::workspace::Workspace;
+use vermas_core::inspect::hooks::{self, HookPoint, HookReport};
+use vermas_core::workspace::Workspace;
 
 /// The workspace of `repo`, opened as vermas opens it (config read).
 fn workspace(repo: &Repo) -> Workspace {

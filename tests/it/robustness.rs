@@ -7,12 +7,12 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as PropConfig;
 use std::sync::Arc;
 use std::time::Duration;
-use vermas::config::Config;
-use vermas::duration::{MAX_DURATION, parse_duration};
-use vermas::error::{Error, ParseError};
-use vermas::mol::formula::{self, Source};
-use vermas::store::frontmatter;
-use vermas::time::Timestamp;
+use vermas_core::config::Config;
+use vermas_core::duration::{MAX_DURATION, parse_duration};
+use vermas_core::error::{Error, ParseError};
+use vermas_core::mol::formula::{self, Source};
+use vermas_core::store::frontmatter;
+use vermas_core::time::Timestamp;
 
 /// Exit status of a Rust panic; none of these commands may ever end with it.
 const PANIC_EXIT: i32 = 101;
@@ -243,7 +243,7 @@ fn cases() -> PropConfig {
 #[test]
 fn a_link_after_non_ascii_text_is_placed_by_character() {
     let text = "## Success Criteria\n\n- [ ] \u{e9}t\u{e9} [verify](t.sh#f)\n";
-    let spec = vermas::spec::parse(text, "specs/x.md");
+    let spec = vermas_core::spec::parse(text, "specs/x.md");
     let a = &spec.criteria[0].annotations[0];
     assert_eq!((a.line, a.column), (3, 11));
     assert_eq!(char_at(text, a.line, a.column), Some('['));
@@ -481,7 +481,7 @@ proptest! {
     fn the_spec_parser_never_panics_and_points_inside(
         text in prop_oneof![input(SPECS), structured_spec()],
     ) {
-        let spec = vermas::spec::parse(&text, "specs/x.md");
+        let spec = vermas_core::spec::parse(&text, "specs/x.md");
         for c in &spec.criteria {
             prop_assert!(inside(&text, c.line, 1), "criterion line {} in {text:?}", c.line);
             for a in &c.annotations {

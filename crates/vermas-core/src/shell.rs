@@ -7,7 +7,7 @@ pub(crate) fn quote(text: &str) -> String {
 
 /// `text` as one word for `sh`: as it is when it holds only safe characters, else
 /// [`quote`]d.
-pub(crate) fn word(text: &str) -> String {
+pub fn word(text: &str) -> String {
     let safe = !text.is_empty()
         && text
             .chars()

@@ -1,12 +1,12 @@
 //! vermas: verifiable work for people and coding agents, with git as the only database.
 //!
 //! Records live as YAML and markdown files under `.beads/`; every change vermas makes is a
-//! git commit made through gix. The `cli` module is the thin command-line layer; every
-//! other module is library code that never prints and never exits the process.
+//! git commit made through gix. This crate is the domain: it returns values and errors,
+//! and never prints or ends the process (the workspace's clippy lints deny both here); the
+//! `vermas` binary crate is the command line and the terminal front ends.
 
 pub mod bead;
 pub mod check;
-pub mod cli;
 pub mod config;
 pub mod contain;
 pub mod discover;
@@ -21,17 +21,14 @@ pub mod inspect;
 pub mod inspector;
 pub mod interop;
 pub mod judge;
-pub mod lsp;
 pub mod mail;
 pub mod merge;
 pub mod mol;
 pub mod par;
-pub mod ralph;
 pub mod refinery;
 pub mod roles;
-pub mod session;
 pub mod setup;
-mod shell;
+pub mod shell;
 pub mod spec;
 pub mod store;
 pub mod sync;

@@ -91,7 +91,7 @@ pub struct Annotation {
     pub error: Option<String>,
     /// Byte range of the link in the file.
     #[serde(skip)]
-    pub(crate) span: (usize, usize),
+    pub span: (usize, usize),
 }
 
 /// How an annotation is written.
