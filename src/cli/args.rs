@@ -2,17 +2,17 @@
 
 use clap::{Parser, Subcommand};
 
-use super::bead_args::*;
-use super::formula_args::FormulaCmd;
-use super::gates_args::GateArgs;
-use super::githooks_args::HooksCmd;
-use super::interop_args::{ExportCmd, ImportCmd};
-use super::mail_args::MailCmd;
-use super::mol_args::MolCmd;
-use super::session_args::StartArgs;
-use super::setup_args::ConfigCmd;
-use super::specs_args::{SpecCmd, StatusArgs};
-use super::tasks_args::TasksCmd;
+use super::beads::args::*;
+use super::formula::args::FormulaCmd;
+use super::gates::args::GateArgs;
+use super::githooks::args::HooksCmd;
+use super::interop::args::{ExportCmd, ImportCmd};
+use super::mail::args::MailCmd;
+use super::mol::args::MolCmd;
+use super::session::args::StartArgs;
+use super::setup::args::ConfigCmd;
+use super::specs::args::{SpecCmd, StatusArgs};
+use super::tasks::args::TasksCmd;
 
 /// vermas: verifiable work for people and coding agents, with git as the only database.
 #[derive(Debug, Parser)]
@@ -199,24 +199,24 @@ pub enum Command {
     },
     /// The Inspector: verify, audit, review and judge a bead's work; record and route it.
     #[command(subcommand)]
-    Inspect(super::inspect_args::InspectCmd),
+    Inspect(super::inspect::args::InspectCmd),
     /// The designer turns a request into requirements; approved, they become the work's
     /// description (a new feature unless --bead).
-    Design(super::design_args::DesignArgs),
+    Design(super::design::args::DesignArgs),
     /// The strategist proposes acceptance criteria; approved, they go on the work's test spec.
-    Strategize(super::design_args::StrategizeArgs),
+    Strategize(super::design::args::StrategizeArgs),
     /// design -> create -> strategize as the mol-spec-planning molecule; the same request
     /// again (or --resume MOL) continues an unfinished plan where it stopped.
-    Plan(super::design_args::PlanArgs),
+    Plan(super::design::args::PlanArgs),
     /// The Refinery: merge a branch only once the Inspector passed the merge result.
     #[command(subcommand)]
-    Refinery(super::refinery_args::RefineryCmd),
+    Refinery(super::refinery::args::RefineryCmd),
     /// The Inspector's own loop: act on `inspector/` mail (`inspector run`).
     #[command(subcommand)]
-    Inspector(super::inspector_args::InspectorCmd),
+    Inspector(super::inspector::args::InspectorCmd),
     /// wrapix's ralph front end: `ralph spec`, `ralph status` (also as a symlink named ralph).
     #[command(subcommand)]
-    Ralph(super::ralph_args::RalphCmd),
+    Ralph(super::ralph::args::RalphCmd),
     /// git's merge driver for vermas's records (`merge.vermas.driver`): merges BASE, OURS
     /// and THEIRS of the record at PATH by meaning into OURS; non-zero leaves the conflict
     /// to git.

@@ -1,49 +1,31 @@
 //! The command line: parse arguments, call the library, render results and errors.
 
-mod approve;
 pub mod args;
-mod bead_args;
 mod beads;
-mod beads_bd;
 mod complete;
 mod design;
-mod design_args;
 mod discover;
 mod formula;
-mod formula_args;
 mod gates;
-mod gates_args;
 mod githooks;
-mod githooks_args;
-mod inspect_args;
-mod inspect_run;
-mod inspect_spec;
+mod inspect;
 mod inspector;
-mod inspector_args;
 mod interop;
-mod interop_args;
 mod mail;
-mod mail_args;
 mod merge_file;
 mod mol;
-mod mol_args;
 mod output;
 mod progress;
 mod ralph;
-mod ralph_args;
 mod redraw;
 mod refinery;
-mod refinery_args;
 mod render;
 mod session;
-mod session_args;
 mod setup;
-mod setup_args;
+mod sling;
 mod specs;
-mod specs_args;
 mod sync;
 mod tasks;
-mod tasks_args;
 mod watch;
 
 use args::{Cli, Command};
@@ -169,11 +151,11 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Dep(cmd) => beads::dep(&ctx, cmd),
         Command::Ready(a) => beads::ready(&ctx, a),
         Command::Blocked => beads::blocked(&ctx),
-        Command::Label(cmd) => beads_bd::label(&ctx, cmd),
-        Command::Search(a) => beads_bd::search(&ctx, a),
-        Command::Stats => beads_bd::stats(&ctx),
-        Command::Delete { ids, force } => beads_bd::delete(&ctx, &ids, force),
-        Command::Comments(a) => beads_bd::comments(&ctx, a),
+        Command::Label(cmd) => beads::bd::label(&ctx, cmd),
+        Command::Search(a) => beads::bd::search(&ctx, a),
+        Command::Stats => beads::bd::stats(&ctx),
+        Command::Delete { ids, force } => beads::delete::delete(&ctx, &ids, force),
+        Command::Comments(a) => beads::bd::comments(&ctx, a),
         Command::History { id } => beads::history(&ctx, &id),
         Command::Clarify {
             id,
@@ -190,7 +172,7 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Formula(cmd) => formula::formula(&ctx, cmd),
         Command::Mol(cmd) => mol::mol(&ctx, cmd),
         Command::Spec(cmd) => specs::spec(&ctx, cmd),
-        Command::Inspect(cmd) => inspect_run::inspect(&ctx, cmd),
+        Command::Inspect(cmd) => inspect::inspect(&ctx, cmd),
         Command::Design(a) => design::design(&ctx, a),
         Command::Strategize(a) => design::strategize(&ctx, a),
         Command::Plan(a) => design::plan(&ctx, a),
@@ -218,7 +200,7 @@ fn dispatch(cli: Cli) -> CmdResult {
             agent,
             force,
             reason,
-        } => inspect_spec::sling(&ctx, &id, agent.as_deref(), force, reason.as_deref()),
+        } => sling::sling(&ctx, &id, agent.as_deref(), force, reason.as_deref()),
     }
 }
 

@@ -4,7 +4,7 @@
 //! stops once its owner (the watch) is gone, however that went.
 
 use super::CmdResult;
-use super::specs_args::StatusArgs;
+use super::specs::args::StatusArgs;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

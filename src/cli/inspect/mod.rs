@@ -1,0 +1,225 @@
+//! Handlers of the Inspector's pipeline commands: `inspect verify|audit|review|run`,
+//! `inspect feedback` and `inspect status`. They call `vermas_core::inspect` and render.
+
+pub(super) mod args;
+pub(super) mod spec;
+
+use super::inspect::args::{InspectCmd, StepArgs};
+use super::output::{outln, print_json, recorded_note, versioned};
+use super::{CmdResult, Ctx};
+use std::time::Duration;
+use vermas_core::error::Error;
+use vermas_core::inspect::pipeline::{self, Inspection, Upto, Verdict};
+use vermas_core::inspect::{self, route};
+use vermas_core::time::Timestamp;
+
+/// `inspect ...`: dispatches to the handlers below.
+pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
+    let step = |s: StepArgs, upto: Upto, wait: Option<Duration>| inspect::Request {
+        base: s.base,
+        use_cache: !s.no_cache,
+        wait,
+        ..inspect::Request::new(s.id, upto)
+    };
+    match cmd {
+        InspectCmd::Verify(s) => pipeline(ctx, &step(s, Upto::Verify, None)),
+        InspectCmd::Audit(s) => pipeline(ctx, &step(s, Upto::Audit, None)),
+        InspectCmd::Review(s) => pipeline(ctx, &step(s, Upto::Review, None)),
+        InspectCmd::Run { step: s, wait } => pipeline(ctx, &step(s, Upto::Run, wait)),
+        InspectCmd::Feedback { id } => feedback(ctx, &id),
+        InspectCmd::Pending { watch } => super::inspect::spec::pending(ctx, watch),
+        InspectCmd::Show { id } => super::inspect::spec::show(ctx, &id),
+        InspectCmd::CreateSpec { id } => super::inspect::spec::create_spec(ctx, &id),
+        InspectCmd::AddCriteria {
+            spec,
+            description,
+            cmd,
+            verify,
+            judge,
+        } => {
+            use vermas_core::inspect::testspec::Check;
+            let check = match (cmd, verify, judge) {
+                (Some(c), _, _) => Check::Command(c),
+                (_, Some(v), _) => Check::Verify(v),
+                (_, _, Some(j)) => Check::Judge(j),
+                _ => return Err(Error::usage("give --cmd, --verify or --judge")),
+            };
+            super::inspect::spec::add_criteria(ctx, &spec, &description, check)
+        }
+        InspectCmd::Approve { spec } => super::inspect::spec::approve(ctx, &spec),
+        InspectCmd::Status { id } => status(ctx, id.as_deref()),
+    }
+}
+
+/// Exit code of a verdict: 0 PASS, 1 FAIL, 3 ERROR, 4 NEEDS_HUMAN.
+fn exit_code(v: Verdict) -> i32 {
+    match v {
+        Verdict::Pass => 0,
+        Verdict::Fail => 1,
+        Verdict::Error => 3,
+        Verdict::NeedsHuman => 4,
+    }
+}
+
+/// The terminal's part in an inspection: the first report while it waits for an answer.
+struct Terminal<'a> {
+    /// Where it renders.
+    ctx: &'a Ctx,
+}
+
+impl inspect::Observer for Terminal<'_> {
+    fn waiting(&mut self, ins: &Inspection, routed: &route::Routed) {
+        render(self.ctx, ins, Some(routed));
+    }
+}
+
+/// `inspect verify|audit|review|run ID`.
+pub fn pipeline(ctx: &Ctx, req: &inspect::Request) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let actor = if req.upto == Upto::Run {
+        Some(ctx.actor(&ws)?)
+    } else {
+        None
+    };
+    let out = inspect::run(&ws, actor.as_deref(), req, &mut Terminal { ctx })?;
+    let mut ins = out.inspection;
+    ins.warnings.extend(out.hook_warnings);
+    render(ctx, &ins, out.routed.as_ref());
+    if let Some(r) = &out.recorded {
+        recorded_note(r);
+    }
+    Ok(exit_code(ins.verdict))
+}
+
+/// Prints an inspection: JSON, or a report per criterion with the verdict last. Text an
+/// agent, a model or the project wrote is shown with its control characters escaped.
+fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
+    use vermas_core::words::printable as p;
+    if ctx.json {
+        let mut v = serde_json::to_value(ins).unwrap_or_default();
+        if let Some(r) = routed {
+            v["routed"] = serde_json::to_value(r).unwrap_or_default();
+        }
+        print_json(&versioned(v));
+        return;
+    }
+    outln!("Inspect: {} {}", ins.work, p(&ins.title));
+    for c in &ins.checks {
+        outln!("  [{}] {} {}", c.result.outcome, c.id, p(&c.description));
+        outln!("         {} ({})", p(&c.target), c.kind);
+        if let Some(why) = &c.result.reason
+            && c.result.outcome != vermas_core::check::Outcome::Pass
+        {
+            outln!("           {}", p(why));
+        }
+    }
+    for a in &ins.audit {
+        let why = if a.why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", p(&a.why))
+        };
+        outln!("  auditor: {} {}{why}", a.id, a.finding.as_str());
+    }
+    for w in &ins.warnings {
+        eprintln!("warning: {}", p(w));
+    }
+    let confidence = match &ins.judgment {
+        Some(j) if j.confidence.is_some() => format!(" (confidence {:.2})", ins.confidence),
+        Some(_) => " (no confidence stated)".to_string(),
+        None => String::new(),
+    };
+    outln!(
+        "{}{confidence}: {}",
+        ins.verdict.as_str(),
+        p(&ins.reasons.join("; "))
+    );
+    if let Some(q) = &ins.question {
+        outln!("question: {}", p(q));
+    }
+    if let Some(r) = routed {
+        if let Some(b) = &r.result_bead {
+            outln!(
+                "failure report: {b} (`vermas inspect feedback {}`)",
+                ins.work
+            );
+        }
+        for m in &r.mailed {
+            outln!("mailed mayor/: {}", p(m));
+        }
+    }
+}
+
+/// `inspect feedback ID`: the latest failure report of the work.
+pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (work, _) = pipeline::work_and_spec(&ws, id)?;
+    let set = vermas_core::bead::store::BeadSet::load(&ws)?;
+    let latest = set
+        .beads
+        .values()
+        .filter(|b| {
+            b.issue_type == vermas_core::bead::model::IssueType::VerificationResult
+                && b.parent.as_deref() == Some(&work.id)
+        })
+        .max_by_key(|b| b.created_at);
+    let Some(latest) = latest else {
+        return Err(Error::Missing {
+            message: format!("{} has no failure report", work.id),
+            help: format!("`vermas inspect run {}` inspects it", work.id),
+        });
+    };
+    let report = vermas_core::bead::store::load_one(&ws, &latest.id)?;
+    if ctx.json {
+        print_json(&versioned(serde_json::json!({
+            "work": work.id, "report": report.id, "text": report.description,
+        })));
+    } else {
+        outln!(
+            "{}",
+            vermas_core::words::printable(report.description.trim_end())
+        );
+    }
+    Ok(0)
+}
+
+/// `inspect status [ID]`: beads with their latest verdict and its age.
+pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let wanted = id
+        .map(|i| pipeline::work_and_spec(&ws, i).map(|(w, _)| w.id))
+        .transpose()?;
+    let records: Vec<_> = vermas_core::verify::results::load_all(&ws)
+        .into_iter()
+        .filter(|r| !r.key.starts_with("spec:"))
+        .filter(|r| wanted.as_deref().is_none_or(|w| r.key == w))
+        .collect();
+    if ctx.json {
+        // Each record names its bead as `id`, as every other listing does (`key` stays).
+        let rows: Vec<serde_json::Value> = records
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).unwrap_or_default();
+                if let Some(map) = v.as_object_mut() {
+                    map.insert("id".into(), serde_json::json!(r.key));
+                }
+                v
+            })
+            .collect();
+        print_json(&rows);
+        return Ok(0);
+    }
+    if records.is_empty() {
+        outln!("No inspections yet");
+    }
+    let now = Timestamp::now();
+    for r in &records {
+        outln!(
+            "{:<14} {:<12} {} ago",
+            r.key,
+            r.verdict,
+            vermas_core::time::short_age(r.at.seconds_until(now))
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,134 @@
+//! Handlers of the test-spec side of the Inspector: `inspect pending|show|create-spec|
+//! add-criteria|approve`. They call `vermas_core::inspect` and render.
+
+use crate::cli::output::{out, outln, print_json, recorded_note, versioned};
+use crate::cli::{CmdResult, Ctx};
+use serde_json::json;
+use vermas_core::bead::model::Status;
+use vermas_core::inspect::testspec::{self, Check};
+
+/// `inspect pending [--watch]`.
+pub fn pending(ctx: &Ctx, watch: bool) -> CmdResult {
+    let ws = ctx.workspace()?;
+    if watch {
+        crate::cli::redraw::refuse_json(ctx, "vermas inspect pending")?;
+        let folders = crate::session::changes::pending_folders(&ws);
+        return crate::cli::redraw::on_change("vermas inspect pending", &folders, || {
+            Ok(pending_view(&testspec::pending(&ws)?))
+        });
+    }
+    let specs = testspec::pending(&ws)?;
+    if ctx.json {
+        let rows: Vec<_> = specs
+            .iter()
+            .map(|s| json!({"id": s.id, "work": s.parent, "title": s.title, "criteria": s.acceptance_criteria.len(), "created_at": s.created_at}))
+            .collect();
+        print_json(&rows);
+        return Ok(0);
+    }
+    out!("{}", pending_view(&specs));
+    Ok(0)
+}
+
+/// The open test specs, one line each: id, work, criteria, title.
+fn pending_view(specs: &[vermas_core::bead::model::Bead]) -> String {
+    if specs.is_empty() {
+        return "No test specs waiting\n".to_string();
+    }
+    let mut view = String::new();
+    for s in specs {
+        view.push_str(&format!(
+            "{:<16} {:<14} {}  {}\n",
+            s.id,
+            s.parent.as_deref().unwrap_or("-"),
+            vermas_core::words::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
+            s.title
+        ));
+    }
+    view
+}
+
+/// `inspect show ID`.
+pub fn show(ctx: &Ctx, id: &str) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (work, spec) = vermas_core::inspect::pipeline::work_and_spec(&ws, id)?;
+    let latest = vermas_core::verify::results::load(&ws, &work.id)?;
+    if ctx.json {
+        print_json(&versioned(json!({
+            "work": {"id": work.id, "title": work.title, "status": work.status},
+            "spec": spec.as_ref().map(|s| json!({
+                "id": s.id,
+                "approved": s.status == Status::Closed,
+                "criteria": s.acceptance_criteria.iter().map(|c| {
+                    let (kind, target) = testspec::kind_of(c);
+                    let mut v = serde_json::to_value(c).unwrap_or_default();
+                    v["kind"] = json!(kind);
+                    v["target"] = json!(target);
+                    v
+                }).collect::<Vec<_>>(),
+            })),
+            "latest": latest.as_ref().map(|r| json!({"verdict": r.verdict, "at": r.at})),
+        })));
+        return Ok(0);
+    }
+    outln!("{}  {}  ({})", work.id, work.title, work.status);
+    match &spec {
+        None => outln!("  no test spec (`vermas inspect create-spec {}`)", work.id),
+        Some(s) => {
+            let state = if s.status == Status::Closed {
+                "approved"
+            } else {
+                "pending approval"
+            };
+            outln!("  test spec {}: {state}", s.id);
+            for c in &s.acceptance_criteria {
+                let (kind, target) = testspec::kind_of(c);
+                outln!("  {} {}\n      {kind}: {target}", c.id, c.description);
+            }
+        }
+    }
+    if let Some(r) = latest {
+        outln!("  latest verdict: {} at {}", r.verdict, r.at);
+    }
+    Ok(0)
+}
+
+/// `inspect create-spec ID`.
+pub fn create_spec(ctx: &Ctx, id: &str) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (spec, recorded) = testspec::create_for(&ws, &ctx.actor(&ws)?, id)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(json!({"id": spec.id, "work": spec.parent})));
+    } else {
+        outln!("Created {}: {}", spec.id, spec.title);
+    }
+    Ok(0)
+}
+
+/// `inspect add-criteria SPEC -d TEXT --cmd|--verify|--judge`.
+pub fn add_criteria(ctx: &Ctx, spec: &str, description: &str, check: Check) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (spec, id, recorded) =
+        testspec::add_criterion(&ws, &ctx.actor(&ws)?, spec, description, check)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(json!({"spec": spec.id, "criterion": id})));
+    } else {
+        outln!("Added {id} to {}", spec.id);
+    }
+    Ok(0)
+}
+
+/// `inspect approve SPEC`.
+pub fn approve(ctx: &Ctx, spec: &str) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (spec, recorded) = testspec::approve(&ws, &ctx.actor(&ws)?, spec)?;
+    recorded_note(&recorded);
+    if ctx.json {
+        print_json(&versioned(json!({"id": spec.id, "approved": true})));
+    } else {
+        outln!("Approved {}: {}", spec.id, spec.title);
+    }
+    Ok(0)
+}

@@ -1,0 +1,133 @@
+//! `import bd` and `export bd`: call the interop module and say what it did.
+
+pub(super) mod args;
+
+use super::interop::args::{ExportCmd, ImportCmd};
+use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
+use super::{CmdResult, Ctx, warn};
+use serde_json::json;
+use vermas_core::interop::{export, import};
+use vermas_core::store::Recorded;
+use vermas_core::words::counted;
+
+/// Bad lines shown with their line quoted; any after these get one line each.
+const SHOWN_IN_FULL: usize = 20;
+
+/// `import bd [FILE]`.
+pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
+    let ImportCmd::Bd { file } = cmd;
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws)?;
+    let (path, shown) = match file {
+        Some(f) => {
+            let shown = f.display().to_string();
+            (f, shown)
+        }
+        None => {
+            let p = ws.bd_jsonl_path();
+            let shown = ws.display(&p);
+            (p, shown)
+        }
+    };
+    let r = import::import(&ws, &actor, &path, &shown)?;
+    recorded_note(&r.recorded);
+    let bad_count = counted(r.bad.len(), "bad line", "bad lines");
+    if ctx.json {
+        let bad: Vec<_> = r
+            .bad
+            .iter()
+            .map(|b| json!({"file": shown, "line": b.line, "column": b.column, "message": b.message}))
+            .collect();
+        print_json(&versioned(json!({
+            "file": shown,
+            "created": r.created,
+            "updated": r.updated,
+            "unchanged": r.unchanged,
+            "tombstones_skipped": r.tombstones,
+            "other_records_skipped": r.other_records,
+            "bad_lines": bad,
+            "commit": match &r.recorded {
+                Recorded::Commit(id) => Some(id.as_str()),
+                _ => None,
+            },
+        })));
+    } else {
+        for (i, bad) in r.bad.iter().enumerate() {
+            if i < SHOWN_IN_FULL {
+                diagnostic("error", &bad.diagnostic(&shown));
+            } else {
+                eprintln!(
+                    "error: {shown}:{}:{}: {}",
+                    bad.line, bad.column, bad.message
+                );
+            }
+        }
+        let commit = short_commit(&r.recorded)
+            .map(|c| format!(" in commit {c}"))
+            .unwrap_or_default();
+        outln!(
+            "Imported {shown}: {} new, {} updated, {} unchanged{commit}",
+            r.created.len(),
+            r.updated.len(),
+            r.unchanged.len()
+        );
+        if r.tombstones > 0 {
+            let n = counted(r.tombstones, "deleted issue", "deleted issues");
+            outln!("Skipped {n} (bd tombstones)");
+        }
+        if r.other_records > 0 {
+            let n = counted(r.other_records, "non-issue record", "non-issue records");
+            outln!("Skipped {n} (such as bd memories)");
+        }
+    }
+    if r.created.is_empty() && r.updated.is_empty() && r.bad.is_empty() {
+        warn(
+            ctx.json,
+            "unchanged",
+            &format!("nothing changed: every issue in {shown} matches its bead already"),
+        );
+    }
+    if r.bad.is_empty() {
+        return Ok(0);
+    }
+    let message = format!("{bad_count} of {shown} not imported; the other issues were");
+    super::output::failure(&message, "parse", ctx.json);
+    Ok(1)
+}
+
+/// `export bd [FILE|-]`.
+pub fn export(ctx: &Ctx, cmd: ExportCmd) -> CmdResult {
+    let ExportCmd::Bd { file, output } = cmd;
+    let target = output.or(file).filter(|p| p.as_os_str() != "-");
+    let ws = ctx.workspace()?;
+    let exported = export::export(&ws)?;
+    for e in &exported.broken {
+        if ctx.json {
+            eprintln!("{}", json!({"warning": e.to_string(), "code": e.code()}));
+        } else {
+            diagnostic("warning", e);
+        }
+    }
+    match &target {
+        None => out!("{}", exported.text),
+        Some(path) => {
+            export::write_file(path, &exported.text)?;
+            if ctx.json {
+                print_json(&versioned(json!({
+                    "file": path.display().to_string(),
+                    "exported": exported.count,
+                })));
+            } else {
+                let n = counted(exported.count, "bead", "beads");
+                outln!("Exported {n} to {}", path.display());
+            }
+        }
+    }
+    if exported.broken.is_empty() {
+        return Ok(0);
+    }
+    let n = counted(exported.broken.len(), "bead file", "bead files");
+    let message = format!("{n} could not be read and are not in the export");
+    super::output::failure(&message, "parse", ctx.json);
+    Ok(1)
+}

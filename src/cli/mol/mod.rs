@@ -1,0 +1,431 @@
+//! Handler of `mol`: cook, pour, wisp, list, show, ready, start, done, block, squash,
+//! burn and run.
+
+pub(super) mod args;
+
+use super::mol::args::MolCmd;
+use super::output::{outln, print_json, recorded_note, versioned};
+use super::{CmdResult, Ctx};
+use serde_json::json;
+use vermas_core::error::{Error, Result};
+use vermas_core::mol::Proto;
+use vermas_core::mol::molecule::{self, Molecule, Step, StepStatus};
+use vermas_core::mol::ops::{self, Changed, StepChange};
+use vermas_core::mol::run::{self, RunEvent, RunOptions, StepRun};
+use vermas_core::time::Timestamp;
+use vermas_core::workspace::Workspace;
+
+/// `mol ...`.
+pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
+    if let MolCmd::Cook { name, vars } = &cmd {
+        let ws = ctx.workspace().ok();
+        if let Some(ws) = &ws {
+            ops::purge_expired(ws, Timestamp::now());
+        }
+        let proto = cook(ws.as_ref(), name, vars)?;
+        if ctx.json {
+            print_json(&versioned(&proto));
+        } else {
+            outln!("{}", super::formula::render_proto(&proto).trim_end());
+        }
+        return Ok(0);
+    }
+    let ws = ctx.workspace()?;
+    ops::purge_expired(&ws, Timestamp::now());
+    // Only the commands that record a change need (and check) the actor.
+    let reads = matches!(
+        cmd,
+        MolCmd::List | MolCmd::Show { .. } | MolCmd::Ready { .. }
+    );
+    let actor = if reads {
+        String::new()
+    } else {
+        ctx.actor(&ws)?
+    };
+    match cmd {
+        MolCmd::Cook { .. } => unreachable!("handled above"),
+        MolCmd::Pour { name, bead, vars } => {
+            let vars = vermas_core::mol::parse_vars(&vars)?;
+            let changed = ops::pour(&ws, &actor, &name, &vars, &bead)?;
+            created(ctx, &ws, &changed, "Poured")
+        }
+        MolCmd::Wisp { name, ttl, vars } => {
+            let ttl = ops::parse_ttl(&ttl)?;
+            let proto = cook(Some(&ws), &name, &vars)?;
+            let changed = ops::wisp(&ws, &actor, &proto, ttl, None)?;
+            created(ctx, &ws, &changed, "Wisp")
+        }
+        MolCmd::List => list(ctx, &ws),
+        MolCmd::Show { id } => show(ctx, &ws, &id),
+        MolCmd::Ready { id } => ready(ctx, &ws, &id),
+        MolCmd::Start { id, step } => step_change(ctx, &ws, &actor, &id, &step, StepChange::Start),
+        MolCmd::Done { id, step, output } => {
+            step_change(ctx, &ws, &actor, &id, &step, StepChange::Done(output))
+        }
+        MolCmd::Block { id, step, reason } => {
+            step_change(ctx, &ws, &actor, &id, &step, StepChange::Block(reason))
+        }
+        MolCmd::Squash { id, summary } => {
+            let digest = ops::squash(&ws, &actor, &id, summary)?;
+            if ctx.json {
+                print_json(&versioned(&digest));
+            } else {
+                let path = molecule::archive_dir(&ws).join(format!("{}.yaml", digest.id));
+                outln!(
+                    "Squashed {} ({}, {}) into {}",
+                    digest.id,
+                    digest.formula,
+                    progress(&digest.progress),
+                    ws.display(&path)
+                );
+            }
+            Ok(0)
+        }
+        MolCmd::Burn { id, force } => {
+            let changed = ops::burn(&ws, &actor, &id, force)?;
+            if let Some(r) = &changed.recorded {
+                recorded_note(r);
+            }
+            if ctx.json {
+                print_json(&versioned(json!({"id": changed.mol.id, "burned": true})));
+            } else {
+                outln!("Burned {} ({})", changed.mol.id, changed.mol.formula);
+            }
+            Ok(0)
+        }
+        MolCmd::Run { id, handler, jobs } => run_mol(ctx, &ws, &actor, &id, &handler, jobs),
+    }
+}
+
+/// Cooks formula `name` with `--var` values (the workspace's formulas first, when there is
+/// one).
+fn cook(ws: Option<&Workspace>, name: &str, vars: &[String]) -> Result<Proto> {
+    let vars = vermas_core::mol::parse_vars(vars)?;
+    vermas_core::mol::cook(ws.map(|w| w.beads_dir.as_path()), name, &vars)
+}
+
+/// Reports a new molecule (pour or wisp).
+fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> CmdResult {
+    if let Some(r) = &changed.recorded {
+        recorded_note(r);
+    }
+    let m = &changed.mol;
+    if ctx.json {
+        print_json(&versioned(m));
+        return Ok(0);
+    }
+    let mut line = format!(
+        "{verb} {}: {} ({})",
+        m.id,
+        m.formula,
+        vermas_core::words::plural(m.steps.len(), "step")
+    );
+    if let Some(bead) = &m.bead_id {
+        line.push_str(&format!(" for {bead}"));
+    }
+    if let Some(at) = m.expires_at {
+        line.push_str(&format!(", expires {at}"));
+    }
+    outln!("{line}");
+    outln!("  {}", ws.display(&molecule::path_of(ws, m)));
+    Ok(0)
+}
+
+/// `mol list`.
+fn list(ctx: &Ctx, ws: &Workspace) -> CmdResult {
+    let (mols, broken) = molecule::load_all(ws);
+    for e in &broken {
+        super::output::diagnostic("warning", e);
+    }
+    if ctx.json {
+        let rows: Vec<_> = mols.iter().map(summary).collect();
+        print_json(&rows);
+        return Ok(0);
+    }
+    if mols.is_empty() {
+        outln!("No molecules.");
+        return Ok(0);
+    }
+    let width = mols.iter().map(|m| m.formula.len()).max().unwrap_or(0);
+    for m in &mols {
+        let (done, total) = m.progress();
+        let mut line = format!(
+            "{}  {:<6}  {:<width$}  {}",
+            m.id,
+            m.state.name(),
+            m.formula,
+            steps(done, total)
+        );
+        if let Some(bead) = &m.bead_id {
+            line.push_str(&format!("  {bead}"));
+        }
+        if let Some(at) = m.expires_at {
+            line.push_str(&format!("  expires {at}"));
+        }
+        outln!("{line}");
+    }
+    Ok(0)
+}
+
+/// The JSON row of `mol list`.
+fn summary(m: &Molecule) -> serde_json::Value {
+    let (done, total) = m.progress();
+    json!({
+        "id": m.id,
+        "formula": m.formula,
+        "version": m.version,
+        "bead_id": m.bead_id,
+        "state": m.state,
+        "created_at": m.created_at,
+        "updated_at": m.updated_at,
+        "expires_at": m.expires_at,
+        "steps_completed": done,
+        "steps_total": total,
+    })
+}
+
+/// `mol show`.
+fn show(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
+    let (path, m) = molecule::load(ws, id)?;
+    if ctx.json {
+        let mut v = versioned(&m);
+        let (done, total) = m.progress();
+        v["steps_completed"] = json!(done);
+        v["steps_total"] = json!(total);
+        print_json(&v);
+        return Ok(0);
+    }
+    let (done, total) = m.progress();
+    let mut head = format!("{}: {}", m.id, m.formula);
+    if let Some(v) = &m.version {
+        head.push_str(&format!(" v{v}"));
+    }
+    head.push_str(&format!(" ({})", m.state.name()));
+    if let Some(bead) = &m.bead_id {
+        head.push_str(&format!(" for {bead}"));
+    }
+    outln!("{head}");
+    outln!("{} complete  {}", steps(done, total), ws.display(&path));
+    if let Some(at) = m.expires_at {
+        outln!("expires {at}");
+    }
+    if !m.vars.is_empty() {
+        let vars: Vec<String> = m.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        outln!("vars: {}", vars.join(" "));
+    }
+    for s in &m.steps {
+        outln!("{}", step_line(&m, s));
+    }
+    Ok(0)
+}
+
+/// One step as `mol show` prints it, with what matters for its status.
+fn step_line(m: &Molecule, s: &Step) -> String {
+    let mark = match s.status {
+        StepStatus::Pending => "[ ]",
+        StepStatus::InProgress => "[>]",
+        StepStatus::Completed => "[x]",
+        StepStatus::Blocked => "[!]",
+        StepStatus::Skipped => "[-]",
+    };
+    let mut line = format!("  {mark} {}  {}  ({})", s.id, s.title, s.status.name());
+    let unmet = m.unmet_needs(s);
+    match s.status {
+        StepStatus::Pending if !unmet.is_empty() => {
+            line.push_str(&format!("\n        needs {}", unmet.join(", ")));
+        }
+        StepStatus::Pending => line.push_str("\n        ready"),
+        StepStatus::Blocked => {
+            let reason = s.reason.as_deref().unwrap_or("no reason given");
+            line.push_str(&format!("\n        reason: {}", first_line(reason)));
+        }
+        StepStatus::Completed => {
+            if let Some(out) = s.output.as_deref().filter(|o| !o.trim().is_empty()) {
+                line.push_str(&format!("\n        output: {}", first_line(out)));
+            }
+        }
+        _ => {}
+    }
+    line
+}
+
+/// `2/5 steps`, `0/1 step`: progress with the noun in the number of the total.
+fn steps(done: usize, total: usize) -> String {
+    format!("{done}/{}", vermas_core::words::plural(total, "step"))
+}
+
+/// A digest's `done/total` progress with its noun (`1/1 step`).
+fn progress(done_total: &str) -> String {
+    match done_total
+        .split_once('/')
+        .map(|(d, t)| (d.parse(), t.parse()))
+    {
+        Some((Ok(done), Ok(total))) => steps(done, total),
+        _ => format!("{done_total} steps"),
+    }
+}
+
+/// The first line of `text`, marking that there is more.
+fn first_line(text: &str) -> String {
+    let mut lines = text.trim().lines();
+    let first = lines.next().unwrap_or("").to_string();
+    if lines.next().is_some() {
+        format!("{first} ...")
+    } else {
+        first
+    }
+}
+
+/// `mol ready`.
+fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
+    let (_, m) = molecule::load(ws, id)?;
+    let steps = m.ready();
+    if ctx.json {
+        print_json(&steps);
+        return Ok(0);
+    }
+    if steps.is_empty() {
+        let (done, total) = m.progress();
+        if m.is_complete() {
+            outln!(
+                "No steps ready: all {} of {} complete.",
+                vermas_core::words::plural(total, "step"),
+                m.id
+            );
+        } else {
+            outln!(
+                "No steps ready ({done}/{total} complete); `vermas mol show {}` says why.",
+                m.id
+            );
+        }
+        return Ok(0);
+    }
+    for s in steps {
+        outln!("{}  {}", s.id, s.title);
+    }
+    Ok(0)
+}
+
+/// `mol start`, `mol done` and `mol block`.
+fn step_change(
+    ctx: &Ctx,
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    step: &str,
+    change: StepChange,
+) -> CmdResult {
+    let verb = match &change {
+        StepChange::Start => "Started",
+        StepChange::Done(_) => "Completed",
+        StepChange::Block(_) => "Blocked",
+    };
+    let changed = ops::change_step(ws, actor, id, step, change)?;
+    if let Some(r) = &changed.recorded {
+        recorded_note(r);
+    }
+    let m = &changed.mol;
+    let s = m.step(step)?;
+    let (done, total) = m.progress();
+    if ctx.json {
+        print_json(&versioned(json!({
+            "molecule": m.id,
+            "step": s,
+            "steps_completed": done,
+            "steps_total": total,
+        })));
+        return Ok(0);
+    }
+    let mut line = format!("{verb} step {} of {} ({})", s.id, m.id, steps(done, total));
+    if let (StepStatus::Blocked, Some(reason)) = (s.status, &s.reason) {
+        line.push_str(&format!(": {}", first_line(reason)));
+    }
+    outln!("{line}");
+    if s.status == StepStatus::Completed {
+        let next: Vec<&str> = m.ready().iter().map(|r| r.id.as_str()).collect();
+        if !next.is_empty() {
+            outln!("Ready now: {}", next.join(", "));
+        } else if m.is_complete() {
+            outln!("All steps complete.");
+        }
+    }
+    Ok(0)
+}
+
+/// `mol run`: exit 0 when every step is complete, 1 when some cannot proceed.
+fn run_mol(
+    ctx: &Ctx,
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    handler: &str,
+    jobs: Option<usize>,
+) -> CmdResult {
+    if jobs == Some(0) {
+        return Err(Error::Invalid("--jobs must be at least 1".into()));
+    }
+    let opts = RunOptions::new(ws, handler, jobs);
+    let json = ctx.json;
+    let board = super::progress::Board::new("steps", !json);
+    let mut done = 0;
+    let report = run::run(ws, actor, id, &opts, |event| {
+        if json {
+            return;
+        }
+        let r: &StepRun = match event {
+            RunEvent::Started(step) => {
+                board.started(step.to_string(), step, None);
+                board.println(&format!("[start] {step}"));
+                return;
+            }
+            RunEvent::Recorded(r) => r,
+        };
+        done += 1;
+        board.finished(&r.step, done, None);
+        match r.status {
+            StepStatus::Completed => {
+                board.println(&format!("[done] {} ({:.1}s)", r.step, secs(r.duration_ms)))
+            }
+            _ => board.println(&format!(
+                "[blocked] {}: {} ({:.1}s)",
+                r.step,
+                first_line(&r.text),
+                secs(r.duration_ms)
+            )),
+        }
+        if let Some(note) = &r.note {
+            board.println(&format!("         {note}"));
+        }
+    })?;
+    drop(board);
+    if json {
+        print_json(&versioned(&report));
+    } else {
+        let (done, total) = (report.steps_completed, report.steps_total);
+        if report.complete {
+            outln!(
+                "{}: all {} complete",
+                report.molecule,
+                vermas_core::words::plural(total, "step")
+            );
+        } else {
+            let why: Vec<String> = report
+                .waiting
+                .iter()
+                .map(|w| format!("{} ({})", w.step, first_line(&w.why)))
+                .collect();
+            outln!(
+                "{}: {} complete; cannot proceed: {}",
+                report.molecule,
+                steps(done, total),
+                why.join(", ")
+            );
+        }
+    }
+    Ok(if report.complete { 0 } else { 1 })
+}
+
+/// Milliseconds as seconds.
+fn secs(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}

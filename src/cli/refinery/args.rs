@@ -1,0 +1,32 @@
+//! Arguments of the `refinery` commands.
+
+use clap::Subcommand;
+
+/// `refinery` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RefineryCmd {
+    /// Queue a branch to be merged once the Inspector passes the merge result.
+    Submit {
+        /// The local branch to merge.
+        branch: String,
+        /// The work whose approved test spec decides (default: the bead named by the
+        /// branch's last `/` part, e.g. polecat/vm-k3f9).
+        #[arg(long, add = crate::cli::complete::bead_id())]
+        bead: Option<String>,
+        /// The branch to merge into (default: config refinery.target, else the current
+        /// branch).
+        #[arg(long, value_name = "TARGET")]
+        into: Option<String>,
+    },
+    /// Verify and land queued requests, oldest first, until none is left.
+    Run {
+        /// Take only the oldest queued request.
+        #[arg(long)]
+        once: bool,
+        /// Ask the LLM again even for unchanged prompts.
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// The queue: every request with its state and last verdict.
+    Status,
+}

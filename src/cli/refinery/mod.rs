@@ -1,0 +1,196 @@
+//! Handlers of `refinery submit|run|status`: they call `vermas_core::refinery` and render.
+
+pub(super) mod args;
+
+use super::output::{outln, print_json, recorded_note, versioned};
+use super::refinery::args::RefineryCmd;
+use super::{CmdResult, Ctx};
+use vermas_core::refinery::queue::{self, Submission};
+use vermas_core::refinery::request::{MergeRequest, State};
+use vermas_core::refinery::run::{self, RunOptions};
+use vermas_core::refinery::settle::{Taken, short};
+
+/// `refinery ...`: dispatches to the handlers below.
+pub fn refinery(ctx: &Ctx, cmd: RefineryCmd) -> CmdResult {
+    match cmd {
+        RefineryCmd::Submit { branch, bead, into } => {
+            submit(ctx, &Submission { branch, bead, into })
+        }
+        RefineryCmd::Run { once, no_cache } => run(
+            ctx,
+            RunOptions {
+                once,
+                use_cache: !no_cache,
+            },
+        ),
+        RefineryCmd::Status => status(ctx),
+    }
+}
+
+/// `refinery submit BRANCH [--bead ID] [--into TARGET]`.
+fn submit(ctx: &Ctx, sub: &Submission) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws)?;
+    let done = queue::submit(&ws, &actor, sub)?;
+    let r = &done.request;
+    if !done.queued {
+        super::warn(
+            ctx.json,
+            "unchanged",
+            &format!(
+                "nothing changed: {} already queues {} for {}",
+                r.id, r.branch, r.target
+            ),
+        );
+    }
+    if ctx.json {
+        print_json(&versioned(r));
+    } else if done.queued {
+        outln!(
+            "queued {}: {} -> {} (judged by {}), position {} of the requests waiting",
+            r.id,
+            r.branch,
+            r.target,
+            r.bead,
+            done.position
+        );
+    }
+    if let Some(rec) = &done.recorded {
+        recorded_note(rec);
+    }
+    Ok(0)
+}
+
+/// `refinery run [--once]`: exit 0 when every request taken merged (or none waited), 1
+/// when any was rejected or conflicted, else 3 when any ended in error, else 4 when any
+/// waits for a person.
+fn run(ctx: &Ctx, opts: RunOptions) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let actor = ctx.actor(&ws)?;
+    let json = ctx.json;
+    for e in queue::list(&ws)?.1 {
+        super::warn(json, "unreadable", &format!("warning: {e} (not taken)"));
+    }
+    let taken = run::run(&ws, &actor, opts, |t| {
+        if !json {
+            render_taken(t);
+        }
+    })?;
+    if json {
+        print_json(&versioned(serde_json::json!({ "taken": taken })));
+    } else if taken.is_empty() {
+        outln!("nothing queued");
+    }
+    if let Some(rec) = taken.iter().find_map(|t| t.recorded.as_ref()) {
+        recorded_note(rec);
+    }
+    Ok(exit_code(taken.iter().map(|t| t.request.state)))
+}
+
+/// The exit code of a run whose requests ended in `states`.
+fn exit_code(states: impl Iterator<Item = State> + Clone) -> i32 {
+    let any = |s: State| states.clone().any(|x| x == s);
+    if any(State::Rejected) || any(State::Conflict) {
+        1
+    } else if any(State::Error)
+        || any(State::Verifying)
+        || any(State::Merging)
+        || any(State::Queued)
+    {
+        3
+    } else if any(State::NeedsHuman) {
+        4
+    } else {
+        0
+    }
+}
+
+/// One settled request: its checks, then how it ended.
+fn render_taken(t: &Taken) {
+    let r = &t.request;
+    outln!(
+        "{} {} -> {} ({}), attempt {}",
+        r.id,
+        r.branch,
+        r.target,
+        r.bead,
+        r.attempts
+    );
+    if let Some(ins) = &t.inspection {
+        for c in &ins.checks {
+            outln!("  [{}] {} {}", c.result.outcome, c.id, c.description);
+        }
+    }
+    let shown = r.state.name().to_uppercase();
+    let verdict = r
+        .last_verdict
+        .as_deref()
+        .filter(|v| *v != shown)
+        .map(|v| format!(" ({v})"))
+        .unwrap_or_default();
+    let reason = r.reason.as_deref().unwrap_or("");
+    match r.state {
+        State::Merged => outln!(
+            "MERGED{verdict}: {} is now {}",
+            r.target,
+            short(r.merged_commit.as_deref().unwrap_or(""))
+        ),
+        State::Conflict => {
+            outln!("CONFLICT: {} does not merge onto {}:", r.branch, r.target);
+            for p in &r.conflicts {
+                outln!("  {p}");
+            }
+        }
+        _ => outln!("{shown}{verdict}: {reason}"),
+    }
+    for m in &t.mailed {
+        outln!("mailed mayor/: {m}");
+    }
+    for w in &t.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// `refinery status`: the queue, oldest first.
+fn status(ctx: &Ctx) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let (all, broken) = queue::list(&ws)?;
+    for e in &broken {
+        super::warn(ctx.json, "unreadable", &format!("warning: {e}"));
+    }
+    if ctx.json {
+        print_json(&all);
+        return Ok(0);
+    }
+    if all.is_empty() {
+        outln!("The merge queue is empty");
+        return Ok(0);
+    }
+    for r in &all {
+        outln!("{}", line(r));
+    }
+    let waiting = all.iter().filter(|r| r.state.is_waiting()).count();
+    outln!("{} waiting", vermas_core::words::plural(waiting, "request"));
+    Ok(0)
+}
+
+/// One request as a status line.
+fn line(r: &MergeRequest) -> String {
+    let verdict = r.last_verdict.as_deref().unwrap_or("-");
+    let mut s = format!(
+        "{:<9} {:<11} {:<11} {} -> {} ({})",
+        r.id,
+        r.state.name(),
+        verdict,
+        r.branch,
+        r.target,
+        r.bead
+    );
+    if let Some(why) = r.reason.as_deref().filter(|_| r.state != State::Merged) {
+        s.push_str(&format!(": {why}"));
+    }
+    if let Some(c) = &r.merged_commit {
+        s.push_str(&format!(" as {}", short(c)));
+    }
+    s
+}

@@ -1,0 +1,40 @@
+//! `sling ID [AGENT]`: assign work and mail the agent, past the test-spec gate only with
+//! `--force --reason`.
+
+use crate::cli::output::{outln, print_json, recorded_note, versioned};
+use crate::cli::{CmdResult, Ctx};
+use serde_json::json;
+
+/// `sling ID [AGENT] [--force --reason R]`.
+pub fn sling(
+    ctx: &Ctx,
+    id: &str,
+    agent: Option<&str>,
+    force: bool,
+    reason: Option<&str>,
+) -> CmdResult {
+    let ws = ctx.workspace()?;
+    let forced = if force { reason } else { None };
+    let slung = vermas_core::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, forced)?;
+    if slung.forced {
+        eprintln!(
+            "warning: {} slung past its test-spec gate (noted on the bead, labelled {})",
+            slung.work.id,
+            vermas_core::inspect::assign::GATE_BYPASSED
+        );
+    }
+    recorded_note(&slung.recorded);
+    if ctx.json {
+        print_json(&versioned(
+            json!({"id": slung.work.id, "assignee": slung.work.assignee, "mailed": slung.mailed, "forced": slung.forced}),
+        ));
+    } else {
+        outln!(
+            "Slung {} to {} (mailed {})",
+            slung.work.id,
+            slung.work.assignee.as_deref().unwrap_or("?"),
+            slung.mailed
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,51 @@
+//! Handler of `tasks verify`: run [VERIFY] task items; exit 0 pass, 1 fail, 3 error.
+
+pub(super) mod args;
+
+use super::output::{out, print_json, versioned};
+use super::tasks::args::TasksCmd;
+use super::{CmdResult, Ctx};
+use vermas_core::config::Config;
+use vermas_core::contain::absolute;
+use vermas_core::error::Error;
+use vermas_core::tasks::{self, Request, Settings};
+use vermas_core::workspace::Workspace;
+
+/// `tasks verify FILE`.
+pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> CmdResult {
+    let TasksCmd::Verify {
+        file,
+        mark,
+        requirements,
+    } = cmd;
+    // Commands run in the root of the git work tree holding the tasks file, else here.
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let folder = absolute(&file)
+        .parent()
+        .map_or_else(|| cwd.clone(), std::path::Path::to_path_buf);
+    let root = vermas_core::workspace::git_root(&folder).unwrap_or(cwd);
+    let (config, cache_dir) = match vermas_core::workspace::locate(&root) {
+        Some(dir) => {
+            let ws = Workspace::open(dir)?;
+            let cache = ws.cache_dir();
+            (ws.config, Some(cache))
+        }
+        None => (Config::default(), None),
+    };
+    let settings = Settings::from_config(root, &config, cache_dir);
+    let req = Request {
+        file,
+        requirements,
+        mark,
+    };
+    let v = tasks::verify(&req, &settings)?;
+    for w in &v.warnings {
+        eprintln!("warning: {w}");
+    }
+    if ctx.json {
+        print_json(&versioned(&v));
+    } else {
+        out!("{}", tasks::render::human(&v));
+    }
+    Ok(v.verdict.exit_code())
+}
