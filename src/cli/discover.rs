@@ -1,6 +1,7 @@
 //! Handler of `discover`: find the project's quality commands.
 
-use super::output::{diagnostic, outln, print_json, recorded_note, short_commit, versioned};
+use super::output::{diagnostic, recorded_note, short_commit, versioned};
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use serde_json::{Value, json};
 use vermas_core::discover::{self, Discovery, research};
@@ -13,7 +14,7 @@ use vermas_core::store::Recorded;
 /// into the spec's `research.md` when there is a smart-ralph spec. A malformed source is
 /// a warning (the rest is still reported); the exit code is 2 only when sources exist and
 /// none of them could be read.
-pub fn discover(ctx: &Ctx, write: bool, spec: Option<&str>) -> CmdResult {
+pub fn discover(ctx: &Ctx, ui: &mut Ui, write: bool, spec: Option<&str>) -> CmdResult {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let ws = match ctx.workspace() {
         Ok(ws) => Some(ws),
@@ -26,7 +27,7 @@ pub fn discover(ctx: &Ctx, write: bool, spec: Option<&str>) -> CmdResult {
     };
     let found = discover::discover(&root);
     for w in &found.warnings {
-        if ctx.json {
+        if ui.json {
             eprintln!("{}", json!({"warning": w.to_string(), "code": w.code()}));
         } else {
             diagnostic("warning", w);
@@ -54,7 +55,7 @@ pub fn discover(ctx: &Ctx, write: bool, spec: Option<&str>) -> CmdResult {
             research = Some(rel);
         }
     }
-    if ctx.json {
+    if ui.json {
         let mut v = versioned(json!({
             "root": found.root,
             "commands": found.commands,
@@ -71,21 +72,22 @@ pub fn discover(ctx: &Ctx, write: bool, spec: Option<&str>) -> CmdResult {
             v["commit"] = json!(short_commit(recorded));
             v["research"] = json!(research);
         }
-        print_json(&v);
+        ui.json(&v);
     } else {
-        print_table(&found);
+        print_table(ui, &found);
         if let Some((settings, recorded)) = &stored {
             let commit = match recorded {
                 Recorded::Unchanged => " (already set: nothing to commit)".to_string(),
                 _ => short_commit(recorded).map_or(String::new(), |c| format!(" (commit {c})")),
             };
-            outln!();
-            outln!("Stored in .beads/vermas.yaml{commit}:");
+            outln!(ui);
+            outln!(ui, "Stored in .beads/vermas.yaml{commit}:");
             for (key, cmd) in settings {
-                outln!("  {key} = {cmd}");
+                outln!(ui, "  {key} = {cmd}");
             }
             if let Some(rel) = &research {
                 outln!(
+                    ui,
                     "Recorded in {rel} as smart-ralph's Quality Commands section (not committed: it is your spec's file)."
                 );
             }
@@ -129,7 +131,7 @@ fn warning_json(e: &Error) -> Value {
 }
 
 /// The Quality Commands table: one row per command, then one per kind not found.
-fn print_table(found: &Discovery) {
+fn print_table(ui: &mut Ui, found: &Discovery) {
     let rows: Vec<(&str, &str, String)> = found
         .commands
         .iter()
@@ -149,16 +151,18 @@ fn print_table(found: &Discovery) {
         .collect();
     let w_type = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(4);
     let w_cmd = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(7);
-    outln!("Quality Commands ({})", found.root.display());
-    outln!("{:<w_type$}  {:<w_cmd$}  SOURCE", "TYPE", "COMMAND");
+    outln!(ui, "Quality Commands ({})", found.root.display());
+    outln!(ui, "{:<w_type$}  {:<w_cmd$}  SOURCE", "TYPE", "COMMAND");
     for (kind, cmd, source) in rows {
         outln!(
+            ui,
             "{}",
             format!("{kind:<w_type$}  {cmd:<w_cmd$}  {source}").trim_end()
         );
     }
     if found.sources.is_empty() && found.warnings.is_empty() {
         outln!(
+            ui,
             "(no package.json, Makefile, justfile, CI configuration, Cargo.toml, go.mod or pyproject.toml here)"
         );
     }

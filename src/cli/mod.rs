@@ -26,6 +26,7 @@ mod sling;
 mod specs;
 mod sync;
 mod tasks;
+mod ui;
 mod watch;
 
 use args::{Cli, Command};
@@ -120,6 +121,7 @@ pub(crate) fn warn(json: bool, code: &str, text: &str) {
 
 /// Runs one parsed command.
 fn dispatch(cli: Cli) -> CmdResult {
+    let ui = &mut ui::Ui::stdout(cli.json);
     let ctx = Ctx {
         json: cli.json,
         actor: cli.actor,
@@ -136,48 +138,48 @@ fn dispatch(cli: Cli) -> CmdResult {
             } else {
                 vermas_core::roles::Existing::Keep
             });
-            setup::init(&ctx, prefix.as_deref(), hooks, roles)
+            setup::init(&ctx, ui, prefix.as_deref(), hooks, roles)
         }
-        Command::Config(cmd) => setup::config(&ctx, cmd),
-        Command::Completions { shell } => setup::completions(shell),
-        Command::Doctor { fix } => setup::doctor(&ctx, fix),
-        Command::Create(a) => beads::create(&ctx, a, false),
-        Command::Q(a) => beads::create(&ctx, a, true),
-        Command::List(a) => beads::list(&ctx, a),
-        Command::Show { ids } => beads::show(&ctx, &ids),
-        Command::Update(a) => beads::update(&ctx, a),
-        Command::Close { ids, reason } => beads::close(&ctx, &ids, reason.as_deref()),
-        Command::Reopen { ids } => beads::reopen(&ctx, &ids),
-        Command::Dep(cmd) => beads::dep(&ctx, cmd),
-        Command::Ready(a) => beads::ready(&ctx, a),
-        Command::Blocked => beads::blocked(&ctx),
-        Command::Label(cmd) => beads::bd::label(&ctx, cmd),
-        Command::Search(a) => beads::bd::search(&ctx, a),
-        Command::Stats => beads::bd::stats(&ctx),
-        Command::Delete { ids, force } => beads::delete::delete(&ctx, &ids, force),
-        Command::Comments(a) => beads::bd::comments(&ctx, a),
-        Command::History { id } => beads::history(&ctx, &id),
+        Command::Config(cmd) => setup::config(&ctx, ui, cmd),
+        Command::Completions { shell } => setup::completions(ui, shell),
+        Command::Doctor { fix } => setup::doctor(&ctx, ui, fix),
+        Command::Create(a) => beads::create(&ctx, ui, a, false),
+        Command::Q(a) => beads::create(&ctx, ui, a, true),
+        Command::List(a) => beads::list(&ctx, ui, a),
+        Command::Show { ids } => beads::show(&ctx, ui, &ids),
+        Command::Update(a) => beads::update(&ctx, ui, a),
+        Command::Close { ids, reason } => beads::close(&ctx, ui, &ids, reason.as_deref()),
+        Command::Reopen { ids } => beads::reopen(&ctx, ui, &ids),
+        Command::Dep(cmd) => beads::dep(&ctx, ui, cmd),
+        Command::Ready(a) => beads::ready(&ctx, ui, a),
+        Command::Blocked => beads::blocked(&ctx, ui),
+        Command::Label(cmd) => beads::bd::label(&ctx, ui, cmd),
+        Command::Search(a) => beads::bd::search(&ctx, ui, a),
+        Command::Stats => beads::bd::stats(&ctx, ui),
+        Command::Delete { ids, force } => beads::delete::delete(&ctx, ui, &ids, force),
+        Command::Comments(a) => beads::bd::comments(&ctx, ui, a),
+        Command::History { id } => beads::history(&ctx, ui, &id),
         Command::Clarify {
             id,
             question,
             from_output,
-        } => beads::clarify(&ctx, &id, question, from_output.as_deref()),
-        Command::Answer { id, text } => beads::answer(&ctx, &id, &text),
-        Command::Status(a) => specs::status(&ctx, a),
-        Command::Gate(a) => gates::gate(&ctx, a),
-        Command::Discover { write, spec } => discover::discover(&ctx, write, spec.as_deref()),
-        Command::Tasks(cmd) => tasks::tasks(&ctx, cmd),
-        Command::Hooks(cmd) => githooks::hooks(&ctx, cmd),
-        Command::Mail(cmd) => mail::mail(&ctx, cmd),
-        Command::Formula(cmd) => formula::formula(&ctx, cmd),
-        Command::Mol(cmd) => mol::mol(&ctx, cmd),
-        Command::Spec(cmd) => specs::spec(&ctx, cmd),
-        Command::Inspect(cmd) => inspect::inspect(&ctx, cmd),
-        Command::Design(a) => design::design(&ctx, a),
-        Command::Strategize(a) => design::strategize(&ctx, a),
-        Command::Plan(a) => design::plan(&ctx, a),
-        Command::Refinery(cmd) => refinery::refinery(&ctx, cmd),
-        Command::Inspector(cmd) => inspector::inspector(&ctx, cmd),
+        } => beads::clarify(&ctx, ui, &id, question, from_output.as_deref()),
+        Command::Answer { id, text } => beads::answer(&ctx, ui, &id, &text),
+        Command::Status(a) => specs::status(&ctx, ui, a),
+        Command::Gate(a) => gates::gate(&ctx, ui, a),
+        Command::Discover { write, spec } => discover::discover(&ctx, ui, write, spec.as_deref()),
+        Command::Tasks(cmd) => tasks::tasks(ui, cmd),
+        Command::Hooks(cmd) => githooks::hooks(&ctx, ui, cmd),
+        Command::Mail(cmd) => mail::mail(&ctx, ui, cmd),
+        Command::Formula(cmd) => formula::formula(&ctx, ui, cmd),
+        Command::Mol(cmd) => mol::mol(&ctx, ui, cmd),
+        Command::Spec(cmd) => specs::spec(ui, cmd),
+        Command::Inspect(cmd) => inspect::inspect(&ctx, ui, cmd),
+        Command::Design(a) => design::design(&ctx, ui, a),
+        Command::Strategize(a) => design::strategize(&ctx, ui, a),
+        Command::Plan(a) => design::plan(&ctx, ui, a),
+        Command::Refinery(cmd) => refinery::refinery(&ctx, ui, cmd),
+        Command::Inspector(cmd) => inspector::inspector(&ctx, ui, cmd),
         Command::MergeFile {
             base,
             ours,
@@ -188,19 +190,19 @@ fn dispatch(cli: Cli) -> CmdResult {
             let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
             crate::lsp::serve_stdio(&cwd)
         }
-        Command::Ralph(cmd) => ralph::ralph(&ctx, cmd),
-        Command::Sync { remote } => sync::sync(&ctx, remote.as_deref()),
-        Command::Import(cmd) => interop::import(&ctx, cmd),
-        Command::Export(cmd) => interop::export(&ctx, cmd),
-        Command::Start(a) => session::start(&ctx, &a),
-        Command::Stop => session::stop(&ctx),
-        Command::StatusLine => session::status_line(&ctx),
+        Command::Ralph(cmd) => ralph::ralph(ui, cmd),
+        Command::Sync { remote } => sync::sync(&ctx, ui, remote.as_deref()),
+        Command::Import(cmd) => interop::import(&ctx, ui, cmd),
+        Command::Export(cmd) => interop::export(&ctx, ui, cmd),
+        Command::Start(a) => session::start(&ctx, ui, &a),
+        Command::Stop => session::stop(&ctx, ui),
+        Command::StatusLine => session::status_line(&ctx, ui),
         Command::Sling {
             id,
             agent,
             force,
             reason,
-        } => sling::sling(&ctx, &id, agent.as_deref(), force, reason.as_deref()),
+        } => sling::sling(&ctx, ui, &id, agent.as_deref(), force, reason.as_deref()),
     }
 }
 
@@ -212,7 +214,8 @@ pub(crate) fn project() -> Result<vermas_core::verify::Project, Error> {
 
 /// Options every handler sees.
 pub(crate) struct Ctx {
-    /// `--json` was given.
+    /// `--json` was given: for notes and errors on stderr where no [`ui::Ui`] is at hand
+    /// (stdout rendering asks the Ui's `json`).
     pub json: bool,
     /// `--actor` was given.
     pub actor: Option<String>,

@@ -1,125 +1,9 @@
 //! Writing results and errors: JSON for scripts, miette diagnostics for people.
 
-/// `print!` to stdout that ends the process quietly when the reader went away
-/// (`vermas list | head`), as git does.
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::cli::output::write_stdout(format_args!($($arg)*), false)
-    };
-}
-
-/// `println!` to stdout with the same closed-pipe handling as [`out!`].
-macro_rules! outln {
-    () => {
-        $crate::cli::output::write_stdout(format_args!(""), true)
-    };
-    ($($arg:tt)*) => {
-        $crate::cli::output::write_stdout(format_args!($($arg)*), true)
-    };
-}
-
-pub(crate) use {out, outln};
-
-/// Writes to stdout; a closed pipe ends the process with status 0.
-pub fn write_stdout(args: std::fmt::Arguments<'_>, newline: bool) {
-    use std::io::Write;
-    let mut lock = std::io::stdout().lock();
-    let result = lock.write_fmt(args).and_then(|()| {
-        if newline {
-            lock.write_all(b"\n")
-        } else {
-            Ok(())
-        }
-    });
-    if let Err(e) = result {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: cannot write to stdout: {e}");
-        std::process::exit(1);
-    }
-}
-
 use serde::Serialize;
 use serde_json::{Value, json};
 use vermas_core::error::Error;
 use vermas_core::store::Recorded;
-
-/// Prints `value` as pretty JSON on stdout.
-pub fn print_json(value: &impl Serialize) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => outln!("{text}"),
-        Err(e) => eprintln!("error: cannot render JSON: {e}"),
-    }
-}
-
-/// Prints `items` as a pretty JSON array on stdout, exactly as [`print_json`] would, but
-/// serialising parts of a long list on every core and without one big string.
-pub fn print_json_list<T: Serialize + Sync>(items: &[T]) {
-    print_json_elements(items, json_element);
-}
-
-/// Prints a pretty JSON array whose elements `write` renders (each indented one level, as
-/// [`print_json`] would), rendering parts of a long list on every core.
-pub fn print_json_elements<T: Sync>(items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) {
-    use std::io::Write;
-    /// Elements one thread renders at a time: buffers stay small and are reused.
-    const BLOCK: usize = 1024;
-    let threads = if items.len() < 2 * BLOCK {
-        1
-    } else {
-        vermas_core::par::cores()
-    };
-    let render = |part: &[T]| {
-        let mut out = Vec::new();
-        for item in part {
-            out.extend_from_slice(b",\n");
-            write(&mut out, item);
-        }
-        out
-    };
-    let mut lock = std::io::stdout().lock();
-    let result = (|| {
-        if items.is_empty() {
-            return lock.write_all(b"[]\n");
-        }
-        lock.write_all(b"[")?;
-        // Rounds of one block per thread, written in order; the very first element has
-        // no `,` before it.
-        let mut first = true;
-        for round in items.chunks(BLOCK * threads) {
-            let parts: Vec<&[T]> = round.chunks(BLOCK).collect();
-            let buffers = vermas_core::par::pool(parts.len(), threads, |n| render(parts[n]));
-            for buf in buffers.iter().filter(|b| !b.is_empty()) {
-                let skip = if first { 1 } else { 0 };
-                first = false;
-                lock.write_all(&buf[skip..])?;
-            }
-        }
-        lock.write_all(b"\n]\n")?;
-        lock.flush()
-    })();
-    if let Err(e) = result {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: cannot write to stdout: {e}");
-        std::process::exit(1);
-    }
-}
-
-/// Pretty JSON of `item` as an array element (indented one level). Pretty output has line
-/// breaks only between tokens (strings escape theirs), so indenting every line indents it.
-fn json_element<T: Serialize>(out: &mut Vec<u8>, item: &T) {
-    let one = serde_json::to_vec_pretty(item).unwrap_or_else(|_| b"null".to_vec());
-    out.extend_from_slice(b"  ");
-    for &b in &one {
-        out.push(b);
-        if b == b'\n' {
-            out.extend_from_slice(b"  ");
-        }
-    }
-}
 
 /// `value` (an object) with `schema_version: 1` added, for single-object answers.
 pub fn versioned(value: impl Serialize) -> Value {
@@ -259,10 +143,4 @@ pub fn short_commit(recorded: &Recorded) -> Option<&str> {
         Recorded::Commit(id) => Some(&id[..id.len().min(7)]),
         _ => None,
     }
-}
-
-/// True when stdout is a terminal and `NO_COLOR` is not set.
-pub fn colour() -> bool {
-    std::io::IsTerminal::is_terminal(&std::io::stdout())
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::ui::{Ui, outln};
+
 /// Running items named on the line before the rest are counted.
 const NAMED: usize = 3;
 /// Widest the line may be, so it never wraps on a usual terminal.
@@ -77,12 +79,12 @@ impl Board {
     }
 
     /// Prints `line` on stdout without tearing the progress line.
-    pub fn println(&self, line: &str) {
+    pub fn println(&self, ui: &mut Ui, line: &str) {
         let s = lock(&self.state);
         if self.painter.is_some() {
             clear();
         }
-        super::output::write_stdout(format_args!("{line}"), true);
+        outln!(ui, "{line}");
         if self.painter.is_some() {
             paint(&s);
         }

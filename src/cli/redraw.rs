@@ -4,6 +4,7 @@
 //! or file a new frame follows a `---` line only when something changed. Ctrl-C ends it,
 //! and so does the reader of a pipe going away.
 
+use super::ui::Ui;
 use super::watch::Frames;
 use super::{CmdResult, Ctx};
 use crate::session::changes::Fingerprint;
@@ -30,10 +31,11 @@ pub(super) fn refuse_json(ctx: &Ctx, command: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Draws `render`'s screen under `title`, again each time a file under `folders`
+/// Draws `render`'s screen under `title` through `ui`, again each time a file under `folders`
 /// changes, until interrupted or until stdout is closed. An error on the first frame is
 /// returned; later ones are shown in the frame until the files change again.
 pub(super) fn on_change(
+    ui: &mut Ui,
     title: &str,
     folders: &[PathBuf],
     mut render: impl FnMut() -> Result<String, Error>,
@@ -55,7 +57,7 @@ pub(super) fn on_change(
             let at = vermas_core::time::Timestamp::now().to_string();
             let clock = at.get(11..19).unwrap_or(&at);
             let screen = format!("{title}  {clock}  (Ctrl-C stops)\n\n{body}");
-            if !frames.draw(&screen) {
+            if !frames.draw(ui, &screen) {
                 return Ok(0);
             }
             last = Some(now);

@@ -1,13 +1,15 @@
 //! `sling ID [AGENT]`: assign work and mail the agent, past the test-spec gate only with
 //! `--force --reason`.
 
-use crate::cli::output::{outln, print_json, recorded_note, versioned};
+use crate::cli::output::{recorded_note, versioned};
+use crate::cli::ui::{Ui, outln};
 use crate::cli::{CmdResult, Ctx};
 use serde_json::json;
 
 /// `sling ID [AGENT] [--force --reason R]`.
 pub fn sling(
     ctx: &Ctx,
+    ui: &mut Ui,
     id: &str,
     agent: Option<&str>,
     force: bool,
@@ -24,12 +26,13 @@ pub fn sling(
         );
     }
     recorded_note(&slung.recorded);
-    if ctx.json {
-        print_json(&versioned(
+    if ui.json {
+        ui.json(&versioned(
             json!({"id": slung.work.id, "assignee": slung.work.assignee, "mailed": slung.mailed, "forced": slung.forced}),
         ));
     } else {
         outln!(
+            ui,
             "Slung {} to {} (mailed {})",
             slung.work.id,
             slung.work.assignee.as_deref().unwrap_or("?"),

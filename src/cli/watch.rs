@@ -5,7 +5,8 @@
 
 use super::CmdResult;
 use super::specs::args::StatusArgs;
-use std::io::{IsTerminal, Write};
+use super::ui::Ui;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,7 +17,7 @@ use vermas_core::verify::{self, Project};
 const OWNER_POLL: Duration = Duration::from_millis(200);
 
 /// Runs the watch loop until interrupted (or, for the feed pane, until its owner exits).
-pub fn run(a: &StatusArgs, secs: u64) -> CmdResult {
+pub fn run(ui: &mut Ui, a: &StatusArgs, secs: u64) -> CmdResult {
     if a.watch == Some(0) {
         return Err(Error::invalid_with_help(
             "--watch 0: the interval must be at least 1 second",
@@ -43,7 +44,7 @@ pub fn run(a: &StatusArgs, secs: u64) -> CmdResult {
     };
     let mut frames = Frames::new(stdout_tty);
     loop {
-        if !frames.draw(&render(a)?) {
+        if !frames.draw(ui, &render(a, ui.colour)?) {
             return Ok(0);
         }
         std::thread::sleep(Duration::from_secs(secs));
@@ -70,7 +71,7 @@ fn start_session(exe: &Path) -> CmdResult {
 }
 
 /// One frame of the top pane.
-fn render(a: &StatusArgs) -> Result<String, Error> {
+fn render(a: &StatusArgs, colour: bool) -> Result<String, Error> {
     let p = super::project()?;
     let now = vermas_core::time::Timestamp::now();
     let mut screen = format!(
@@ -88,11 +89,7 @@ fn render(a: &StatusArgs) -> Result<String, Error> {
             ..verify::Request::new(verify::Selection::Named(a.specs.clone()), kinds)
         };
         let done = verify::run(&p, request, &mut ())?;
-        screen.push_str(&verify::report::human(
-            &done.runs,
-            kinds,
-            super::output::colour(),
-        ));
+        screen.push_str(&verify::report::human(&done.runs, kinds, colour));
     } else {
         let specs = verify::select(&p, &a.specs, &mut ())?;
         let s = verify::summary::summarise(p.ws.as_ref(), &specs)?;
@@ -116,8 +113,9 @@ impl Frames {
         Frames { terminal, drawn: 0 }
     }
 
-    /// Writes one frame; false once stdout is gone (the reader closed the pipe).
-    pub(super) fn draw(&mut self, screen: &str) -> bool {
+    /// Writes one frame through `ui`; false once its writer refused it (on stdout: the
+    /// reader closed the pipe).
+    pub(super) fn draw(&mut self, ui: &mut Ui, screen: &str) -> bool {
         let mut text = String::new();
         if self.terminal {
             text.push_str("\x1b[2J\x1b[H");
@@ -129,15 +127,14 @@ impl Frames {
             text.push('\n');
         }
         self.drawn += 1;
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes()).is_ok() && out.flush().is_ok()
+        ui.write_frame(text.as_bytes())
     }
 }
 
 /// The lower pane: the agent log (`watch.agent_log`) followed with `tail -F` when the file
 /// exists, else recent `.beads` commits and recorded failures redrawn every `secs`; either
 /// way it ends once the `owner` process (the top pane) is gone.
-pub fn feed(p: &Project, secs: u64, owner: Option<u32>) -> CmdResult {
+pub fn feed(ui: &mut Ui, p: &Project, secs: u64, owner: Option<u32>) -> CmdResult {
     let mut note = None;
     if let Some(log) = agent_log(p) {
         match Command::new("tail")
@@ -157,7 +154,7 @@ pub fn feed(p: &Project, secs: u64, owner: Option<u32>) -> CmdResult {
         }
         let mut screen = note.clone().unwrap_or_default();
         screen.push_str(&commits_screen(p));
-        if !frames.draw(&screen) {
+        if !frames.draw(ui, &screen) {
             return Ok(0);
         }
         if !pause(Duration::from_secs(secs), owner) {

@@ -3,7 +3,8 @@
 
 use crate::cli::beads::args::{CommentsArgs, CommentsCmd, LabelCmd, SearchArgs};
 use crate::cli::beads::{changed, limited, load_set, print_beads};
-use crate::cli::output::{outln, print_json, recorded_note, versioned};
+use crate::cli::output::{recorded_note, versioned};
+use crate::cli::ui::{Ui, outln};
 use crate::cli::{CmdResult, Ctx};
 use vermas_core::bead::query::{self, Filter};
 use vermas_core::bead::store::load_one;
@@ -15,44 +16,45 @@ use vermas_core::workspace::Workspace;
 const SEARCH_LIMIT: usize = 50;
 
 /// `label add|rm|list`.
-pub fn label(ctx: &Ctx, cmd: LabelCmd) -> CmdResult {
+pub fn label(ctx: &Ctx, ui: &mut Ui, cmd: LabelCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     let (id, label, add) = match cmd {
-        LabelCmd::List { id } => return label_list(ctx, &ws, id.as_deref()),
+        LabelCmd::List { id } => return label_list(ctx, ui, &ws, id.as_deref()),
         LabelCmd::Add { id, label } => (id, label, true),
         LabelCmd::Rm { id, label } => (id, label, false),
     };
     let c = vermas_core::bead::ops::label(&ws, &ctx.actor(&ws)?, &id, &label, add)?;
     let verb = if add { "Labelled" } else { "Unlabelled" };
-    changed(ctx, verb, c)
+    changed(ctx, ui, verb, c)
 }
 
 /// `label list [ID]`: a bead's labels, or every label in use with its count.
-fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> CmdResult {
+fn label_list(ctx: &Ctx, ui: &mut Ui, ws: &Workspace, id: Option<&str>) -> CmdResult {
     if let Some(id) = id {
         let bead = load_one(ws, id)?;
-        if ctx.json {
-            print_json(&bead.labels);
+        if ui.json {
+            ui.json(&bead.labels);
         } else if bead.labels.is_empty() {
-            outln!("{} has no labels", bead.id);
+            outln!(ui, "{} has no labels", bead.id);
         } else {
-            outln!("Labels for {}:", bead.id);
+            outln!(ui, "Labels for {}:", bead.id);
             for label in &bead.labels {
-                outln!("  - {label}");
+                outln!(ui, "  - {label}");
             }
         }
         return Ok(0);
     }
     let counts = query::label_counts(&load_set(ctx, ws)?);
-    if ctx.json {
-        print_json(&counts);
+    if ui.json {
+        ui.json(&counts);
     } else if counts.is_empty() {
-        outln!("No labels found.");
+        outln!(ui, "No labels found.");
     } else {
-        outln!("All labels ({} unique):", counts.len());
+        outln!(ui, "All labels ({} unique):", counts.len());
         let width = counts.iter().map(|c| c.label.len()).max().unwrap_or(0);
         for c in &counts {
             outln!(
+                ui,
                 "  {:width$}  ({})",
                 c.label,
                 vermas_core::words::plural(c.count, "bead")
@@ -63,7 +65,7 @@ fn label_list(ctx: &Ctx, ws: &Workspace, id: Option<&str>) -> CmdResult {
 }
 
 /// `search TEXT`: beads whose id, title, description or notes hold the text.
-pub fn search(ctx: &Ctx, a: SearchArgs) -> CmdResult {
+pub fn search(ctx: &Ctx, ui: &mut Ui, a: SearchArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let text = a.text.join(" ");
     if text.trim().is_empty() {
@@ -98,34 +100,34 @@ pub fn search(ctx: &Ctx, a: SearchArgs) -> CmdResult {
     .into_iter()
     .map(|b| b.id.clone())
     .collect();
-    let shown = limited(&ids, a.limit.unwrap_or(SEARCH_LIMIT), ctx.json);
+    let shown = limited(&ids, a.limit.unwrap_or(SEARCH_LIMIT), ui.json);
     let heading = format!(
         "Found {} matching '{text}':",
         vermas_core::words::plural(ids.len(), "bead")
     );
     let empty = format!("No beads found matching '{text}'.");
     let heading = (!ids.is_empty()).then_some(heading);
-    print_beads(ctx, &ws, &mut set, shown, &empty, heading)
+    print_beads(ui, &ws, &mut set, shown, &empty, heading)
 }
 
 /// `stats`: counts by status and type, ready and blocked.
-pub fn stats(ctx: &Ctx) -> CmdResult {
+pub fn stats(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let ws = ctx.workspace()?;
     let stats = query::stats(&load_set(ctx, &ws)?);
-    if ctx.json {
-        print_json(&versioned(&stats));
+    if ui.json {
+        ui.json(&versioned(&stats));
         return Ok(0);
     }
     let s = &stats.summary;
-    outln!("Total:        {}", s.total_issues);
-    outln!("Open:         {}", s.open_issues);
-    outln!("In progress:  {}", s.in_progress_issues);
-    outln!("Closed:       {}", s.closed_issues);
-    outln!("Blocked:      {}", s.blocked_issues);
-    outln!("Deferred:     {}", s.deferred_issues);
-    outln!("Ready:        {}", s.ready_issues);
+    outln!(ui, "Total:        {}", s.total_issues);
+    outln!(ui, "Open:         {}", s.open_issues);
+    outln!(ui, "In progress:  {}", s.in_progress_issues);
+    outln!(ui, "Closed:       {}", s.closed_issues);
+    outln!(ui, "Blocked:      {}", s.blocked_issues);
+    outln!(ui, "Deferred:     {}", s.deferred_issues);
+    outln!(ui, "Ready:        {}", s.ready_issues);
     if s.average_lead_time_hours > 0.0 {
-        outln!("Avg lead time: {:.1} hours", s.average_lead_time_hours);
+        outln!(ui, "Avg lead time: {:.1} hours", s.average_lead_time_hours);
     }
     if !stats.by_type.is_empty() {
         let types: Vec<String> = stats
@@ -133,35 +135,35 @@ pub fn stats(ctx: &Ctx) -> CmdResult {
             .iter()
             .map(|(t, n)| format!("{t} {n}"))
             .collect();
-        outln!("By type:      {}", types.join(", "));
+        outln!(ui, "By type:      {}", types.join(", "));
     }
     Ok(0)
 }
 
 /// `comments ID` and `comments add ID TEXT`.
-pub fn comments(ctx: &Ctx, a: CommentsArgs) -> CmdResult {
+pub fn comments(ctx: &Ctx, ui: &mut Ui, a: CommentsArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     if let Some(CommentsCmd::Add { id, text }) = a.command {
         let (c, comment) = notes::add(&ws, &ctx.actor(&ws)?, &id, &text)?;
-        if ctx.json {
+        if ui.json {
             recorded_note(&c.recorded);
-            print_json(&versioned(&comment));
+            ui.json(&versioned(&comment));
             return Ok(0);
         }
-        return changed(ctx, "Comment added to", c);
+        return changed(ctx, ui, "Comment added to", c);
     }
     let id =
         a.id.ok_or_else(|| Error::usage("name the bead: `vermas comments ID`"))?;
     let bead = load_one(&ws, &id)?;
     let list = notes::comments(&bead);
-    if ctx.json {
-        print_json(&list);
+    if ui.json {
+        ui.json(&list);
     } else if list.is_empty() {
-        outln!("No comments on {}", bead.id);
+        outln!(ui, "No comments on {}", bead.id);
     } else {
-        outln!("Comments on {}:", bead.id);
+        outln!(ui, "Comments on {}:", bead.id);
         for c in &list {
-            outln!("[{}] {} at {}", c.author, c.text, c.created_at);
+            outln!(ui, "[{}] {} at {}", c.author, c.text, c.created_at);
         }
     }
     Ok(0)

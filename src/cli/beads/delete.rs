@@ -1,21 +1,22 @@
 //! `delete ID... [--force]`: without --force a preview of what would go (the beads and the
 //! dependency links to them), as `bd delete` shows it; with it, one commit.
 
-use crate::cli::output::{out, outln, print_json, recorded_note, short_commit, versioned};
+use crate::cli::output::{recorded_note, short_commit, versioned};
+use crate::cli::ui::{Ui, out, outln};
 use crate::cli::{CmdResult, Ctx};
 use serde_json::json;
 use vermas_core::bead::delete as deletion;
 use vermas_core::error::Error;
 
 /// `delete ID... [--force]`: without --force, shows what would go and exits 2.
-pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
+pub fn delete(ctx: &Ctx, ui: &mut Ui, ids: &[String], force: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     if !force {
         let plan = deletion::plan(&ws, ids)?;
-        if ctx.json {
-            print_json(&versioned(&plan));
+        if ui.json {
+            ui.json(&versioned(&plan));
         } else {
-            out!("{}", preview(&plan));
+            out!(ui, "{}", preview(&plan));
         }
         let named: Vec<&str> = plan.delete.iter().map(|d| d.id.as_str()).collect();
         return Err(Error::usage(format!(
@@ -27,8 +28,8 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
     let (plan, recorded) = deletion::delete(&ws, &ctx.actor(&ws)?, ids)?;
     recorded_note(&recorded);
     let deleted: Vec<&str> = plan.delete.iter().map(|d| d.id.as_str()).collect();
-    if ctx.json {
-        print_json(&versioned(json!({
+    if ui.json {
+        ui.json(&versioned(json!({
             "deleted": deleted,
             "deleted_count": deleted.len(),
             "dependencies_removed": plan.references.len(),
@@ -40,9 +41,10 @@ pub fn delete(ctx: &Ctx, ids: &[String], force: bool) -> CmdResult {
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
         for d in &plan.delete {
-            outln!("Deleted {}: {}{commit}", d.id, d.title);
+            outln!(ui, "Deleted {}: {}{commit}", d.id, d.title);
         }
         outln!(
+            ui,
             "  Removed {} from {}",
             vermas_core::words::plural(plan.references.len(), "dependency link"),
             vermas_core::words::plural(plan.updated().len(), "other bead")

@@ -5,7 +5,8 @@ pub(super) mod bd;
 pub(super) mod delete;
 
 use super::beads::args::{CreateArgs, DepCmd, ListArgs, ReadyArgs, UpdateArgs};
-use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
+use super::output::{diagnostic, recorded_note, short_commit, versioned};
+use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx, render};
 use serde_json::json;
 use std::io::Read;
@@ -18,7 +19,7 @@ use vermas_core::bead::{Bead, BeadSet, DepType, IssueType, graph};
 use vermas_core::error::{Error, Result};
 
 /// `create` and `q`.
-pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
+pub fn create(ctx: &Ctx, ui: &mut Ui, a: CreateArgs, quiet: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     let description = match (&a.description, &a.body_file) {
         (Some(d), _) => d.clone(),
@@ -64,18 +65,19 @@ pub fn create(ctx: &Ctx, a: CreateArgs, quiet: bool) -> CmdResult {
         .iter()
         .find(|b| b.issue_type == IssueType::TestSpec);
     recorded_note(&changed.recorded);
-    if ctx.json {
+    if ui.json {
         let mut v = versioned(bead);
         if let Some(spec) = test_spec {
             v["test_spec"] = json!(spec.id);
         }
-        print_json(&v);
+        ui.json(&v);
     } else if quiet {
-        outln!("{}", bead.id);
+        outln!(ui, "{}", bead.id);
     } else {
-        outln!("Created {}: {}", bead.id, bead.title);
+        outln!(ui, "Created {}: {}", bead.id, bead.title);
         if let Some(spec) = test_spec {
             outln!(
+                ui,
                 "  with its test spec {} (inspector/ was mailed): the work waits until the \
                  spec has criteria and is approved (`vermas inspect pending`)",
                 spec.id
@@ -121,7 +123,7 @@ fn warn_broken(ctx: &Ctx, broken: &[Error]) {
 }
 
 /// `list`.
-pub fn list(ctx: &Ctx, a: ListArgs) -> CmdResult {
+pub fn list(ctx: &Ctx, ui: &mut Ui, a: ListArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let want_status = a.status;
     let want_type = a.issue_type;
@@ -145,8 +147,8 @@ pub fn list(ctx: &Ctx, a: ListArgs) -> CmdResult {
         .collect();
     let limit = a.limit.unwrap_or(LIST_LIMIT);
     first_in_order(&mut beads, limit);
-    let shown = limited(&beads, limit, ctx.json);
-    print_indexed(ctx, &ws, &catalog, shown, "No beads found.", None)
+    let shown = limited(&beads, limit, ui.json);
+    print_indexed(ui, &ws, &catalog, shown, "No beads found.", None)
 }
 
 /// `list` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd list`.
@@ -167,7 +169,7 @@ pub(super) fn limited<T>(ids: &[T], limit: usize, json: bool) -> &[T] {
 
 /// Prints the beads `shown` of `catalog` as [`print_beads`] does (only those are built).
 fn print_indexed(
-    ctx: &Ctx,
+    ui: &mut Ui,
     ws: &vermas_core::workspace::Workspace,
     catalog: &Catalog,
     shown: &[IndexedBead<'_>],
@@ -180,73 +182,73 @@ fn print_indexed(
         .map(|b| b.key().to_string())
         .filter(|id| set.beads.contains_key(id))
         .collect();
-    print_beads(ctx, ws, &mut set, &ids, empty, heading)
+    print_beads(ui, ws, &mut set, &ids, empty, heading)
 }
 
 /// Prints beads as JSON (with their full bodies) or as one line each.
 pub(super) fn print_beads(
-    ctx: &Ctx,
+    ui: &mut Ui,
     ws: &vermas_core::workspace::Workspace,
     set: &mut BeadSet,
     ids: &[String],
     empty: &str,
     heading: Option<String>,
 ) -> CmdResult {
-    if ctx.json {
+    if ui.json {
         set.complete(ws, ids.iter().map(String::as_str))?;
         let beads: Vec<&Bead> = ids.iter().map(|id| &set.beads[id]).collect();
-        print_json(&beads);
+        ui.json(&beads);
     } else if ids.is_empty() {
-        outln!("{empty}");
+        outln!(ui, "{empty}");
     } else {
         let indent = if heading.is_some() { "  " } else { "" };
         if let Some(h) = heading {
-            outln!("{h}");
+            outln!(ui, "{h}");
         }
         for id in ids {
-            outln!("{indent}{}", render::line(&set.beads[id]));
+            outln!(ui, "{indent}{}", render::line(&set.beads[id]));
         }
     }
     Ok(0)
 }
 
 /// `show`.
-pub fn show(ctx: &Ctx, ids: &[String]) -> CmdResult {
+pub fn show(ctx: &Ctx, ui: &mut Ui, ids: &[String]) -> CmdResult {
     let ws = ctx.workspace()?;
     // Each id on its own first, so a broken file reports its own diagnostic.
     let beads = ids
         .iter()
         .map(|id| load_one(&ws, id))
         .collect::<Result<Vec<_>>>()?;
-    if ctx.json {
+    if ui.json {
         // An array for one id as for several, as bd prints it.
-        print_json(&beads);
+        ui.json(&beads);
     } else {
         let set = BeadSet::load(&ws)?;
         let views: Vec<String> = beads.iter().map(|b| render::full(b, &set)).collect();
-        out!("{}", views.join("\n"));
+        out!(ui, "{}", views.join("\n"));
     }
     Ok(0)
 }
 
 /// Renders the result of a change; beads it left as they were are named on stderr as
 /// "nothing changed".
-pub(super) fn changed(ctx: &Ctx, verb: &str, c: Changed) -> CmdResult {
+pub(super) fn changed(ctx: &Ctx, ui: &mut Ui, verb: &str, c: Changed) -> CmdResult {
     nothing_changed(ctx, &c);
     if !c.nothing() {
         recorded_note(&c.recorded);
     }
-    if ctx.json {
+    if ui.json {
         match c.beads.as_slice() {
-            [one] => print_json(&versioned(one)),
-            many => print_json(&many),
+            [one] => ui.json(&versioned(one)),
+            many => ui.json(&many),
         }
     } else {
         let commit = short_commit(&c.recorded)
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
         for b in c.beads.iter().filter(|b| !c.unchanged.contains(&b.id)) {
-            outln!("{verb} {}: {}{commit}", b.id, b.title);
+            outln!(ui, "{verb} {}: {}{commit}", b.id, b.title);
         }
     }
     Ok(0)
@@ -265,7 +267,7 @@ fn nothing_changed(ctx: &Ctx, c: &Changed) {
 }
 
 /// `update`.
-pub fn update(ctx: &Ctx, a: UpdateArgs) -> CmdResult {
+pub fn update(ctx: &Ctx, ui: &mut Ui, a: UpdateArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let changes = Changes {
         status: a.status,
@@ -281,26 +283,27 @@ pub fn update(ctx: &Ctx, a: UpdateArgs) -> CmdResult {
         claim: a.claim,
     };
     let c = ops::update(&ws, &ctx.actor(&ws)?, &a.ids, &changes)?;
-    changed(ctx, "Updated", c)
+    changed(ctx, ui, "Updated", c)
 }
 
 /// `close`.
-pub fn close(ctx: &Ctx, ids: &[String], reason: Option<&str>) -> CmdResult {
+pub fn close(ctx: &Ctx, ui: &mut Ui, ids: &[String], reason: Option<&str>) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::close(&ws, &ctx.actor(&ws)?, ids, reason)?;
-    changed(ctx, "Closed", c)
+    changed(ctx, ui, "Closed", c)
 }
 
 /// `reopen`.
-pub fn reopen(ctx: &Ctx, ids: &[String]) -> CmdResult {
+pub fn reopen(ctx: &Ctx, ui: &mut Ui, ids: &[String]) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::reopen(&ws, &ctx.actor(&ws)?, ids)?;
-    changed(ctx, "Reopened", c)
+    changed(ctx, ui, "Reopened", c)
 }
 
 /// `clarify`: the question given, or the one of an agent's `RALPH_CLARIFY:` line.
 pub fn clarify(
     ctx: &Ctx,
+    ui: &mut Ui,
     id: &str,
     question: Option<String>,
     from_output: Option<&std::path::Path>,
@@ -316,7 +319,7 @@ pub fn clarify(
         }
     };
     let c = ops::clarify(&ws, &ctx.actor(&ws)?, id, &question)?;
-    changed(ctx, "Awaiting input", c)
+    changed(ctx, ui, "Awaiting input", c)
 }
 
 /// The question of the first `RALPH_CLARIFY:` line of the agent output in `file` (`-`:
@@ -348,14 +351,14 @@ fn clarify_question(file: &std::path::Path) -> Result<String> {
 }
 
 /// `answer`.
-pub fn answer(ctx: &Ctx, id: &str, text: &str) -> CmdResult {
+pub fn answer(ctx: &Ctx, ui: &mut Ui, id: &str, text: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let c = ops::answer(&ws, &ctx.actor(&ws)?, id, text)?;
-    changed(ctx, "Answered", c)
+    changed(ctx, ui, "Answered", c)
 }
 
 /// `dep add|rm|tree|cycles`.
-pub fn dep(ctx: &Ctx, cmd: DepCmd) -> CmdResult {
+pub fn dep(ctx: &Ctx, ui: &mut Ui, cmd: DepCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     match cmd {
         DepCmd::Add {
@@ -364,7 +367,7 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> CmdResult {
             dep_type: t,
         } => {
             let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
-            if !ctx.json {
+            if !ui.json {
                 if c.nothing() {
                     nothing_changed(ctx, &c);
                     return Ok(0);
@@ -374,11 +377,11 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> CmdResult {
                     .dependencies
                     .last()
                     .map_or("", |d| d.depends_on_id.as_str());
-                outln!("{} now depends on {target} ({t})", b.id);
+                outln!(ui, "{} now depends on {target} ({t})", b.id);
                 recorded_note(&c.recorded);
                 return Ok(0);
             }
-            changed(ctx, "Updated", c)
+            changed(ctx, ui, "Updated", c)
         }
         DepCmd::Rm {
             id,
@@ -386,29 +389,29 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> CmdResult {
             dep_type: t,
         } => {
             let c = ops::dep_rm(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
-            changed(ctx, "Updated", c)
+            changed(ctx, ui, "Updated", c)
         }
         DepCmd::Tree { id } => {
             let set = load_set(ctx, &ws)?;
             let root = set.resolve(&id)?.id.clone();
             let tree = graph::tree(&set, &root);
-            if ctx.json {
-                print_json(&versioned(&tree));
+            if ui.json {
+                ui.json(&versioned(&tree));
             } else {
-                out!("{}", render::tree(&tree));
+                out!(ui, "{}", render::tree(&tree));
             }
             Ok(0)
         }
         DepCmd::Cycles => {
             let set = load_set(ctx, &ws)?;
             let cycles = graph::cycles(&set);
-            if ctx.json {
-                print_json(&cycles);
+            if ui.json {
+                ui.json(&cycles);
             } else if cycles.is_empty() {
-                outln!("No dependency cycles.");
+                outln!(ui, "No dependency cycles.");
             } else {
                 for c in &cycles {
-                    outln!("cycle: {}", c.join(" -> "));
+                    outln!(ui, "cycle: {}", c.join(" -> "));
                 }
             }
             Ok(if cycles.is_empty() { 0 } else { 1 })
@@ -417,7 +420,7 @@ pub fn dep(ctx: &Ctx, cmd: DepCmd) -> CmdResult {
 }
 
 /// `ready`.
-pub fn ready(ctx: &Ctx, a: ReadyArgs) -> CmdResult {
+pub fn ready(ctx: &Ctx, ui: &mut Ui, a: ReadyArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let want = a.issue_type;
     let filter = Filter {
@@ -435,7 +438,7 @@ pub fn ready(ctx: &Ctx, a: ReadyArgs) -> CmdResult {
         .collect();
     let limit = a.limit.unwrap_or(READY_LIMIT);
     first_in_order(&mut ready, limit);
-    let shown = limited(&ready, limit, ctx.json);
+    let shown = limited(&ready, limit, ui.json);
     let heading = format!("Ready work ({}):", ready.len());
     let waiting = catalog.awaiting_test_spec();
     let empty = if waiting == 0 {
@@ -447,14 +450,14 @@ pub fn ready(ctx: &Ctx, a: ReadyArgs) -> CmdResult {
             if waiting == 1 { "its" } else { "their" }
         )
     };
-    print_indexed(ctx, &ws, &catalog, shown, &empty, Some(heading))
+    print_indexed(ui, &ws, &catalog, shown, &empty, Some(heading))
 }
 
 /// `blocked`.
-pub fn blocked(ctx: &Ctx) -> CmdResult {
+pub fn blocked(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let ws = ctx.workspace()?;
     let mut set = load_set(ctx, &ws)?;
-    if ctx.json {
+    if ui.json {
         let ids: Vec<String> = graph::blocked(&set)
             .iter()
             .map(|(b, _)| b.id.clone())
@@ -462,7 +465,7 @@ pub fn blocked(ctx: &Ctx) -> CmdResult {
         set.complete(&ws, ids.iter().map(String::as_str))?;
     }
     let blocked = graph::blocked(&set);
-    if ctx.json {
+    if ui.json {
         let rows: Vec<_> = blocked
             .iter()
             .map(|(b, by)| {
@@ -471,14 +474,14 @@ pub fn blocked(ctx: &Ctx) -> CmdResult {
                 v
             })
             .collect();
-        print_json(&rows);
+        ui.json(&rows);
     } else if blocked.is_empty() {
-        outln!("Nothing is blocked.");
+        outln!(ui, "Nothing is blocked.");
     } else {
         for (b, by) in &blocked {
-            outln!("{}", render::line(b));
+            outln!(ui, "{}", render::line(b));
             if by.is_empty() {
-                outln!("    status blocked");
+                outln!(ui, "    status blocked");
             }
             for id in by {
                 let what = set.beads.get(*id).map_or("(missing)".to_string(), |t| {
@@ -491,7 +494,7 @@ pub fn blocked(ctx: &Ctx) -> CmdResult {
                     .iter()
                     .find(|d| d.depends_on_id == *id && d.dep_type != DepType::Blocks)
                     .map_or(String::new(), |d| format!(" [{}]", d.dep_type));
-                outln!("    blocked by {id}: {what}{kind}");
+                outln!(ui, "    blocked by {id}: {what}{kind}");
             }
         }
     }
@@ -499,16 +502,16 @@ pub fn blocked(ctx: &Ctx) -> CmdResult {
 }
 
 /// `history`.
-pub fn history(ctx: &Ctx, id: &str) -> CmdResult {
+pub fn history(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let changes = vermas_core::bead::history::history(&ws, id)?;
-    if ctx.json {
-        print_json(&changes);
+    if ui.json {
+        ui.json(&changes);
     } else {
         for c in &changes {
-            outln!("{} {} {} {}", &c.commit[..7], c.at, c.author, c.summary);
+            outln!(ui, "{} {} {} {}", &c.commit[..7], c.at, c.author, c.summary);
             for line in &c.changes {
-                outln!("    {line}");
+                outln!(ui, "    {line}");
             }
         }
     }

@@ -6,7 +6,8 @@ pub(super) mod review;
 
 use super::design::args::{DesignArgs, PlanArgs, StrategizeArgs};
 use super::design::review::{Approver, Proposal};
-use super::output::{outln, print_json, recorded_note, versioned};
+use super::output::{recorded_note, versioned};
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use serde_json::json;
 use vermas_core::bead::model::AcceptanceCriterion;
@@ -22,18 +23,18 @@ use vermas_core::workspace::Workspace;
 const DECLINED: i32 = 1;
 
 /// `design REQUEST [--bead ID] [--yes]`.
-pub fn design(ctx: &Ctx, a: DesignArgs) -> CmdResult {
+pub fn design(ctx: &Ctx, ui: &mut Ui, a: DesignArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let input = DesignInput::new(&ws, &a.request, a.bead.as_deref())?;
     let approver = Approver::new(a.yes, "requirements")?;
     let Some(reqs) = settle_design(&ws, approver, &input)? else {
-        return declined(ctx, "requirements");
+        return declined(ui, "requirements");
     };
     let done = design::record(&ws, &actor, &input, &reqs)?;
     recorded_note(&done.recorded);
-    if ctx.json {
-        print_json(&versioned(json!({
+    if ui.json {
+        ui.json(&versioned(json!({
             "id": done.work.id,
             "title": done.work.title,
             "created": input.creates(),
@@ -43,12 +44,13 @@ pub fn design(ctx: &Ctx, a: DesignArgs) -> CmdResult {
         return Ok(0);
     }
     if approver.accepts_all() {
-        outln!("{}\n", design::to_text(&reqs).trim_end());
+        outln!(ui, "{}\n", design::to_text(&reqs).trim_end());
     }
     if input.creates() {
-        outln!("Created {}: {}", done.work.id, done.work.title);
+        outln!(ui, "Created {}: {}", done.work.id, done.work.title);
         if let Some(spec) = &done.spec {
             outln!(
+                ui,
                 "  test spec {} waits for criteria: vermas strategize {}",
                 spec.id,
                 done.work.id
@@ -56,6 +58,7 @@ pub fn design(ctx: &Ctx, a: DesignArgs) -> CmdResult {
         }
     } else {
         outln!(
+            ui,
             "Wrote the requirements into {}: {}",
             done.work.id,
             done.work.title
@@ -65,32 +68,32 @@ pub fn design(ctx: &Ctx, a: DesignArgs) -> CmdResult {
 }
 
 /// `strategize ID [--yes] [--approve]`.
-pub fn strategize(ctx: &Ctx, a: StrategizeArgs) -> CmdResult {
+pub fn strategize(ctx: &Ctx, ui: &mut Ui, a: StrategizeArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let input = StrategyInput::new(&ws, &a.id)?;
     let approver = Approver::new(a.yes, "criteria")?;
     let Some(criteria) = settle_strategy(&ws, approver, &input)? else {
-        return declined(ctx, "criteria");
+        return declined(ui, "criteria");
     };
     let (done, recorded) = strategy::record(&ws, &actor, &input.work.id, &criteria, a.approve)?;
     recorded_note(&recorded);
-    if ctx.json {
-        print_json(&versioned(strategized_json(&done)));
+    if ui.json {
+        ui.json(&versioned(strategized_json(&done)));
         return Ok(0);
     }
     if approver.accepts_all() {
-        outln!("{}\n", strategy::to_text(&criteria).trim_end());
+        outln!(ui, "{}\n", strategy::to_text(&criteria).trim_end());
     }
-    report_strategy(&done);
+    report_strategy(ui, &done);
     Ok(0)
 }
 
 /// `plan REQUEST | --resume MOL | --list [--yes] [--approve]`.
-pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
+pub fn plan(ctx: &Ctx, ui: &mut Ui, a: PlanArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     if a.list {
-        return list_plans(ctx, &ws);
+        return list_plans(ui, &ws);
     }
     let actor = ctx.actor(&ws)?;
     let mut plan = Plan::open(&ws, a.request.as_deref(), a.resume.as_deref())?;
@@ -111,12 +114,12 @@ pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
                         "Criteria declined; the plan stops. Resume: vermas plan --resume {id}"
                     );
                 }
-                return declined(ctx, what);
+                return declined(ui, what);
             }
         };
     let mol = plan.mol_id().unwrap_or("?").to_string();
-    if ctx.json {
-        print_json(&versioned(json!({
+    if ui.json {
+        ui.json(&versioned(json!({
             "molecule": mol,
             "request": plan.request,
             "resumed": plan.resumed,
@@ -128,9 +131,10 @@ pub fn plan(ctx: &Ctx, a: PlanArgs) -> CmdResult {
         return Ok(0);
     }
     if let Some(done) = &strategized {
-        report_strategy(done);
+        report_strategy(ui, done);
     }
     outln!(
+        ui,
         "Plan {mol} complete: {} is planned",
         plan.bead_id().unwrap_or("?")
     );
@@ -207,9 +211,9 @@ fn settle_strategy(
 }
 
 /// A declined proposal: nothing written, exit 1.
-fn declined(ctx: &Ctx, what: &str) -> CmdResult {
-    if ctx.json {
-        print_json(&versioned(json!({"declined": what})));
+fn declined(ui: &mut Ui, what: &str) -> CmdResult {
+    if ui.json {
+        ui.json(&versioned(json!({"declined": what})));
     } else {
         eprintln!("The {what} were declined: nothing was written.");
     }
@@ -234,20 +238,32 @@ fn strategized_json(done: &Strategized) -> serde_json::Value {
 }
 
 /// The human lines of what `strategize` wrote.
-fn report_strategy(done: &Strategized) {
+fn report_strategy(ui: &mut Ui, done: &Strategized) {
     if done.created_spec {
-        outln!("Created test spec {} for {}", done.spec.id, done.work.id);
+        outln!(
+            ui,
+            "Created test spec {} for {}",
+            done.spec.id,
+            done.work.id
+        );
     }
     outln!(
+        ui,
         "Added {} to {}: {}",
         vermas_core::words::counted(done.added.len(), "criterion", "criteria"),
         done.spec.id,
         done.added.join(", ")
     );
     if done.approved {
-        outln!("Approved {}: {} may be slung", done.spec.id, done.work.id);
+        outln!(
+            ui,
+            "Approved {}: {} may be slung",
+            done.spec.id,
+            done.work.id
+        );
     } else {
         outln!(
+            ui,
             "Approve it when ready: vermas inspect approve {}",
             done.spec.id
         );
@@ -255,7 +271,7 @@ fn report_strategy(done: &Strategized) {
 }
 
 /// `plan --list`.
-fn list_plans(ctx: &Ctx, ws: &Workspace) -> CmdResult {
+fn list_plans(ui: &mut Ui, ws: &Workspace) -> CmdResult {
     let plans = planning::unfinished(ws)?;
     let next = |m: &vermas_core::mol::molecule::Molecule| {
         planning::STEPS
@@ -264,19 +280,20 @@ fn list_plans(ctx: &Ctx, ws: &Workspace) -> CmdResult {
             .copied()
             .unwrap_or("done")
     };
-    if ctx.json {
+    if ui.json {
         let rows: Vec<_> = plans
             .iter()
             .map(|m| json!({"molecule": m.id, "next": next(m), "bead": m.bead_id, "request": m.vars.get("request"), "created_at": m.created_at}))
             .collect();
-        print_json(&rows);
+        ui.json(&rows);
         return Ok(0);
     }
     if plans.is_empty() {
-        outln!("No unfinished plans");
+        outln!(ui, "No unfinished plans");
     }
     for m in &plans {
         outln!(
+            ui,
             "{:<14} next: {:<11} {}",
             m.id,
             next(m),

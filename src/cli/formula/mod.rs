@@ -4,7 +4,8 @@
 pub(super) mod args;
 
 use super::formula::args::FormulaCmd;
-use super::output::{outln, print_json, versioned};
+use super::output::versioned;
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use vermas_core::error::Error;
 use vermas_core::mol::{self, FormulaInfo, FormulaSummary, Proto, ProtoStep};
@@ -12,7 +13,7 @@ use vermas_core::mol::{self, FormulaInfo, FormulaSummary, Proto, ProtoStep};
 use std::fmt::Write as _;
 
 /// `formula list` / `formula show NAME` (built-ins work outside a workspace too).
-pub fn formula(ctx: &Ctx, cmd: FormulaCmd) -> CmdResult {
+pub fn formula(ctx: &Ctx, ui: &mut Ui, cmd: FormulaCmd) -> CmdResult {
     let ws = match ctx.workspace() {
         Ok(ws) => Some(ws),
         Err(Error::NoWorkspace(_)) => None,
@@ -22,18 +23,18 @@ pub fn formula(ctx: &Ctx, cmd: FormulaCmd) -> CmdResult {
     match cmd {
         FormulaCmd::List => {
             let rows = mol::list_formulas(beads)?;
-            if ctx.json {
-                print_json(&rows);
+            if ui.json {
+                ui.json(&rows);
             } else {
-                outln!("{}", render_list(&rows).trim_end());
+                outln!(ui, "{}", render_list(&rows).trim_end());
             }
         }
         FormulaCmd::Show { name } => {
             let info = mol::formula_info(beads, &name)?;
-            if ctx.json {
-                print_json(&versioned(&info));
+            if ui.json {
+                ui.json(&versioned(&info));
             } else {
-                outln!("{}", render_info(&info).trim_end());
+                outln!(ui, "{}", render_info(&info).trim_end());
             }
         }
     }

@@ -3,12 +3,13 @@
 pub(super) mod args;
 
 use super::gates::args::GateArgs;
-use super::output::{outln, print_json, recorded_note, versioned};
+use super::output::{recorded_note, versioned};
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use vermas_core::gate::{self, GateRequest};
 
 /// `gate PHASE ID [--ac N] [--cmd CMD]`: exit 0 only when the gate accepts.
-pub fn gate(ctx: &Ctx, a: GateArgs) -> CmdResult {
+pub fn gate(ctx: &Ctx, ui: &mut Ui, a: GateArgs) -> CmdResult {
     let phase = a.phase;
     let ws = ctx.workspace()?;
     let req = GateRequest {
@@ -19,8 +20,8 @@ pub fn gate(ctx: &Ctx, a: GateArgs) -> CmdResult {
     };
     let (run, recorded) = gate::run_gate(&ws, &ctx.actor(&ws)?, &req)?;
     recorded_note(&recorded);
-    if ctx.json {
-        print_json(&versioned(&run));
+    if ui.json {
+        ui.json(&versioned(&run));
     } else {
         let what = run
             .criterion
@@ -28,12 +29,13 @@ pub fn gate(ctx: &Ctx, a: GateArgs) -> CmdResult {
             .map(|c| format!(" {c}"))
             .unwrap_or_default();
         outln!(
+            ui,
             "Gate {}: {}{what} (attempt {})",
             phase.name().to_uppercase(),
             run.bead,
             run.attempt
         );
-        outln!("  command: {}", run.command);
+        outln!(ui, "  command: {}", run.command);
         let exit = run
             .exit_code
             .map_or("no exit code".to_string(), |c| format!("exit {c}"));
@@ -42,16 +44,20 @@ pub fn gate(ctx: &Ctx, a: GateArgs) -> CmdResult {
         } else {
             String::new()
         };
-        outln!("  {exit} in {:.1}s{runs}", run.duration_ms as f64 / 1000.0);
+        outln!(
+            ui,
+            "  {exit} in {:.1}s{runs}",
+            run.duration_ms as f64 / 1000.0
+        );
         if let Some(reason) = &run.reason {
-            outln!("  {reason}");
+            outln!(ui, "  {reason}");
         }
         if !run.accepted() && !run.snippet.trim().is_empty() {
             for line in run.snippet.lines() {
-                outln!("  | {line}");
+                outln!(ui, "  | {line}");
             }
         }
-        outln!("  classification: {}", run.classification);
+        outln!(ui, "  classification: {}", run.classification);
     }
     Ok(if run.accepted() { 0 } else { 1 })
 }

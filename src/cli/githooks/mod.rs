@@ -4,8 +4,8 @@
 pub(super) mod args;
 
 use super::githooks::args::HooksCmd;
-use super::output::colour;
-use super::output::{out, outln, print_json, versioned};
+use super::output::versioned;
+use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read};
@@ -16,16 +16,16 @@ use vermas_core::githooks::{self, Installed, Scope, Uninstalled};
 use vermas_core::verify::{self, Kinds, Project, SpecRun, Verification};
 
 /// `hooks ...`.
-pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> CmdResult {
+pub fn hooks(ctx: &Ctx, ui: &mut Ui, cmd: HooksCmd) -> CmdResult {
     match cmd {
-        HooksCmd::List => list(ctx),
+        HooksCmd::List => list(ctx, ui),
         HooksCmd::Install { name } => {
             let installed = install(&git_repo()?, &name)?;
-            if ctx.json {
-                print_json(&versioned(installed_json(&installed)));
+            if ui.json {
+                ui.json(&versioned(installed_json(&installed)));
             } else {
                 for line in installed_lines(&installed) {
-                    outln!("{line}");
+                    outln!(ui, "{line}");
                 }
             }
             Ok(0)
@@ -37,21 +37,23 @@ pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> CmdResult {
                 Uninstalled::Removed(p) => ("removed", p),
                 Uninstalled::NotInstalled(p) => ("not_installed", p),
             };
-            if ctx.json {
-                print_json(&versioned(json!({"hook": path, "action": action})));
+            if ui.json {
+                ui.json(&versioned(json!({"hook": path, "action": action})));
             } else {
                 match &done {
                     Uninstalled::Restored(p) => outln!(
+                        ui,
                         "Removed vermas's {name} hook; restored the hook it had kept at {}",
                         p.display()
                     ),
-                    Uninstalled::Removed(p) => outln!("Removed {}", p.display()),
+                    Uninstalled::Removed(p) => outln!(ui, "Removed {}", p.display()),
                     Uninstalled::NotInstalled(p) if p.exists() => outln!(
+                        ui,
                         "No vermas {name} hook installed ({} belongs to another tool; left alone)",
                         p.display()
                     ),
                     Uninstalled::NotInstalled(p) => {
-                        outln!("No vermas {name} hook installed in {}", dir_of(p))
+                        outln!(ui, "No vermas {name} hook installed in {}", dir_of(p))
                     }
                 }
             }
@@ -59,13 +61,13 @@ pub fn hooks(ctx: &Ctx, cmd: HooksCmd) -> CmdResult {
         }
         HooksCmd::Run { name, args } => {
             githooks::hook_name(&name)?;
-            pre_push(ctx, &args)
+            pre_push(ui, &args)
         }
     }
 }
 
 /// `hooks list`: git hooks vermas provides, then every lifecycle hook file present.
-fn list(ctx: &Ctx) -> CmdResult {
+fn list(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let git = githooks::git_hooks(&git_repo()?)?;
     // (point, path as shown, executable)
     let lifecycle: Vec<(&str, String, bool)> = match ctx.workspace() {
@@ -77,12 +79,12 @@ fn list(ctx: &Ctx) -> CmdResult {
         Err(Error::NoWorkspace(_)) => Vec::new(),
         Err(e) => return Err(e),
     };
-    if ctx.json {
+    if ui.json {
         let lifecycle: Vec<Value> = lifecycle
             .iter()
             .map(|(point, path, x)| json!({"point": point, "path": path, "executable": x}))
             .collect();
-        print_json(&versioned(json!({"git": git, "lifecycle": lifecycle})));
+        ui.json(&versioned(json!({"git": git, "lifecycle": lifecycle})));
         return Ok(0);
     }
     for h in &git {
@@ -91,7 +93,7 @@ fn list(ctx: &Ctx) -> CmdResult {
             (true, false) => "installed",
             (false, _) => "not installed (`vermas hooks install`)",
         };
-        outln!("git       {:<18} {state}  {}", h.name, h.path.display());
+        outln!(ui, "git       {:<18} {state}  {}", h.name, h.path.display());
     }
     for (point, path, executable) in &lifecycle {
         let note = if *executable {
@@ -99,10 +101,13 @@ fn list(ctx: &Ctx) -> CmdResult {
         } else {
             "  (not executable: passed over)"
         };
-        outln!("lifecycle {point:<18} {path}{note}");
+        outln!(ui, "lifecycle {point:<18} {path}{note}");
     }
     if lifecycle.is_empty() {
-        outln!("no lifecycle hooks (.beads/hooks/<Point> or <Point>.d/*)");
+        outln!(
+            ui,
+            "no lifecycle hooks (.beads/hooks/<Point> or <Point>.d/*)"
+        );
     }
     Ok(0)
 }
@@ -174,7 +179,7 @@ macro_rules! say {
 /// verify checks of the specs the push touches on each pushed commit (in place when the
 /// checkout is that commit, clean; else in a temporary worktree of it), refusing the push
 /// (non-zero) on FAIL or ERROR.
-fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
+fn pre_push(ui: &mut Ui, args: &[String]) -> CmdResult {
     if skip_requested() {
         say!("VERMAS_SKIP is set: checks skipped, push allowed");
         return Ok(0);
@@ -203,7 +208,6 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
         judge,
     };
     let gate = Gate {
-        ctx,
         p: &p,
         repo: &repo,
         plan: &plan,
@@ -213,20 +217,19 @@ fn pre_push(ctx: &Ctx, args: &[String]) -> CmdResult {
     let mut runs = Vec::new();
     let mut code = 0;
     for target in &plan.targets {
-        code = gate.verify(target, &mut runs)?;
+        code = gate.verify(ui, target, &mut runs)?;
         if code != 0 {
             break;
         }
     }
-    if ctx.json {
-        print_json(&verify::report::json(&runs));
+    if ui.json {
+        ui.json(&verify::report::json(&runs));
     }
     Ok(code)
 }
 
 /// What every pushed commit is verified with.
 struct Gate<'a> {
-    ctx: &'a Ctx,
     p: &'a Project,
     repo: &'a GitRepo,
     plan: &'a githooks::PushPlan,
@@ -236,7 +239,12 @@ struct Gate<'a> {
 
 impl Gate<'_> {
     /// Verifies one pushed commit (its runs added to `all`); the hook's exit code for it.
-    fn verify(&self, target: &githooks::PushTarget, all: &mut Vec<SpecRun>) -> Result<i32, Error> {
+    fn verify(
+        &self,
+        ui: &mut Ui,
+        target: &githooks::PushTarget,
+        all: &mut Vec<SpecRun>,
+    ) -> Result<i32, Error> {
         let names = target.refs.join(", ");
         let short: String = target.commit.chars().take(7).collect();
         let tree = githooks::PushedTree::open(self.repo, &self.p.root, target)?;
@@ -278,16 +286,13 @@ impl Gate<'_> {
         }
         let count = specs.len();
         let request = verify::Request::new(verify::Selection::Given(specs), self.kinds);
-        let done = verify::run(
-            &at,
-            request,
-            &mut super::specs::Terminal::new(self.ctx.json),
-        )?;
+        let done = verify::run(&at, request, &mut super::specs::Terminal::new(ui.json))?;
         drop(tree);
-        if !self.ctx.json {
+        if !ui.json {
             out!(
+                ui,
                 "{}",
-                verify::report::human(&done.runs, self.kinds, colour())
+                verify::report::human(&done.runs, self.kinds, ui.colour)
             );
         }
         let code = push_verdict(&done, count);

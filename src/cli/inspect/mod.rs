@@ -5,7 +5,8 @@ pub(super) mod args;
 pub(super) mod spec;
 
 use super::inspect::args::{InspectCmd, StepArgs};
-use super::output::{outln, print_json, recorded_note, versioned};
+use super::output::{recorded_note, versioned};
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use std::time::Duration;
 use vermas_core::error::Error;
@@ -14,7 +15,7 @@ use vermas_core::inspect::{self, route};
 use vermas_core::time::Timestamp;
 
 /// `inspect ...`: dispatches to the handlers below.
-pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
+pub fn inspect(ctx: &Ctx, ui: &mut Ui, cmd: InspectCmd) -> CmdResult {
     let step = |s: StepArgs, upto: Upto, wait: Option<Duration>| inspect::Request {
         base: s.base,
         use_cache: !s.no_cache,
@@ -22,14 +23,14 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
         ..inspect::Request::new(s.id, upto)
     };
     match cmd {
-        InspectCmd::Verify(s) => pipeline(ctx, &step(s, Upto::Verify, None)),
-        InspectCmd::Audit(s) => pipeline(ctx, &step(s, Upto::Audit, None)),
-        InspectCmd::Review(s) => pipeline(ctx, &step(s, Upto::Review, None)),
-        InspectCmd::Run { step: s, wait } => pipeline(ctx, &step(s, Upto::Run, wait)),
-        InspectCmd::Feedback { id } => feedback(ctx, &id),
-        InspectCmd::Pending { watch } => super::inspect::spec::pending(ctx, watch),
-        InspectCmd::Show { id } => super::inspect::spec::show(ctx, &id),
-        InspectCmd::CreateSpec { id } => super::inspect::spec::create_spec(ctx, &id),
+        InspectCmd::Verify(s) => pipeline(ctx, ui, &step(s, Upto::Verify, None)),
+        InspectCmd::Audit(s) => pipeline(ctx, ui, &step(s, Upto::Audit, None)),
+        InspectCmd::Review(s) => pipeline(ctx, ui, &step(s, Upto::Review, None)),
+        InspectCmd::Run { step: s, wait } => pipeline(ctx, ui, &step(s, Upto::Run, wait)),
+        InspectCmd::Feedback { id } => feedback(ctx, ui, &id),
+        InspectCmd::Pending { watch } => super::inspect::spec::pending(ctx, ui, watch),
+        InspectCmd::Show { id } => super::inspect::spec::show(ctx, ui, &id),
+        InspectCmd::CreateSpec { id } => super::inspect::spec::create_spec(ctx, ui, &id),
         InspectCmd::AddCriteria {
             spec,
             description,
@@ -44,10 +45,10 @@ pub fn inspect(ctx: &Ctx, cmd: InspectCmd) -> CmdResult {
                 (_, _, Some(j)) => Check::Judge(j),
                 _ => return Err(Error::usage("give --cmd, --verify or --judge")),
             };
-            super::inspect::spec::add_criteria(ctx, &spec, &description, check)
+            super::inspect::spec::add_criteria(ctx, ui, &spec, &description, check)
         }
-        InspectCmd::Approve { spec } => super::inspect::spec::approve(ctx, &spec),
-        InspectCmd::Status { id } => status(ctx, id.as_deref()),
+        InspectCmd::Approve { spec } => super::inspect::spec::approve(ctx, ui, &spec),
+        InspectCmd::Status { id } => status(ctx, ui, id.as_deref()),
     }
 }
 
@@ -64,27 +65,27 @@ fn exit_code(v: Verdict) -> i32 {
 /// The terminal's part in an inspection: the first report while it waits for an answer.
 struct Terminal<'a> {
     /// Where it renders.
-    ctx: &'a Ctx,
+    ui: &'a mut Ui,
 }
 
 impl inspect::Observer for Terminal<'_> {
     fn waiting(&mut self, ins: &Inspection, routed: &route::Routed) {
-        render(self.ctx, ins, Some(routed));
+        render(self.ui, ins, Some(routed));
     }
 }
 
 /// `inspect verify|audit|review|run ID`.
-pub fn pipeline(ctx: &Ctx, req: &inspect::Request) -> CmdResult {
+pub fn pipeline(ctx: &Ctx, ui: &mut Ui, req: &inspect::Request) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = if req.upto == Upto::Run {
         Some(ctx.actor(&ws)?)
     } else {
         None
     };
-    let out = inspect::run(&ws, actor.as_deref(), req, &mut Terminal { ctx })?;
+    let out = inspect::run(&ws, actor.as_deref(), req, &mut Terminal { ui })?;
     let mut ins = out.inspection;
     ins.warnings.extend(out.hook_warnings);
-    render(ctx, &ins, out.routed.as_ref());
+    render(ui, &ins, out.routed.as_ref());
     if let Some(r) = &out.recorded {
         recorded_note(r);
     }
@@ -93,24 +94,30 @@ pub fn pipeline(ctx: &Ctx, req: &inspect::Request) -> CmdResult {
 
 /// Prints an inspection: JSON, or a report per criterion with the verdict last. Text an
 /// agent, a model or the project wrote is shown with its control characters escaped.
-fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
+fn render(ui: &mut Ui, ins: &Inspection, routed: Option<&route::Routed>) {
     use vermas_core::words::printable as p;
-    if ctx.json {
+    if ui.json {
         let mut v = serde_json::to_value(ins).unwrap_or_default();
         if let Some(r) = routed {
             v["routed"] = serde_json::to_value(r).unwrap_or_default();
         }
-        print_json(&versioned(v));
+        ui.json(&versioned(v));
         return;
     }
-    outln!("Inspect: {} {}", ins.work, p(&ins.title));
+    outln!(ui, "Inspect: {} {}", ins.work, p(&ins.title));
     for c in &ins.checks {
-        outln!("  [{}] {} {}", c.result.outcome, c.id, p(&c.description));
-        outln!("         {} ({})", p(&c.target), c.kind);
+        outln!(
+            ui,
+            "  [{}] {} {}",
+            c.result.outcome,
+            c.id,
+            p(&c.description)
+        );
+        outln!(ui, "         {} ({})", p(&c.target), c.kind);
         if let Some(why) = &c.result.reason
             && c.result.outcome != vermas_core::check::Outcome::Pass
         {
-            outln!("           {}", p(why));
+            outln!(ui, "           {}", p(why));
         }
     }
     for a in &ins.audit {
@@ -119,7 +126,7 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
         } else {
             format!(" ({})", p(&a.why))
         };
-        outln!("  auditor: {} {}{why}", a.id, a.finding.as_str());
+        outln!(ui, "  auditor: {} {}{why}", a.id, a.finding.as_str());
     }
     for w in &ins.warnings {
         eprintln!("warning: {}", p(w));
@@ -130,28 +137,30 @@ fn render(ctx: &Ctx, ins: &Inspection, routed: Option<&route::Routed>) {
         None => String::new(),
     };
     outln!(
+        ui,
         "{}{confidence}: {}",
         ins.verdict.as_str(),
         p(&ins.reasons.join("; "))
     );
     if let Some(q) = &ins.question {
-        outln!("question: {}", p(q));
+        outln!(ui, "question: {}", p(q));
     }
     if let Some(r) = routed {
         if let Some(b) = &r.result_bead {
             outln!(
+                ui,
                 "failure report: {b} (`vermas inspect feedback {}`)",
                 ins.work
             );
         }
         for m in &r.mailed {
-            outln!("mailed mayor/: {}", p(m));
+            outln!(ui, "mailed mayor/: {}", p(m));
         }
     }
 }
 
 /// `inspect feedback ID`: the latest failure report of the work.
-pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
+pub fn feedback(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, _) = pipeline::work_and_spec(&ws, id)?;
     let set = vermas_core::bead::store::BeadSet::load(&ws)?;
@@ -170,12 +179,13 @@ pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
         });
     };
     let report = vermas_core::bead::store::load_one(&ws, &latest.id)?;
-    if ctx.json {
-        print_json(&versioned(serde_json::json!({
+    if ui.json {
+        ui.json(&versioned(serde_json::json!({
             "work": work.id, "report": report.id, "text": report.description,
         })));
     } else {
         outln!(
+            ui,
             "{}",
             vermas_core::words::printable(report.description.trim_end())
         );
@@ -184,7 +194,7 @@ pub fn feedback(ctx: &Ctx, id: &str) -> CmdResult {
 }
 
 /// `inspect status [ID]`: beads with their latest verdict and its age.
-pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
+pub fn status(ctx: &Ctx, ui: &mut Ui, id: Option<&str>) -> CmdResult {
     let ws = ctx.workspace()?;
     let wanted = id
         .map(|i| pipeline::work_and_spec(&ws, i).map(|(w, _)| w.id))
@@ -194,7 +204,7 @@ pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
         .filter(|r| !r.key.starts_with("spec:"))
         .filter(|r| wanted.as_deref().is_none_or(|w| r.key == w))
         .collect();
-    if ctx.json {
+    if ui.json {
         // Each record names its bead as `id`, as every other listing does (`key` stays).
         let rows: Vec<serde_json::Value> = records
             .iter()
@@ -206,15 +216,16 @@ pub fn status(ctx: &Ctx, id: Option<&str>) -> CmdResult {
                 v
             })
             .collect();
-        print_json(&rows);
+        ui.json(&rows);
         return Ok(0);
     }
     if records.is_empty() {
-        outln!("No inspections yet");
+        outln!(ui, "No inspections yet");
     }
     let now = Timestamp::now();
     for r in &records {
         outln!(
+            ui,
             "{:<14} {:<12} {} ago",
             r.key,
             r.verdict,

@@ -1,32 +1,33 @@
 //! Handlers of the test-spec side of the Inspector: `inspect pending|show|create-spec|
 //! add-criteria|approve`. They call `vermas_core::inspect` and render.
 
-use crate::cli::output::{out, outln, print_json, recorded_note, versioned};
+use crate::cli::output::{recorded_note, versioned};
+use crate::cli::ui::{Ui, out, outln};
 use crate::cli::{CmdResult, Ctx};
 use serde_json::json;
 use vermas_core::bead::model::Status;
 use vermas_core::inspect::testspec::{self, Check};
 
 /// `inspect pending [--watch]`.
-pub fn pending(ctx: &Ctx, watch: bool) -> CmdResult {
+pub fn pending(ctx: &Ctx, ui: &mut Ui, watch: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     if watch {
         crate::cli::redraw::refuse_json(ctx, "vermas inspect pending")?;
         let folders = crate::session::changes::pending_folders(&ws);
-        return crate::cli::redraw::on_change("vermas inspect pending", &folders, || {
+        return crate::cli::redraw::on_change(ui, "vermas inspect pending", &folders, || {
             Ok(pending_view(&testspec::pending(&ws)?))
         });
     }
     let specs = testspec::pending(&ws)?;
-    if ctx.json {
+    if ui.json {
         let rows: Vec<_> = specs
             .iter()
             .map(|s| json!({"id": s.id, "work": s.parent, "title": s.title, "criteria": s.acceptance_criteria.len(), "created_at": s.created_at}))
             .collect();
-        print_json(&rows);
+        ui.json(&rows);
         return Ok(0);
     }
-    out!("{}", pending_view(&specs));
+    out!(ui, "{}", pending_view(&specs));
     Ok(0)
 }
 
@@ -49,12 +50,12 @@ fn pending_view(specs: &[vermas_core::bead::model::Bead]) -> String {
 }
 
 /// `inspect show ID`.
-pub fn show(ctx: &Ctx, id: &str) -> CmdResult {
+pub fn show(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, spec) = vermas_core::inspect::pipeline::work_and_spec(&ws, id)?;
     let latest = vermas_core::verify::results::load(&ws, &work.id)?;
-    if ctx.json {
-        print_json(&versioned(json!({
+    if ui.json {
+        ui.json(&versioned(json!({
             "work": {"id": work.id, "title": work.title, "status": work.status},
             "spec": spec.as_ref().map(|s| json!({
                 "id": s.id,
@@ -71,64 +72,74 @@ pub fn show(ctx: &Ctx, id: &str) -> CmdResult {
         })));
         return Ok(0);
     }
-    outln!("{}  {}  ({})", work.id, work.title, work.status);
+    outln!(ui, "{}  {}  ({})", work.id, work.title, work.status);
     match &spec {
-        None => outln!("  no test spec (`vermas inspect create-spec {}`)", work.id),
+        None => outln!(
+            ui,
+            "  no test spec (`vermas inspect create-spec {}`)",
+            work.id
+        ),
         Some(s) => {
             let state = if s.status == Status::Closed {
                 "approved"
             } else {
                 "pending approval"
             };
-            outln!("  test spec {}: {state}", s.id);
+            outln!(ui, "  test spec {}: {state}", s.id);
             for c in &s.acceptance_criteria {
                 let (kind, target) = testspec::kind_of(c);
-                outln!("  {} {}\n      {kind}: {target}", c.id, c.description);
+                outln!(ui, "  {} {}\n      {kind}: {target}", c.id, c.description);
             }
         }
     }
     if let Some(r) = latest {
-        outln!("  latest verdict: {} at {}", r.verdict, r.at);
+        outln!(ui, "  latest verdict: {} at {}", r.verdict, r.at);
     }
     Ok(0)
 }
 
 /// `inspect create-spec ID`.
-pub fn create_spec(ctx: &Ctx, id: &str) -> CmdResult {
+pub fn create_spec(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (spec, recorded) = testspec::create_for(&ws, &ctx.actor(&ws)?, id)?;
     recorded_note(&recorded);
-    if ctx.json {
-        print_json(&versioned(json!({"id": spec.id, "work": spec.parent})));
+    if ui.json {
+        ui.json(&versioned(json!({"id": spec.id, "work": spec.parent})));
     } else {
-        outln!("Created {}: {}", spec.id, spec.title);
+        outln!(ui, "Created {}: {}", spec.id, spec.title);
     }
     Ok(0)
 }
 
 /// `inspect add-criteria SPEC -d TEXT --cmd|--verify|--judge`.
-pub fn add_criteria(ctx: &Ctx, spec: &str, description: &str, check: Check) -> CmdResult {
+pub fn add_criteria(
+    ctx: &Ctx,
+    ui: &mut Ui,
+    spec: &str,
+    description: &str,
+    check: Check,
+) -> CmdResult {
     let ws = ctx.workspace()?;
     let (spec, id, recorded) =
         testspec::add_criterion(&ws, &ctx.actor(&ws)?, spec, description, check)?;
     recorded_note(&recorded);
-    if ctx.json {
-        print_json(&versioned(json!({"spec": spec.id, "criterion": id})));
+    if ui.json {
+        ui.json(&versioned(json!({"spec": spec.id, "criterion": id})));
     } else {
-        outln!("Added {id} to {}", spec.id);
+        outln!(ui, "Added {id} to {}", spec.id);
     }
     Ok(0)
 }
 
 /// `inspect approve SPEC`.
-pub fn approve(ctx: &Ctx, spec: &str) -> CmdResult {
+pub fn approve(ctx: &Ctx, ui: &mut Ui, spec: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (spec, recorded) = testspec::approve(&ws, &ctx.actor(&ws)?, spec)?;
     recorded_note(&recorded);
-    if ctx.json {
-        print_json(&versioned(json!({"id": spec.id, "approved": true})));
+    if ui.json {
+        ui.json(&versioned(json!({"id": spec.id, "approved": true})));
     } else {
-        outln!("Approved {}: {}", spec.id, spec.title);
+        outln!(ui, "Approved {}: {}", spec.id, spec.title);
     }
     Ok(0)
 }

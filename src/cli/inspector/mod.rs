@@ -4,22 +4,23 @@
 pub(super) mod args;
 
 use super::inspector::args::InspectorCmd;
-use super::output::{outln, versioned};
+use super::output::versioned;
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use vermas_core::mail_loop::{self, Event, LoopOptions};
 
 /// `inspector ...`.
-pub fn inspector(ctx: &Ctx, cmd: InspectorCmd) -> CmdResult {
+pub fn inspector(ctx: &Ctx, ui: &mut Ui, cmd: InspectorCmd) -> CmdResult {
     match cmd {
-        InspectorCmd::Run { once, interval } => run(ctx, LoopOptions { once, interval }),
+        InspectorCmd::Run { once, interval } => run(ctx, ui, LoopOptions { once, interval }),
     }
 }
 
 /// `inspector run`: exit 0, or 3 when an action failed (its message stays taken).
-fn run(ctx: &Ctx, opts: LoopOptions) -> CmdResult {
+fn run(ctx: &Ctx, ui: &mut Ui, opts: LoopOptions) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
-    let json = ctx.json;
+    let json = ui.json;
     if !opts.once {
         vermas_core::check::reaper::on_signal(|| eprintln!("inspector: stopped"));
         if !json {
@@ -29,9 +30,9 @@ fn run(ctx: &Ctx, opts: LoopOptions) -> CmdResult {
             );
         }
     }
-    let events = mail_loop::run(&ws, &actor, opts, |e| show(e, json))?;
+    let events = mail_loop::run(&ws, &actor, opts, |e| show(ui, e))?;
     if opts.once && events.is_empty() && !json {
-        outln!("nothing to do");
+        outln!(ui, "nothing to do");
     }
     let failed = events
         .iter()
@@ -40,9 +41,9 @@ fn run(ctx: &Ctx, opts: LoopOptions) -> CmdResult {
 }
 
 /// One line per event: `<outcome> <message> <subject>: <note>`, or a JSON object.
-fn show(e: &Event, json: bool) {
-    if json {
-        outln!("{}", versioned(e));
+fn show(ui: &mut Ui, e: &Event) {
+    if ui.json {
+        outln!(ui, "{}", versioned(e));
         return;
     }
     let line = format!(
@@ -58,6 +59,53 @@ fn show(e: &Event, json: bool) {
     ) {
         eprintln!("{line}");
     } else {
-        outln!("{line}");
+        outln!(ui, "{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::ui::Captured;
+    use mail_loop::Disposition;
+
+    fn event(outcome: Disposition) -> Event {
+        Event {
+            message: "msg-1".into(),
+            subject: "inspect vm-7".into(),
+            kind: None,
+            outcome,
+            note: "verified".into(),
+        }
+    }
+
+    #[test]
+    fn an_event_is_one_aligned_line_for_people() {
+        let (mut ui, captured) = Captured::ui(false);
+        show(&mut ui, &event(Disposition::Done));
+        assert_eq!(captured.text(), "done       msg-1 inspect vm-7: verified\n");
+    }
+
+    #[test]
+    fn an_event_is_one_json_object_per_line_for_scripts() {
+        let (mut ui, captured) = Captured::ui(true);
+        show(&mut ui, &event(Disposition::Done));
+        show(&mut ui, &event(Disposition::Refused));
+        let text = captured.text();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+            .collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(lines[0]["message"], "msg-1");
+        assert_eq!(lines[0]["schema_version"], 1);
+        assert_eq!(lines[1]["note"], "verified");
+    }
+
+    #[test]
+    fn a_failed_event_goes_to_stderr_not_to_the_output() {
+        let (mut ui, captured) = Captured::ui(false);
+        show(&mut ui, &event(Disposition::Failed));
+        assert_eq!(captured.text(), "");
     }
 }

@@ -3,7 +3,8 @@
 pub(super) mod args;
 
 use super::interop::args::{ExportCmd, ImportCmd};
-use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
+use super::output::{diagnostic, recorded_note, short_commit, versioned};
+use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx, warn};
 use serde_json::json;
 use vermas_core::interop::{export, import};
@@ -14,7 +15,7 @@ use vermas_core::words::counted;
 const SHOWN_IN_FULL: usize = 20;
 
 /// `import bd [FILE]`.
-pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
+pub fn import(ctx: &Ctx, ui: &mut Ui, cmd: ImportCmd) -> CmdResult {
     let ImportCmd::Bd { file } = cmd;
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
@@ -32,13 +33,13 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
     let r = import::import(&ws, &actor, &path, &shown)?;
     recorded_note(&r.recorded);
     let bad_count = counted(r.bad.len(), "bad line", "bad lines");
-    if ctx.json {
+    if ui.json {
         let bad: Vec<_> = r
             .bad
             .iter()
             .map(|b| json!({"file": shown, "line": b.line, "column": b.column, "message": b.message}))
             .collect();
-        print_json(&versioned(json!({
+        ui.json(&versioned(json!({
             "file": shown,
             "created": r.created,
             "updated": r.updated,
@@ -66,6 +67,7 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
             .map(|c| format!(" in commit {c}"))
             .unwrap_or_default();
         outln!(
+            ui,
             "Imported {shown}: {} new, {} updated, {} unchanged{commit}",
             r.created.len(),
             r.updated.len(),
@@ -73,16 +75,16 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
         );
         if r.tombstones > 0 {
             let n = counted(r.tombstones, "deleted issue", "deleted issues");
-            outln!("Skipped {n} (bd tombstones)");
+            outln!(ui, "Skipped {n} (bd tombstones)");
         }
         if r.other_records > 0 {
             let n = counted(r.other_records, "non-issue record", "non-issue records");
-            outln!("Skipped {n} (such as bd memories)");
+            outln!(ui, "Skipped {n} (such as bd memories)");
         }
     }
     if r.created.is_empty() && r.updated.is_empty() && r.bad.is_empty() {
         warn(
-            ctx.json,
+            ui.json,
             "unchanged",
             &format!("nothing changed: every issue in {shown} matches its bead already"),
         );
@@ -91,35 +93,35 @@ pub fn import(ctx: &Ctx, cmd: ImportCmd) -> CmdResult {
         return Ok(0);
     }
     let message = format!("{bad_count} of {shown} not imported; the other issues were");
-    super::output::failure(&message, "parse", ctx.json);
+    super::output::failure(&message, "parse", ui.json);
     Ok(1)
 }
 
 /// `export bd [FILE|-]`.
-pub fn export(ctx: &Ctx, cmd: ExportCmd) -> CmdResult {
+pub fn export(ctx: &Ctx, ui: &mut Ui, cmd: ExportCmd) -> CmdResult {
     let ExportCmd::Bd { file, output } = cmd;
     let target = output.or(file).filter(|p| p.as_os_str() != "-");
     let ws = ctx.workspace()?;
     let exported = export::export(&ws)?;
     for e in &exported.broken {
-        if ctx.json {
+        if ui.json {
             eprintln!("{}", json!({"warning": e.to_string(), "code": e.code()}));
         } else {
             diagnostic("warning", e);
         }
     }
     match &target {
-        None => out!("{}", exported.text),
+        None => out!(ui, "{}", exported.text),
         Some(path) => {
             export::write_file(path, &exported.text)?;
-            if ctx.json {
-                print_json(&versioned(json!({
+            if ui.json {
+                ui.json(&versioned(json!({
                     "file": path.display().to_string(),
                     "exported": exported.count,
                 })));
             } else {
                 let n = counted(exported.count, "bead", "beads");
-                outln!("Exported {n} to {}", path.display());
+                outln!(ui, "Exported {n} to {}", path.display());
             }
         }
     }
@@ -128,6 +130,6 @@ pub fn export(ctx: &Ctx, cmd: ExportCmd) -> CmdResult {
     }
     let n = counted(exported.broken.len(), "bead file", "bead files");
     let message = format!("{n} could not be read and are not in the export");
-    super::output::failure(&message, "parse", ctx.json);
+    super::output::failure(&message, "parse", ui.json);
     Ok(1)
 }

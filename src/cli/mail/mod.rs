@@ -3,10 +3,8 @@
 pub(super) mod args;
 
 use super::mail::args::MailCmd;
-use super::output::{
-    diagnostic, out, outln, print_json, print_json_elements, print_json_list, recorded_note,
-    short_commit, versioned,
-};
+use super::output::{diagnostic, recorded_note, short_commit, versioned};
+use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx};
 use serde_json::json;
 use std::borrow::Cow;
@@ -29,7 +27,7 @@ use std::time::Duration;
 const POLL: Duration = Duration::from_millis(150);
 
 /// `mail ...`.
-pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
+pub fn mail(ctx: &Ctx, ui: &mut Ui, cmd: MailCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     match cmd {
         MailCmd::Send {
@@ -72,34 +70,34 @@ pub fn mail(ctx: &Ctx, cmd: MailCmd) -> CmdResult {
                     ephemeral,
                 },
             )?;
-            changed(ctx, "Sent", sent)
+            changed(ui, "Sent", sent)
         }
         MailCmd::Reply { msg, message, from } => {
             let actor = ctx.actor(&ws)?;
             let sender = ops::sender(&ws, from.as_deref(), Some(&actor))?;
             note_derived(&ws, from.as_deref(), Some(&actor), &sender);
             let sent = ops::reply(&ws, &msg, &message, &sender)?;
-            changed(ctx, "Replied", sent)
+            changed(ui, "Replied", sent)
         }
         MailCmd::Inbox {
             addr,
             unread,
             watch,
-        } => inbox(ctx, &ws, addr.as_deref(), unread, watch),
+        } => inbox(ctx, ui, &ws, addr.as_deref(), unread, watch),
         MailCmd::Read { msg } => {
             let actor = ctx.actor(&ws)?;
             let read = ops::read(&ws, &msg, &actor)?;
             recorded_note(&read.recorded);
-            show(ctx, &read.messages[0]);
+            show(ui, &read.messages[0]);
             Ok(0)
         }
-        MailCmd::Thread { msg } => thread(ctx, &ws, &msg),
+        MailCmd::Thread { msg } => thread(ctx, ui, &ws, &msg),
         MailCmd::Archive { msg } => {
             let actor = ctx.actor(&ws)?;
             let archived = ops::archive(&ws, &msg, &actor)?;
-            changed(ctx, "Archived", archived)
+            changed(ui, "Archived", archived)
         }
-        MailCmd::Wait { msg, timeout } => wait(ctx, &ws, &msg, &timeout),
+        MailCmd::Wait { msg, timeout } => wait(ui, &ws, &msg, &timeout),
     }
 }
 
@@ -119,14 +117,21 @@ fn note_derived(
 }
 
 /// `mail inbox [ADDR] [--unread] [--watch]`.
-fn inbox(ctx: &Ctx, ws: &Workspace, addr: Option<&str>, unread: bool, watch: bool) -> CmdResult {
+fn inbox(
+    ctx: &Ctx,
+    ui: &mut Ui,
+    ws: &Workspace,
+    addr: Option<&str>,
+    unread: bool,
+    watch: bool,
+) -> CmdResult {
     let own = addr.is_none();
     let addr = ops::inbox_address(ws, addr, ctx.actor.as_deref())?;
     if own {
         note_derived(ws, None, ctx.actor.as_deref(), &addr);
     }
     if watch {
-        return watch_inbox(ctx, ws, &addr, unread);
+        return watch_inbox(ctx, ui, ws, &addr, unread);
     }
     // Thousands of entries borrowing the inbox's text: the process ends right after this
     // command, so both are left to the operating system instead of being freed one by one.
@@ -137,36 +142,36 @@ fn inbox(ctx: &Ctx, ws: &Workspace, addr: Option<&str>, unread: bool, watch: boo
         warn(ctx, e);
     }
     let sorted = query::sorted(&entries);
-    if ctx.json {
-        print_json_elements(&sorted, |out, e| entry_json(out, e));
+    if ui.json {
+        ui.json_elements(&sorted, |out, e| entry_json(out, e));
     } else {
-        out!("{}", inbox_view(&addr, &sorted, unread));
+        out!(ui, "{}", inbox_view(&addr, &sorted, unread));
     }
     Ok(0)
 }
 
 /// `mail thread MSG`.
-fn thread(ctx: &Ctx, ws: &Workspace, msg: &str) -> CmdResult {
+fn thread(ctx: &Ctx, ui: &mut Ui, ws: &Workspace, msg: &str) -> CmdResult {
     let listing = query::thread(ws, msg)?;
     for e in &listing.broken {
         warn(ctx, e);
     }
     let mut messages = listing.messages;
     store::complete(ws, &mut messages)?;
-    if ctx.json {
-        print_json_list(&messages);
+    if ui.json {
+        ui.json_list(&messages);
     } else {
-        out!("{}", thread_view(&messages));
+        out!(ui, "{}", thread_view(&messages));
     }
     Ok(0)
 }
 
 /// `mail inbox ADDR --watch`: the inbox again whenever its mailboxes change.
-fn watch_inbox(ctx: &Ctx, ws: &Workspace, addr: &str, unread: bool) -> CmdResult {
+fn watch_inbox(ctx: &Ctx, ui: &mut Ui, ws: &Workspace, addr: &str, unread: bool) -> CmdResult {
     super::redraw::refuse_json(ctx, "vermas mail inbox")?;
     let folders = crate::session::changes::inbox_folders(ws, addr)?;
     let title = format!("vermas mail inbox {addr}");
-    super::redraw::on_change(&title, &folders, || {
+    super::redraw::on_change(ui, &title, &folders, || {
         let inbox = query::inbox(ws, addr)?;
         let (entries, errors) = inbox.entries(ws, unread);
         let mut screen = inbox_view(addr, &query::sorted(&entries), unread);
@@ -178,17 +183,17 @@ fn watch_inbox(ctx: &Ctx, ws: &Workspace, addr: &str, unread: bool) -> CmdResult
 }
 
 /// `mail wait`: the reply, or exit 1 when none came in time.
-fn wait(ctx: &Ctx, ws: &Workspace, msg: &str, timeout: &HumanDuration) -> CmdResult {
+fn wait(ui: &mut Ui, ws: &Workspace, msg: &str, timeout: &HumanDuration) -> CmdResult {
     match query::wait(ws, msg, timeout.get(), POLL)? {
         Some(reply) => {
             let mut reply = vec![reply];
             store::complete(ws, &mut reply)?;
-            show(ctx, &reply[0]);
+            show(ui, &reply[0]);
             Ok(0)
         }
         None => {
             let text = format!("no reply to {msg} within {timeout}");
-            super::output::failure(&text, "timeout", ctx.json);
+            super::output::failure(&text, "timeout", ui.json);
             Ok(1)
         }
     }
@@ -213,12 +218,12 @@ fn warn(ctx: &Ctx, e: &Error) {
 }
 
 /// Renders the result of a send, reply or archive.
-fn changed(ctx: &Ctx, verb: &str, c: Changed) -> CmdResult {
+fn changed(ui: &mut Ui, verb: &str, c: Changed) -> CmdResult {
     recorded_note(&c.recorded);
-    if ctx.json {
+    if ui.json {
         match c.messages.as_slice() {
-            [one] => print_json(&versioned(one)),
-            many => print_json(&many),
+            [one] => ui.json(&versioned(one)),
+            many => ui.json(&many),
         }
         return Ok(0);
     }
@@ -232,17 +237,17 @@ fn changed(ctx: &Ctx, verb: &str, c: Changed) -> CmdResult {
             format!("to {}", address_of(&m.mailbox))
         };
         let eph = if m.ephemeral { " (ephemeral)" } else { "" };
-        outln!("{verb} {} {place}: {}{eph}{commit}", m.id, m.subject);
+        outln!(ui, "{verb} {} {place}: {}{eph}{commit}", m.id, m.subject);
     }
     Ok(0)
 }
 
 /// A message as JSON or as a person reads it.
-fn show(ctx: &Ctx, m: &Message) {
-    if ctx.json {
-        print_json(&versioned(m));
+fn show(ui: &mut Ui, m: &Message) {
+    if ui.json {
+        ui.json(&versioned(m));
     } else {
-        out!("{}", full(m));
+        out!(ui, "{}", full(m));
     }
 }
 

@@ -4,7 +4,8 @@
 pub(super) mod args;
 
 use super::mol::args::MolCmd;
-use super::output::{outln, print_json, recorded_note, versioned};
+use super::output::{recorded_note, versioned};
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use serde_json::json;
 use vermas_core::error::{Error, Result};
@@ -16,17 +17,17 @@ use vermas_core::time::Timestamp;
 use vermas_core::workspace::Workspace;
 
 /// `mol ...`.
-pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
+pub fn mol(ctx: &Ctx, ui: &mut Ui, cmd: MolCmd) -> CmdResult {
     if let MolCmd::Cook { name, vars } = &cmd {
         let ws = ctx.workspace().ok();
         if let Some(ws) = &ws {
             ops::purge_expired(ws, Timestamp::now());
         }
         let proto = cook(ws.as_ref(), name, vars)?;
-        if ctx.json {
-            print_json(&versioned(&proto));
+        if ui.json {
+            ui.json(&versioned(&proto));
         } else {
-            outln!("{}", super::formula::render_proto(&proto).trim_end());
+            outln!(ui, "{}", super::formula::render_proto(&proto).trim_end());
         }
         return Ok(0);
     }
@@ -47,31 +48,32 @@ pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
         MolCmd::Pour { name, bead, vars } => {
             let vars = vermas_core::mol::parse_vars(&vars)?;
             let changed = ops::pour(&ws, &actor, &name, &vars, &bead)?;
-            created(ctx, &ws, &changed, "Poured")
+            created(ui, &ws, &changed, "Poured")
         }
         MolCmd::Wisp { name, ttl, vars } => {
             let ttl = ops::parse_ttl(&ttl)?;
             let proto = cook(Some(&ws), &name, &vars)?;
             let changed = ops::wisp(&ws, &actor, &proto, ttl, None)?;
-            created(ctx, &ws, &changed, "Wisp")
+            created(ui, &ws, &changed, "Wisp")
         }
-        MolCmd::List => list(ctx, &ws),
-        MolCmd::Show { id } => show(ctx, &ws, &id),
-        MolCmd::Ready { id } => ready(ctx, &ws, &id),
-        MolCmd::Start { id, step } => step_change(ctx, &ws, &actor, &id, &step, StepChange::Start),
+        MolCmd::List => list(ui, &ws),
+        MolCmd::Show { id } => show(ui, &ws, &id),
+        MolCmd::Ready { id } => ready(ui, &ws, &id),
+        MolCmd::Start { id, step } => step_change(ui, &ws, &actor, &id, &step, StepChange::Start),
         MolCmd::Done { id, step, output } => {
-            step_change(ctx, &ws, &actor, &id, &step, StepChange::Done(output))
+            step_change(ui, &ws, &actor, &id, &step, StepChange::Done(output))
         }
         MolCmd::Block { id, step, reason } => {
-            step_change(ctx, &ws, &actor, &id, &step, StepChange::Block(reason))
+            step_change(ui, &ws, &actor, &id, &step, StepChange::Block(reason))
         }
         MolCmd::Squash { id, summary } => {
             let digest = ops::squash(&ws, &actor, &id, summary)?;
-            if ctx.json {
-                print_json(&versioned(&digest));
+            if ui.json {
+                ui.json(&versioned(&digest));
             } else {
                 let path = molecule::archive_dir(&ws).join(format!("{}.yaml", digest.id));
                 outln!(
+                    ui,
                     "Squashed {} ({}, {}) into {}",
                     digest.id,
                     digest.formula,
@@ -86,14 +88,14 @@ pub fn mol(ctx: &Ctx, cmd: MolCmd) -> CmdResult {
             if let Some(r) = &changed.recorded {
                 recorded_note(r);
             }
-            if ctx.json {
-                print_json(&versioned(json!({"id": changed.mol.id, "burned": true})));
+            if ui.json {
+                ui.json(&versioned(json!({"id": changed.mol.id, "burned": true})));
             } else {
-                outln!("Burned {} ({})", changed.mol.id, changed.mol.formula);
+                outln!(ui, "Burned {} ({})", changed.mol.id, changed.mol.formula);
             }
             Ok(0)
         }
-        MolCmd::Run { id, handler, jobs } => run_mol(ctx, &ws, &actor, &id, &handler, jobs),
+        MolCmd::Run { id, handler, jobs } => run_mol(ui, &ws, &actor, &id, &handler, jobs),
     }
 }
 
@@ -105,13 +107,13 @@ fn cook(ws: Option<&Workspace>, name: &str, vars: &[String]) -> Result<Proto> {
 }
 
 /// Reports a new molecule (pour or wisp).
-fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> CmdResult {
+fn created(ui: &mut Ui, ws: &Workspace, changed: &Changed, verb: &str) -> CmdResult {
     if let Some(r) = &changed.recorded {
         recorded_note(r);
     }
     let m = &changed.mol;
-    if ctx.json {
-        print_json(&versioned(m));
+    if ui.json {
+        ui.json(&versioned(m));
         return Ok(0);
     }
     let mut line = format!(
@@ -126,24 +128,24 @@ fn created(ctx: &Ctx, ws: &Workspace, changed: &Changed, verb: &str) -> CmdResul
     if let Some(at) = m.expires_at {
         line.push_str(&format!(", expires {at}"));
     }
-    outln!("{line}");
-    outln!("  {}", ws.display(&molecule::path_of(ws, m)));
+    outln!(ui, "{line}");
+    outln!(ui, "  {}", ws.display(&molecule::path_of(ws, m)));
     Ok(0)
 }
 
 /// `mol list`.
-fn list(ctx: &Ctx, ws: &Workspace) -> CmdResult {
+fn list(ui: &mut Ui, ws: &Workspace) -> CmdResult {
     let (mols, broken) = molecule::load_all(ws);
     for e in &broken {
         super::output::diagnostic("warning", e);
     }
-    if ctx.json {
+    if ui.json {
         let rows: Vec<_> = mols.iter().map(summary).collect();
-        print_json(&rows);
+        ui.json(&rows);
         return Ok(0);
     }
     if mols.is_empty() {
-        outln!("No molecules.");
+        outln!(ui, "No molecules.");
         return Ok(0);
     }
     let width = mols.iter().map(|m| m.formula.len()).max().unwrap_or(0);
@@ -162,7 +164,7 @@ fn list(ctx: &Ctx, ws: &Workspace) -> CmdResult {
         if let Some(at) = m.expires_at {
             line.push_str(&format!("  expires {at}"));
         }
-        outln!("{line}");
+        outln!(ui, "{line}");
     }
     Ok(0)
 }
@@ -185,14 +187,14 @@ fn summary(m: &Molecule) -> serde_json::Value {
 }
 
 /// `mol show`.
-fn show(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
+fn show(ui: &mut Ui, ws: &Workspace, id: &str) -> CmdResult {
     let (path, m) = molecule::load(ws, id)?;
-    if ctx.json {
+    if ui.json {
         let mut v = versioned(&m);
         let (done, total) = m.progress();
         v["steps_completed"] = json!(done);
         v["steps_total"] = json!(total);
-        print_json(&v);
+        ui.json(&v);
         return Ok(0);
     }
     let (done, total) = m.progress();
@@ -204,17 +206,17 @@ fn show(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
     if let Some(bead) = &m.bead_id {
         head.push_str(&format!(" for {bead}"));
     }
-    outln!("{head}");
-    outln!("{} complete  {}", steps(done, total), ws.display(&path));
+    outln!(ui, "{head}");
+    outln!(ui, "{} complete  {}", steps(done, total), ws.display(&path));
     if let Some(at) = m.expires_at {
-        outln!("expires {at}");
+        outln!(ui, "expires {at}");
     }
     if !m.vars.is_empty() {
         let vars: Vec<String> = m.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        outln!("vars: {}", vars.join(" "));
+        outln!(ui, "vars: {}", vars.join(" "));
     }
     for s in &m.steps {
-        outln!("{}", step_line(&m, s));
+        outln!(ui, "{}", step_line(&m, s));
     }
     Ok(0)
 }
@@ -277,23 +279,25 @@ fn first_line(text: &str) -> String {
 }
 
 /// `mol ready`.
-fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
+fn ready(ui: &mut Ui, ws: &Workspace, id: &str) -> CmdResult {
     let (_, m) = molecule::load(ws, id)?;
     let steps = m.ready();
-    if ctx.json {
-        print_json(&steps);
+    if ui.json {
+        ui.json(&steps);
         return Ok(0);
     }
     if steps.is_empty() {
         let (done, total) = m.progress();
         if m.is_complete() {
             outln!(
+                ui,
                 "No steps ready: all {} of {} complete.",
                 vermas_core::words::plural(total, "step"),
                 m.id
             );
         } else {
             outln!(
+                ui,
                 "No steps ready ({done}/{total} complete); `vermas mol show {}` says why.",
                 m.id
             );
@@ -301,14 +305,14 @@ fn ready(ctx: &Ctx, ws: &Workspace, id: &str) -> CmdResult {
         return Ok(0);
     }
     for s in steps {
-        outln!("{}  {}", s.id, s.title);
+        outln!(ui, "{}  {}", s.id, s.title);
     }
     Ok(0)
 }
 
 /// `mol start`, `mol done` and `mol block`.
 fn step_change(
-    ctx: &Ctx,
+    ui: &mut Ui,
     ws: &Workspace,
     actor: &str,
     id: &str,
@@ -327,8 +331,8 @@ fn step_change(
     let m = &changed.mol;
     let s = m.step(step)?;
     let (done, total) = m.progress();
-    if ctx.json {
-        print_json(&versioned(json!({
+    if ui.json {
+        ui.json(&versioned(json!({
             "molecule": m.id,
             "step": s,
             "steps_completed": done,
@@ -340,13 +344,13 @@ fn step_change(
     if let (StepStatus::Blocked, Some(reason)) = (s.status, &s.reason) {
         line.push_str(&format!(": {}", first_line(reason)));
     }
-    outln!("{line}");
+    outln!(ui, "{line}");
     if s.status == StepStatus::Completed {
         let next: Vec<&str> = m.ready().iter().map(|r| r.id.as_str()).collect();
         if !next.is_empty() {
-            outln!("Ready now: {}", next.join(", "));
+            outln!(ui, "Ready now: {}", next.join(", "));
         } else if m.is_complete() {
-            outln!("All steps complete.");
+            outln!(ui, "All steps complete.");
         }
     }
     Ok(0)
@@ -354,7 +358,7 @@ fn step_change(
 
 /// `mol run`: exit 0 when every step is complete, 1 when some cannot proceed.
 fn run_mol(
-    ctx: &Ctx,
+    ui: &mut Ui,
     ws: &Workspace,
     actor: &str,
     id: &str,
@@ -365,7 +369,7 @@ fn run_mol(
         return Err(Error::Invalid("--jobs must be at least 1".into()));
     }
     let opts = RunOptions::new(ws, handler, jobs);
-    let json = ctx.json;
+    let json = ui.json;
     let board = super::progress::Board::new("steps", !json);
     let mut done = 0;
     let report = run::run(ws, actor, id, &opts, |event| {
@@ -375,7 +379,7 @@ fn run_mol(
         let r: &StepRun = match event {
             RunEvent::Started(step) => {
                 board.started(step.to_string(), step, None);
-                board.println(&format!("[start] {step}"));
+                board.println(ui, &format!("[start] {step}"));
                 return;
             }
             RunEvent::Recorded(r) => r,
@@ -383,27 +387,32 @@ fn run_mol(
         done += 1;
         board.finished(&r.step, done, None);
         match r.status {
-            StepStatus::Completed => {
-                board.println(&format!("[done] {} ({:.1}s)", r.step, secs(r.duration_ms)))
-            }
-            _ => board.println(&format!(
-                "[blocked] {}: {} ({:.1}s)",
-                r.step,
-                first_line(&r.text),
-                secs(r.duration_ms)
-            )),
+            StepStatus::Completed => board.println(
+                ui,
+                &format!("[done] {} ({:.1}s)", r.step, secs(r.duration_ms)),
+            ),
+            _ => board.println(
+                ui,
+                &format!(
+                    "[blocked] {}: {} ({:.1}s)",
+                    r.step,
+                    first_line(&r.text),
+                    secs(r.duration_ms)
+                ),
+            ),
         }
         if let Some(note) = &r.note {
-            board.println(&format!("         {note}"));
+            board.println(ui, &format!("         {note}"));
         }
     })?;
     drop(board);
     if json {
-        print_json(&versioned(&report));
+        ui.json(&versioned(&report));
     } else {
         let (done, total) = (report.steps_completed, report.steps_total);
         if report.complete {
             outln!(
+                ui,
                 "{}: all {} complete",
                 report.molecule,
                 vermas_core::words::plural(total, "step")
@@ -415,6 +424,7 @@ fn run_mol(
                 .map(|w| format!("{} ({})", w.step, first_line(&w.why)))
                 .collect();
             outln!(
+                ui,
                 "{}: {} complete; cannot proceed: {}",
                 report.molecule,
                 steps(done, total),

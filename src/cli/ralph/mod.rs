@@ -4,9 +4,9 @@
 
 pub(super) mod args;
 
-use super::output::{out, outln};
+use super::CmdResult;
 use super::ralph::args::{RalphCmd, RalphSpecArgs, RalphStatusArgs};
-use super::{CmdResult, Ctx};
+use super::ui::{Ui, out, outln};
 use crate::ralph::annotations;
 use crate::ralph::progress::{self, Progress, Source};
 use crate::ralph::run::{self, Item, Mode, Report};
@@ -39,16 +39,16 @@ pub fn command_line() -> Vec<OsString> {
 }
 
 /// `ralph ...`.
-pub fn ralph(ctx: &Ctx, cmd: RalphCmd) -> CmdResult {
-    if ctx.json {
+pub fn ralph(ui: &mut Ui, cmd: RalphCmd) -> CmdResult {
+    if ui.json {
         return Err(Error::usage(
             "ralph's commands print text only: for JSON use `vermas spec list --json` or `vermas status --verify --json`",
         ));
     }
     match cmd {
-        RalphCmd::Spec(a) => spec_cmd(a),
-        RalphCmd::Status(a) => status_cmd(a),
-        RalphCmd::Annotations { file } => annotations_cmd(&file),
+        RalphCmd::Spec(a) => spec_cmd(ui, a),
+        RalphCmd::Status(a) => status_cmd(ui, a),
+        RalphCmd::Annotations { file } => annotations_cmd(ui, &file),
         RalphCmd::Other(args) => {
             let name = args
                 .first()
@@ -70,7 +70,7 @@ fn ralph_dir(p: &Project) -> RalphDir {
 }
 
 /// `ralph spec`.
-fn spec_cmd(a: RalphSpecArgs) -> CmdResult {
+fn spec_cmd(ui: &mut Ui, a: RalphSpecArgs) -> CmdResult {
     let p = super::project()?;
     let mut specs = super::specs::specs_of(&p)?;
     let single = a.spec.is_some();
@@ -78,12 +78,12 @@ fn spec_cmd(a: RalphSpecArgs) -> CmdResult {
         specs = spec::select(specs, std::slice::from_ref(name))?;
     }
     if specs.is_empty() {
-        outln!("No spec files found in {}/", p.config.specs.dir);
+        outln!(ui, "No spec files found in {}/", p.config.specs.dir);
         return Ok(0);
     }
     match Mode::from_flags(a.verify || a.all, a.judge || a.all) {
         None => {
-            out!("{}", render_index(&index::index(&specs), a.verbose));
+            out!(ui, "{}", render_index(&index::index(&specs), a.verbose));
             Ok(0)
         }
         Some(mode) => {
@@ -91,7 +91,7 @@ fn spec_cmd(a: RalphSpecArgs) -> CmdResult {
             let report = run_specs(&p, &specs, mode, single, !a.no_cache, |name| {
                 table_molecule(&p.root, &ralph, name)
             })?;
-            out!("{}", render_report(&report, a.verbose));
+            out!(ui, "{}", render_report(&report, a.verbose));
             Ok(report.exit_code())
         }
     }
@@ -116,7 +116,7 @@ fn run_specs(
 
 /// `ralph annotations FILE`: exit 1 with no output when the file has no success
 /// criteria, as ralph's `parse_spec_annotations` returns.
-fn annotations_cmd(file: &Path) -> CmdResult {
+fn annotations_cmd(ui: &mut Ui, file: &Path) -> CmdResult {
     let p = super::project()?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let path = cwd.join(file);
@@ -144,7 +144,7 @@ fn annotations_cmd(file: &Path) -> CmdResult {
         return Ok(1);
     }
     for line in &lines {
-        outln!("{line}");
+        outln!(ui, "{line}");
     }
     Ok(0)
 }
@@ -152,7 +152,7 @@ fn annotations_cmd(file: &Path) -> CmdResult {
 /// `ralph status`: the workflow's progress (this repository's beads when there is no
 /// workflow), then with --verify/--judge its checks (the current spec, else every spec);
 /// with --watch the view again whenever the records change.
-fn status_cmd(a: RalphStatusArgs) -> CmdResult {
+fn status_cmd(ui: &mut Ui, a: RalphStatusArgs) -> CmdResult {
     let p = super::project()?;
     let ralph = ralph_dir(&p);
     let mode = Mode::from_flags(a.verify, a.judge);
@@ -168,14 +168,14 @@ fn status_cmd(a: RalphStatusArgs) -> CmdResult {
             folders.push(ws.issues_dir());
             folders.push(ws.path(vermas_core::workspace::layout::MOLS));
         }
-        return super::redraw::on_change("ralph status", &folders, || {
+        return super::redraw::on_change(ui, "ralph status", &folders, || {
             status_view(&p, &ralph, a.spec.as_deref()).map(|(view, _)| view)
         });
     }
     let (view, workflow) = status_view(&p, &ralph, a.spec.as_deref())?;
     // The checks' report follows after one blank line.
     let gap = if mode.is_some() { "\n\n" } else { "\n" };
-    out!("{}{gap}", view.trim_end());
+    out!(ui, "{}{gap}", view.trim_end());
     let Some(mode) = mode else {
         return Ok(0);
     };
@@ -194,7 +194,7 @@ fn status_cmd(a: RalphStatusArgs) -> CmdResult {
             _ => table_molecule(&p.root, &ralph, name),
         },
     )?;
-    out!("{}", render_report(&report, a.verbose));
+    out!(ui, "{}", render_report(&report, a.verbose));
     Ok(report.exit_code())
 }
 

@@ -2,8 +2,9 @@
 
 pub(super) mod args;
 
-use super::output::{outln, print_json, recorded_note, versioned};
+use super::output::{recorded_note, versioned};
 use super::refinery::args::RefineryCmd;
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use vermas_core::refinery::queue::{self, Submission};
 use vermas_core::refinery::request::{MergeRequest, State};
@@ -11,31 +12,32 @@ use vermas_core::refinery::run::{self, RunOptions};
 use vermas_core::refinery::settle::{Taken, short};
 
 /// `refinery ...`: dispatches to the handlers below.
-pub fn refinery(ctx: &Ctx, cmd: RefineryCmd) -> CmdResult {
+pub fn refinery(ctx: &Ctx, ui: &mut Ui, cmd: RefineryCmd) -> CmdResult {
     match cmd {
         RefineryCmd::Submit { branch, bead, into } => {
-            submit(ctx, &Submission { branch, bead, into })
+            submit(ctx, ui, &Submission { branch, bead, into })
         }
         RefineryCmd::Run { once, no_cache } => run(
             ctx,
+            ui,
             RunOptions {
                 once,
                 use_cache: !no_cache,
             },
         ),
-        RefineryCmd::Status => status(ctx),
+        RefineryCmd::Status => status(ctx, ui),
     }
 }
 
 /// `refinery submit BRANCH [--bead ID] [--into TARGET]`.
-fn submit(ctx: &Ctx, sub: &Submission) -> CmdResult {
+fn submit(ctx: &Ctx, ui: &mut Ui, sub: &Submission) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let done = queue::submit(&ws, &actor, sub)?;
     let r = &done.request;
     if !done.queued {
         super::warn(
-            ctx.json,
+            ui.json,
             "unchanged",
             &format!(
                 "nothing changed: {} already queues {} for {}",
@@ -43,10 +45,11 @@ fn submit(ctx: &Ctx, sub: &Submission) -> CmdResult {
             ),
         );
     }
-    if ctx.json {
-        print_json(&versioned(r));
+    if ui.json {
+        ui.json(&versioned(r));
     } else if done.queued {
         outln!(
+            ui,
             "queued {}: {} -> {} (judged by {}), position {} of the requests waiting",
             r.id,
             r.branch,
@@ -64,22 +67,22 @@ fn submit(ctx: &Ctx, sub: &Submission) -> CmdResult {
 /// `refinery run [--once]`: exit 0 when every request taken merged (or none waited), 1
 /// when any was rejected or conflicted, else 3 when any ended in error, else 4 when any
 /// waits for a person.
-fn run(ctx: &Ctx, opts: RunOptions) -> CmdResult {
+fn run(ctx: &Ctx, ui: &mut Ui, opts: RunOptions) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
-    let json = ctx.json;
+    let json = ui.json;
     for e in queue::list(&ws)?.1 {
         super::warn(json, "unreadable", &format!("warning: {e} (not taken)"));
     }
     let taken = run::run(&ws, &actor, opts, |t| {
         if !json {
-            render_taken(t);
+            render_taken(ui, t);
         }
     })?;
     if json {
-        print_json(&versioned(serde_json::json!({ "taken": taken })));
+        ui.json(&versioned(serde_json::json!({ "taken": taken })));
     } else if taken.is_empty() {
-        outln!("nothing queued");
+        outln!(ui, "nothing queued");
     }
     if let Some(rec) = taken.iter().find_map(|t| t.recorded.as_ref()) {
         recorded_note(rec);
@@ -106,9 +109,10 @@ fn exit_code(states: impl Iterator<Item = State> + Clone) -> i32 {
 }
 
 /// One settled request: its checks, then how it ended.
-fn render_taken(t: &Taken) {
+fn render_taken(ui: &mut Ui, t: &Taken) {
     let r = &t.request;
     outln!(
+        ui,
         "{} {} -> {} ({}), attempt {}",
         r.id,
         r.branch,
@@ -118,7 +122,7 @@ fn render_taken(t: &Taken) {
     );
     if let Some(ins) = &t.inspection {
         for c in &ins.checks {
-            outln!("  [{}] {} {}", c.result.outcome, c.id, c.description);
+            outln!(ui, "  [{}] {} {}", c.result.outcome, c.id, c.description);
         }
     }
     let shown = r.state.name().to_uppercase();
@@ -131,20 +135,26 @@ fn render_taken(t: &Taken) {
     let reason = r.reason.as_deref().unwrap_or("");
     match r.state {
         State::Merged => outln!(
+            ui,
             "MERGED{verdict}: {} is now {}",
             r.target,
             short(r.merged_commit.as_deref().unwrap_or(""))
         ),
         State::Conflict => {
-            outln!("CONFLICT: {} does not merge onto {}:", r.branch, r.target);
+            outln!(
+                ui,
+                "CONFLICT: {} does not merge onto {}:",
+                r.branch,
+                r.target
+            );
             for p in &r.conflicts {
-                outln!("  {p}");
+                outln!(ui, "  {p}");
             }
         }
-        _ => outln!("{shown}{verdict}: {reason}"),
+        _ => outln!(ui, "{shown}{verdict}: {reason}"),
     }
     for m in &t.mailed {
-        outln!("mailed mayor/: {m}");
+        outln!(ui, "mailed mayor/: {m}");
     }
     for w in &t.warnings {
         eprintln!("warning: {w}");
@@ -152,25 +162,29 @@ fn render_taken(t: &Taken) {
 }
 
 /// `refinery status`: the queue, oldest first.
-fn status(ctx: &Ctx) -> CmdResult {
+fn status(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let ws = ctx.workspace()?;
     let (all, broken) = queue::list(&ws)?;
     for e in &broken {
-        super::warn(ctx.json, "unreadable", &format!("warning: {e}"));
+        super::warn(ui.json, "unreadable", &format!("warning: {e}"));
     }
-    if ctx.json {
-        print_json(&all);
+    if ui.json {
+        ui.json(&all);
         return Ok(0);
     }
     if all.is_empty() {
-        outln!("The merge queue is empty");
+        outln!(ui, "The merge queue is empty");
         return Ok(0);
     }
     for r in &all {
-        outln!("{}", line(r));
+        outln!(ui, "{}", line(r));
     }
     let waiting = all.iter().filter(|r| r.state.is_waiting()).count();
-    outln!("{} waiting", vermas_core::words::plural(waiting, "request"));
+    outln!(
+        ui,
+        "{} waiting",
+        vermas_core::words::plural(waiting, "request")
+    );
     Ok(0)
 }
 

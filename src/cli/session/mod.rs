@@ -3,8 +3,9 @@
 
 pub(super) mod args;
 
-use super::output::{outln, print_json, versioned};
+use super::output::versioned;
 use super::session::args::StartArgs;
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
 use crate::session::{self, Opened, Plan, status_line::Figures};
 use serde_json::json;
@@ -12,7 +13,7 @@ use std::io::IsTerminal;
 use vermas_core::error::Error;
 
 /// `start [--attach | --detach]`.
-pub fn start(ctx: &Ctx, a: &StartArgs) -> CmdResult {
+pub fn start(ctx: &Ctx, ui: &mut Ui, a: &StartArgs) -> CmdResult {
     let ws = ctx.workspace()?;
     session::check_installed()?;
     let inside = session::inside_tmux();
@@ -28,10 +29,10 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> CmdResult {
     let size = if terminal { terminal_size() } else { None };
     let opened = session::open(&plan, inside, size)?;
     // Scripts asking for JSON get it, not a terminal taken over, unless they asked.
-    let attach = a.attach || (!a.detach && !ctx.json && (inside || terminal));
+    let attach = a.attach || (!a.detach && !ui.json && (inside || terminal));
     let attach_command = (!opened.inside).then(|| session::attach_command(&opened.session));
-    if ctx.json {
-        print_json(&versioned(json!({
+    if ui.json {
+        ui.json(&versioned(json!({
             "session": opened.session,
             "window": opened.window,
             "created": opened.created,
@@ -42,9 +43,9 @@ pub fn start(ctx: &Ctx, a: &StartArgs) -> CmdResult {
             "panes": [plan.left, plan.right],
         })));
     } else {
-        outln!("{}", opened_line(&plan, &opened));
+        outln!(ui, "{}", opened_line(&plan, &opened));
         if let Some(command) = attach_command.as_deref().filter(|_| !attach) {
-            outln!("Attach with: {command}");
+            outln!(ui, "Attach with: {command}");
         }
     }
     if attach {
@@ -80,26 +81,28 @@ fn terminal_size() -> Option<(u16, u16)> {
 }
 
 /// `stop`.
-pub fn stop(ctx: &Ctx) -> CmdResult {
+pub fn stop(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let ws = ctx.workspace()?;
     session::check_installed()?;
     let name = session::session_name(&ws.root);
     let stopped = session::stop(&ws.root, &name)?;
-    if ctx.json {
-        print_json(&versioned(json!({ "stopped": stopped })));
+    if ui.json {
+        ui.json(&versioned(json!({ "stopped": stopped })));
         return Ok(0);
     }
     if stopped.is_empty() {
         outln!(
+            ui,
             "No vermas session is running for {} (nothing to stop)",
             ws.root.display()
         );
     }
     for s in &stopped {
         if s.kind == "session" {
-            outln!("Stopped session {}", s.session);
+            outln!(ui, "Stopped session {}", s.session);
         } else {
             outln!(
+                ui,
                 "Stopped window {} ({}) in session {}",
                 name,
                 s.window,
@@ -111,13 +114,13 @@ pub fn stop(ctx: &Ctx) -> CmdResult {
 }
 
 /// `status-line` (hidden): the line tmux shows under the session.
-pub fn status_line(ctx: &Ctx) -> CmdResult {
+pub fn status_line(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let ws = ctx.workspace()?;
     let f = session::status_line::figures(&ws)?;
-    if ctx.json {
-        print_json(&versioned(f));
+    if ui.json {
+        ui.json(&versioned(f));
     } else {
-        outln!("{}", status_text(&f));
+        outln!(ui, "{}", status_text(&f));
     }
     Ok(0)
 }

@@ -2,8 +2,9 @@
 
 pub(super) mod args;
 
-use super::output::{out, outln, print_json, recorded_note, short_commit, versioned};
+use super::output::{recorded_note, short_commit, versioned};
 use super::setup::args::ConfigCmd;
+use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx};
 use serde_json::{Value, json};
 use vermas_core::config::Config;
@@ -57,6 +58,7 @@ fn migrated_line(m: &setup::Migration) -> String {
 /// `init`.
 pub fn init(
     ctx: &Ctx,
+    ui: &mut Ui,
     prefix: Option<&str>,
     hooks: bool,
     roles: Option<vermas_core::roles::Existing>,
@@ -74,13 +76,13 @@ pub fn init(
             .to_string()
     };
     if let Some(m) = &report.migrated {
-        super::warn(ctx.json, "migrated", &migrated_line(m));
+        super::warn(ui.json, "migrated", &migrated_line(m));
     }
     recorded_note(&report.recorded);
     let installed = repo
         .map(|r| super::githooks::install(&r, "pre-push"))
         .transpose()?;
-    if ctx.json {
+    if ui.json {
         let mut v = json!({
             "beads_dir": report.beads_dir,
             "prefix": report.prefix,
@@ -97,66 +99,69 @@ pub fn init(
         if let Some(i) = &installed {
             v["hook"] = super::githooks::installed_json(i);
         }
-        print_json(&versioned(v));
+        ui.json(&versioned(v));
     } else if report.written.is_empty() {
         outln!(
+            ui,
             "{} is already set up (prefix {})",
             report.beads_dir.display(),
             report.prefix
         );
     } else {
         outln!(
+            ui,
             "Initialised {} (prefix {})",
             report.beads_dir.display(),
             report.prefix
         );
         for w in &report.written {
-            outln!("  wrote {w}");
+            outln!(ui, "  wrote {w}");
         }
     }
-    if !ctx.json {
+    if !ui.json {
         for f in report.roles.iter().filter(|f| !f.written) {
             outln!(
+                ui,
                 "  kept {} (it exists; --force writes over it)",
                 shown(&f.path)
             );
         }
     }
-    if !ctx.json {
+    if !ui.json {
         for line in installed.iter().flat_map(super::githooks::installed_lines) {
-            outln!("{line}");
+            outln!(ui, "{line}");
         }
     }
     Ok(0)
 }
 
 /// `config get|set|list`.
-pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> CmdResult {
+pub fn config(ctx: &Ctx, ui: &mut Ui, cmd: ConfigCmd) -> CmdResult {
     let ws = ctx.workspace()?;
     match cmd {
         ConfigCmd::Get { key } => {
             let value = ws.config.get(&key)?;
-            if ctx.json {
-                print_json(&versioned(json!({"key": key, "value": value})));
+            if ui.json {
+                ui.json(&versioned(json!({"key": key, "value": value})));
             } else {
-                outln!("{}", plain(&value));
+                outln!(ui, "{}", plain(&value));
             }
         }
         ConfigCmd::Set { key, value } => {
             // set_config checks the identity against the new settings (git.author may be
             // what is being set).
             let (config, recorded) = setup::set_config(&ws, &key, &value, &ctx.actor_name(&ws)?)?;
-            config_changed(ctx, &key, &config, &recorded)?;
+            config_changed(ui, &key, &config, &recorded)?;
         }
         ConfigCmd::Unset { key } => {
             let (config, recorded) = setup::unset_config(&ws, &key, &ctx.actor_name(&ws)?)?;
-            config_changed(ctx, &key, &config, &recorded)?;
+            config_changed(ui, &key, &config, &recorded)?;
         }
         ConfigCmd::List => {
-            if ctx.json {
-                print_json(&versioned(&ws.config));
+            if ui.json {
+                ui.json(&versioned(&ws.config));
             } else {
-                out!("{}", ws.config.render());
+                out!(ui, "{}", ws.config.render());
             }
         }
     }
@@ -164,11 +169,11 @@ pub fn config(ctx: &Ctx, cmd: ConfigCmd) -> CmdResult {
 }
 
 /// Reports a config change: the key's value now, or "nothing changed" on stderr.
-fn config_changed(ctx: &Ctx, key: &str, config: &Config, recorded: &Recorded) -> CmdResult {
+fn config_changed(ui: &mut Ui, key: &str, config: &Config, recorded: &Recorded) -> CmdResult {
     if *recorded == Recorded::Unchanged {
         let msg = format!("nothing changed: {key} already as asked");
-        super::warn(ctx.json, "unchanged", &msg);
-        if !ctx.json {
+        super::warn(ui.json, "unchanged", &msg);
+        if !ui.json {
             return Ok(0);
         }
     } else {
@@ -176,10 +181,10 @@ fn config_changed(ctx: &Ctx, key: &str, config: &Config, recorded: &Recorded) ->
     }
     // A removed map entry (`llm.roles.judge`) has no value left: null.
     let value = config.get(key).unwrap_or(Value::Null);
-    if ctx.json {
-        print_json(&versioned(json!({"key": key, "value": value})));
+    if ui.json {
+        ui.json(&versioned(json!({"key": key, "value": value})));
     } else {
-        outln!("{key} = {}", plain(&value));
+        outln!(ui, "{key} = {}", plain(&value));
     }
     Ok(0)
 }
@@ -194,7 +199,7 @@ fn plain(value: &Value) -> String {
 
 /// `completions SHELL`: the shell's registration of vermas's dynamic completion (bead
 /// ids, statuses, types, specs and formulas are asked of vermas as you type).
-pub fn completions(shell: clap_complete::Shell) -> CmdResult {
+pub fn completions(ui: &mut Ui, shell: clap_complete::Shell) -> CmdResult {
     let name = shell.to_string();
     let shells = clap_complete::env::Shells::builtins();
     let completer = shells
@@ -204,12 +209,12 @@ pub fn completions(shell: clap_complete::Shell) -> CmdResult {
     completer
         .write_registration("COMPLETE", "vermas", "vermas", "vermas", &mut script)
         .map_err(|e| Error::io("<completion script>", e))?;
-    super::output::out!("{}", String::from_utf8_lossy(&script));
+    out!(ui, "{}", String::from_utf8_lossy(&script));
     Ok(0)
 }
 
 /// `doctor [--fix]`: with --fix, first commits the unrecorded record files.
-pub fn doctor(ctx: &Ctx, fix: bool) -> CmdResult {
+pub fn doctor(ctx: &Ctx, ui: &mut Ui, fix: bool) -> CmdResult {
     let ws = ctx.workspace()?;
     if fix {
         let actor = ctx.actor(&ws)?;
@@ -226,8 +231,8 @@ pub fn doctor(ctx: &Ctx, fix: bool) -> CmdResult {
     }
     let findings = setup::doctor(&ws)?;
     let errors = findings.iter().filter(|f| f.level == "error").count();
-    if ctx.json {
-        print_json(&findings);
+    if ui.json {
+        ui.json(&findings);
     } else {
         for f in &findings {
             let mark = match f.level {
@@ -235,7 +240,7 @@ pub fn doctor(ctx: &Ctx, fix: bool) -> CmdResult {
                 "warning" => "warning",
                 _ => "error  ",
             };
-            outln!("{mark} {}", f.message);
+            outln!(ui, "{mark} {}", f.message);
         }
     }
     Ok(if errors > 0 { 1 } else { 0 })

@@ -2,8 +2,9 @@
 
 pub(super) mod args;
 
-use super::output::{diagnostic, out, outln, print_json, recorded_note, versioned};
+use super::output::{diagnostic, recorded_note, versioned};
 use super::specs::args::{ReportFormat, SpecCmd, StatusArgs};
+use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx};
 use vermas_core::check;
 use vermas_core::error::{Error, ParseError};
@@ -53,7 +54,7 @@ impl verify::Observer for Terminal {
 }
 
 /// `status`.
-pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
+pub fn status(ctx: &Ctx, ui: &mut Ui, a: StatusArgs) -> CmdResult {
     let p = super::project()?;
     if a.shard.is_some() && !a.verify && !a.judge {
         return Err(Error::usage("--shard goes with --verify or --judge"));
@@ -64,21 +65,21 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
     if a.tmux && a.watch.is_none() {
         return Err(Error::usage("--tmux goes with --watch"));
     }
-    if a.format.is_some() && (ctx.json || a.tap) {
+    if a.format.is_some() && (ui.json || a.tap) {
         return Err(Error::usage(
             "--format is for the human report: it does not go with --json or --tap",
         ));
     }
     if let Some(secs) = a.feed {
-        return super::watch::feed(&p, secs.max(1), a.owner);
+        return super::watch::feed(ui, &p, secs.max(1), a.owner);
     }
     if let Some(secs) = a.watch {
-        return super::watch::run(&a, secs.max(1));
+        return super::watch::run(ui, &a, secs.max(1));
     }
-    let mut terminal = Terminal::new(ctx.json);
+    let mut terminal = Terminal::new(ui.json);
     if !a.verify && !a.judge {
         let selected = verify::select(&p, &a.specs, &mut terminal)?;
-        return summary_only(ctx, &a, &p, &selected);
+        return summary_only(ui, &a, &p, &selected);
     }
     if let Some(path) = &a.junit {
         check_writable_parent(path)?;
@@ -103,7 +104,7 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
         shard: a.shard,
     };
     let mut done = verify::run(&p, request, &mut terminal)?;
-    report(ctx, &a, &done.runs, kinds)?;
+    report(ui, &a, &done.runs, kinds)?;
     if let Some(recorded) = done.recorded.take() {
         recorded_note(&recorded?);
     }
@@ -118,44 +119,49 @@ pub fn status(ctx: &Ctx, a: StatusArgs) -> CmdResult {
 }
 
 /// Plain `status`: counts and recorded results from the files alone, no checks run.
-fn summary_only(ctx: &Ctx, a: &StatusArgs, p: &Project, selected: &[Spec]) -> CmdResult {
+fn summary_only(ui: &mut Ui, a: &StatusArgs, p: &Project, selected: &[Spec]) -> CmdResult {
     if a.record || a.tap || a.junit.is_some() {
         return Err(Error::usage(
             "--record, --tap and --junit go with --verify or --judge",
         ));
     }
     let s = summary::summarise(p.ws.as_ref(), selected)?;
-    if ctx.json {
-        print_json(&versioned(&s));
+    if ui.json {
+        ui.json(&versioned(&s));
     } else {
         if let Some(ledger) =
             p.ws.as_ref()
                 .and_then(vermas_core::workspace::Workspace::shared_ledger)
         {
-            outln!("Ledger: {} (the main worktree's)", ledger.display());
+            outln!(ui, "Ledger: {} (the main worktree's)", ledger.display());
         }
-        out!("{}", super::render::summary(&s, p.ws.is_some()));
+        out!(ui, "{}", super::render::summary(&s, p.ws.is_some()));
     }
     Ok(0)
 }
 
 /// Writes the JUnit file if asked for, and prints the report: JSON, TAP or for people.
-fn report(ctx: &Ctx, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(), Error> {
+fn report(ui: &mut Ui, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result<(), Error> {
     if let Some(path) = &a.junit {
         std::fs::write(path, vermas_core::verify::report::junit(runs))
             .map_err(|e| Error::io(path, e))?;
     }
-    if ctx.json {
-        print_json(&vermas_core::verify::report::json(runs));
+    if ui.json {
+        ui.json(&vermas_core::verify::report::json(runs));
     } else if a.tap {
-        out!("{}", vermas_core::verify::report::tap(runs));
+        out!(ui, "{}", vermas_core::verify::report::tap(runs));
     } else {
         if annotate(a) {
-            out!("{}", vermas_core::verify::report::github::annotations(runs));
+            out!(
+                ui,
+                "{}",
+                vermas_core::verify::report::github::annotations(runs)
+            );
         }
         out!(
+            ui,
             "{}",
-            vermas_core::verify::report::human(runs, kinds, super::output::colour())
+            vermas_core::verify::report::human(runs, kinds, ui.colour)
         );
     }
     Ok(())
@@ -196,7 +202,7 @@ fn check_writable_parent(path: &std::path::Path) -> Result<(), Error> {
 }
 
 /// `spec list|show|check`.
-pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
+pub fn spec(ui: &mut Ui, cmd: SpecCmd) -> CmdResult {
     let p = super::project()?;
     match cmd {
         SpecCmd::List { shard } => {
@@ -205,14 +211,15 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
                 Some(shard) => verify::shard(&p, spec::checkable(specs), shard),
                 None => specs,
             };
-            if ctx.json {
-                print_json(&specs);
+            if ui.json {
+                ui.json(&specs);
             } else if specs.is_empty() {
-                outln!("No specs under {}/", p.config.specs.dir);
+                outln!(ui, "No specs under {}/", p.config.specs.dir);
             } else {
                 for s in &specs {
                     if s.refused.is_some() {
                         outln!(
+                            ui,
                             "{:<40} refused: a symlink leading outside the repository",
                             s.path
                         );
@@ -225,6 +232,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
                     let judge = count(&|c| c.annotations.iter().any(|a| a.kind.is_judge()));
                     let none = count(&|c| c.annotations.is_empty());
                     outln!(
+                        ui,
                         "{:<40} {:>3} verify {:>3} judge {:>3} unannotated  {}",
                         s.path,
                         verify,
@@ -238,8 +246,8 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
         }
         SpecCmd::Show { name } => {
             let s = spec::select(specs_of(&p)?, &[name])?.remove(0);
-            if ctx.json {
-                print_json(&versioned(&s));
+            if ui.json {
+                ui.json(&versioned(&s));
                 return Ok(0);
             }
             let bead = s
@@ -247,10 +255,10 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
                 .as_deref()
                 .map(|b| format!(" ({b})"))
                 .unwrap_or_default();
-            outln!("{}{bead}  {}", s.title, s.path);
+            outln!(ui, "{}{bead}  {}", s.title, s.path);
             for c in &s.criteria {
                 let mark = if c.checked { "x" } else { " " };
-                outln!("  [{mark}] {}  {}:{}", c.text, s.path, c.line);
+                outln!(ui, "  [{mark}] {}  {}:{}", c.text, s.path, c.line);
                 for a in &c.annotations {
                     let err = a
                         .error
@@ -258,6 +266,7 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
                         .map(|e| format!("  (invalid: {e})"))
                         .unwrap_or_default();
                     outln!(
+                        ui,
                         "        {} {}  {}:{}{err}",
                         a.kind,
                         a.target(),
@@ -268,12 +277,12 @@ pub fn spec(ctx: &Ctx, cmd: SpecCmd) -> CmdResult {
             }
             Ok(0)
         }
-        SpecCmd::Check { fix } => spec_check(ctx, &p, fix),
+        SpecCmd::Check { fix } => spec_check(ui, &p, fix),
     }
 }
 
 /// `spec check [--fix]`.
-fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
+fn spec_check(ui: &mut Ui, p: &Project, fix: bool) -> CmdResult {
     let mut specs = spec::checkable(specs_of(p)?);
     if fix {
         for s in specs.iter_mut().filter(|s| s.refused.is_none()) {
@@ -282,7 +291,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
             let fixed = lint::fix_links(&text, s);
             if fixed != text {
                 let diff = similar::TextDiff::from_lines(&text, &fixed);
-                out!("{}", diff.unified_diff().header(&s.path, &s.path));
+                out!(ui, "{}", diff.unified_diff().header(&s.path, &s.path));
                 std::fs::write(&path, &fixed).map_err(|e| Error::io(&path, e))?;
                 *s = spec::parse(&fixed, &s.path);
             }
@@ -293,8 +302,8 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
         .iter()
         .filter(|f| f.level == lint::Level::Error)
         .count();
-    if ctx.json {
-        print_json(&findings);
+    if ui.json {
+        ui.json(&findings);
     } else {
         for f in &findings {
             // Never a snippet from behind a symlink leading outside the repository.
@@ -314,6 +323,7 @@ fn spec_check(ctx: &Ctx, p: &Project, fix: bool) -> CmdResult {
         let warnings = findings.len() - errors;
         use vermas_core::words::plural;
         outln!(
+            ui,
             "{} checked: {}, {}",
             plural(specs.len(), "spec"),
             plural(errors, "error"),

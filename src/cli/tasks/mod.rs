@@ -2,9 +2,10 @@
 
 pub(super) mod args;
 
-use super::output::{out, print_json, versioned};
+use super::CmdResult;
+use super::output::versioned;
 use super::tasks::args::TasksCmd;
-use super::{CmdResult, Ctx};
+use super::ui::{Ui, out};
 use vermas_core::config::Config;
 use vermas_core::contain::absolute;
 use vermas_core::error::Error;
@@ -12,7 +13,7 @@ use vermas_core::tasks::{self, Request, Settings};
 use vermas_core::workspace::Workspace;
 
 /// `tasks verify FILE`.
-pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> CmdResult {
+pub fn tasks(ui: &mut Ui, cmd: TasksCmd) -> CmdResult {
     let TasksCmd::Verify {
         file,
         mark,
@@ -42,10 +43,10 @@ pub fn tasks(ctx: &Ctx, cmd: TasksCmd) -> CmdResult {
     for w in &v.warnings {
         eprintln!("warning: {w}");
     }
-    if ctx.json {
-        print_json(&versioned(&v));
+    if ui.json {
+        ui.json(&versioned(&v));
     } else {
-        out!("{}", tasks::render::human(&v));
+        out!(ui, "{}", tasks::render::human(&v));
     }
     Ok(v.verdict.exit_code())
 }
