@@ -1,7 +1,9 @@
 //! Handlers of the bead commands: turn arguments into library calls and render answers.
 
 use super::bead_args::{CreateArgs, DepCmd, ListArgs, ReadyArgs, UpdateArgs};
-use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
+use super::output::{
+    diagnostic, out, outln, print_json, print_json_elements, recorded_note, short_commit, versioned,
+};
 use super::{CmdResult, Ctx, render};
 use crate::bead::catalog::{Catalog, IndexedBead};
 use crate::bead::fields::{BeadFields, first_in_order};
@@ -170,6 +172,12 @@ fn print_indexed(
     empty: &str,
     heading: Option<String>,
 ) -> CmdResult {
+    if ctx.json {
+        let listing = catalog.json_listing(ws, shown)?;
+        let rows: Vec<usize> = (0..listing.len()).collect();
+        print_json_elements(&rows, |out, &n| listing.write(out, n));
+        return Ok(0);
+    }
     let mut set = catalog.bead_set(shown);
     let ids: Vec<String> = shown
         .iter()
