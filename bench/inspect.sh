@@ -21,13 +21,15 @@ sed -i "s|^  command: .*|  command: $ROOT/fixtures/llm-roles|" .beads/vermas.yam
     printf -- '---\nid: vm-work\ntitle: Benchmark work\nstatus: in_progress\nissue_type: task\n---\n'
 } > .beads/issues/vm-work.md
 {
-    printf -- '---\nid: vm-spec-work\ntitle: spec\nstatus: closed\nissue_type: test-spec\nparent: vm-work\nacceptance_criteria:\n'
+    printf -- '---\nid: vm-spec-work\ntitle: spec\nstatus: open\nissue_type: test-spec\nparent: vm-work\nacceptance_criteria:\n'
     for i in $(seq 1 10); do
         printf '  - {id: ac-%d, description: "criterion %d", verify_command: "true"}\n' "$i" "$i"
     done
     printf -- '---\n'
 } > .beads/issues/vm-spec-work.md
 git add -A && git commit -qm setup
+# Approving stamps the criteria (a closed spec without the stamp is pending again).
+"$VM" inspect approve vm-spec-work >/dev/null
 
 hyperfine --style basic --warmup 3 --runs 20 --export-json "$WORK/fast.json" \
     -n "inspect verify (10 criteria, no LLM)" "$VM inspect verify vm-work" \

@@ -313,6 +313,64 @@ fn the_diff_the_roles_read_starts_where_sling_recorded_the_work() {
     assert!(prompts.contains("where `sling` recorded"), "{prompts}");
 }
 
+/// The prompts the roles read for one `inspect run` of `work` (which must pass).
+fn prompts_of_a_run(repo: &Repo, work: &str) -> String {
+    let log = repo.join("prompts.log");
+    run_env(
+        repo,
+        &["inspect", "run", work],
+        &[("FAKE_PROMPT_LOG", &log.display().to_string())],
+    )
+    .expect_code(0);
+    std::fs::read_to_string(&log).expect("prompt log")
+}
+
+#[test]
+fn without_a_sling_the_diff_starts_where_create_recorded_the_work() {
+    let (repo, work, _) = approved_work(
+        "Write the banner",
+        "the banner exists",
+        "test -f banner.txt",
+    );
+    let created = repo.git(&[
+        "log",
+        "-1",
+        "--format=%H",
+        "--grep",
+        &format!("^vermas create: {work}"),
+    ]);
+    repo.write("banner.txt", "HELLO BANNER\n");
+    commit_all(&repo, "the banner");
+    let prompts = prompts_of_a_run(&repo, &work);
+    assert!(prompts.contains("+HELLO BANNER"), "{prompts}");
+    assert!(
+        prompts.contains(&format!(
+            "since {} (where `create` recorded {work})",
+            &created.trim()[..12]
+        )),
+        "{prompts}"
+    );
+}
+
+#[test]
+fn work_no_command_recorded_is_diffed_from_the_merge_base_with_the_default_branch() {
+    let repo = fizz(FIXED);
+    let branch = repo.git(&["branch", "--show-current"]).trim().to_string();
+    let tip = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("banner.txt", "HELLO BANNER\n");
+    commit_all(&repo, "the banner");
+    let prompts = prompts_of_a_run(&repo, "vm-fizz");
+    assert!(prompts.contains("+HELLO BANNER"), "{prompts}");
+    assert!(
+        prompts.contains(&format!(
+            "since {} (the merge-base with {branch})",
+            &tip[..12]
+        )),
+        "{prompts}"
+    );
+}
+
 #[test]
 fn control_characters_a_reply_carries_are_shown_not_obeyed() {
     let repo = fizz(FIXED);

@@ -16,6 +16,7 @@ mod bd_commands;
 mod bd_gates;
 mod bd_interop;
 mod bead_index;
+mod bead_tails;
 mod beads_cli;
 mod ci_annotations;
 mod ci_shards;

@@ -176,6 +176,12 @@ fn print_indexed(
     empty: &str,
     heading: Option<String>,
 ) -> CmdResult {
+    if ui.json {
+        let listing = catalog.json_listing(ws, shown)?;
+        let rows: Vec<usize> = (0..listing.len()).collect();
+        ui.json_elements(&rows, |out, &n| listing.write(out, n));
+        return Ok(0);
+    }
     let mut set = catalog.bead_set(shown);
     let ids: Vec<String> = shown
         .iter()

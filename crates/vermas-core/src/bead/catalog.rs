@@ -1,7 +1,8 @@
 //! Every bead of a workspace as the index cache holds it, without descriptions or notes,
 //! read where it lies in the index text: what `list`, `ready` and plain `status` read, so
 //! ten thousands of beads are listed without building a [`Bead`] for each. A bead is built
-//! only for what is shown ([`Catalog::bead_set`]).
+//! only for what is shown ([`Catalog::bead_set`]); a long `--json` listing builds none: it
+//! is written from the lines and the cached rest of each bead ([`Catalog::json_listing`]).
 
 use super::cache::{self, FIELDS, field};
 use super::fields::BeadFields;
@@ -9,10 +10,12 @@ use super::file::{bead_path, parse_bead, read_bead};
 use super::graph;
 use super::model::{Bead, DepType, IssueType, Status};
 use super::store::BeadSet;
+use super::tails::{self, Tails};
 use crate::error::{Error, Result};
 use crate::store::index::{self, FileStamp, ITEM, Indexed, LineSpan, PART, unesc_cow};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
+use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -114,6 +117,53 @@ impl<'a> IndexedBead<'a> {
                 .map_or(self.text.len(), |i| start + i),
         };
         &self.text[start..end]
+    }
+
+    /// The stamp of its file when its line was made (`None` for a bead read from its
+    /// file because its line was corrupt).
+    fn stamp(&self) -> Option<FileStamp> {
+        self.slot
+            .span
+            .stamp(self.text)
+            .filter(|s| s.ino != 0 || s.size != 0)
+    }
+
+    /// Its JSON members up to its dependencies, as its line holds them (what a [`Bead`]
+    /// would write, see [`tails`]).
+    fn front(&self) -> Option<Front<'a>> {
+        use field::*;
+        let f = cache::split(self.slot.span.fields(self.text))?;
+        let opt = |s: &'a str| s.strip_prefix('+').map(unesc_cow);
+        let time = |s: &'a str| cache::time_field(s).flatten();
+        let labels = match f[LABELS] {
+            "" => Vec::new(),
+            list => list.split(ITEM).map(unesc_cow).collect(),
+        };
+        let mut dependencies = Vec::new();
+        for item in f[DEPS].split(ITEM).filter(|s| !s.is_empty()) {
+            let (target, kind) = item.split_once(PART)?;
+            dependencies.push(DepView {
+                depends_on_id: unesc_cow(target),
+                dep_type: cache::read_dep_type(kind)?,
+            });
+        }
+        Some(Front {
+            id: self.key(),
+            title: unesc_cow(f[TITLE]),
+            status: self.slot.status,
+            priority: self.slot.priority,
+            issue_type: self.slot.issue_type,
+            labels,
+            assignee: opt(f[ASSIGNEE]),
+            created_at: self.created_at(),
+            created_by: opt(f[CREATED_BY]),
+            updated_at: time(f[UPDATED_AT]),
+            closed_at: time(f[CLOSED_AT]),
+            close_reason: opt(f[CLOSE_REASON]),
+            parent: opt(f[PARENT]),
+            spec: opt(f[SPEC]),
+            dependencies,
+        })
     }
 
     /// The whole bead as its line holds it (`partial` when the file has more).
@@ -291,6 +341,191 @@ impl Catalog {
             }
         }
         set
+    }
+}
+
+/// The members of a bead's JSON its index line holds, named and ordered as [`Bead`]
+/// writes them.
+#[derive(Serialize)]
+struct Front<'a> {
+    /// Id.
+    id: &'a str,
+    /// Title.
+    title: Cow<'a, str>,
+    /// Status.
+    status: Status,
+    /// Priority.
+    priority: u8,
+    /// Type.
+    issue_type: IssueType,
+    /// Labels.
+    labels: Vec<Cow<'a, str>>,
+    /// Assignee.
+    assignee: Option<Cow<'a, str>>,
+    /// Creation time.
+    created_at: Option<Timestamp>,
+    /// Creator.
+    created_by: Option<Cow<'a, str>>,
+    /// Last change.
+    updated_at: Option<Timestamp>,
+    /// Closing time.
+    closed_at: Option<Timestamp>,
+    /// Closing reason.
+    close_reason: Option<Cow<'a, str>>,
+    /// Parent.
+    parent: Option<Cow<'a, str>>,
+    /// Spec.
+    spec: Option<Cow<'a, str>>,
+    /// Dependencies.
+    dependencies: Vec<DepView<'a>>,
+}
+
+/// A dependency as [`super::model::Dependency`] writes it.
+#[derive(Serialize)]
+struct DepView<'a> {
+    /// The bead depended on.
+    depends_on_id: Cow<'a, str>,
+    /// The kind of edge.
+    #[serde(rename = "type")]
+    dep_type: DepType,
+}
+
+/// One bead of a [`JsonListing`]: its index line and cached tail, or read from its file.
+enum JsonRow<'a> {
+    /// The line's members, and the number of its tail in the listing's [`Tails`].
+    Indexed(IndexedBead<'a>, usize),
+    /// Read from its file (its tail was not cached).
+    Read(Box<Bead>),
+}
+
+/// Listings showing at most this many beads read their files rather than the tail cache
+/// (which holds every bead's text).
+const FEW: usize = 64;
+
+/// The beads of a `--json` listing, ready to be written one by one as array elements,
+/// exactly as the pretty JSON of the [`Bead`]s would be.
+pub struct JsonListing<'a> {
+    /// Each shown bead, in order.
+    rows: Vec<JsonRow<'a>>,
+    /// The cached tails.
+    tails: Tails,
+}
+
+impl JsonListing<'_> {
+    /// How many beads it shows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True when it shows none.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Appends bead `n`'s pretty JSON as an element of a pretty array (every line indented
+    /// one level more, no comma).
+    pub fn write(&self, out: &mut Vec<u8>, n: usize) {
+        /// Copies `bytes`, indenting every line after the first by two spaces.
+        fn indented(out: &mut Vec<u8>, bytes: &[u8]) {
+            for &b in bytes {
+                out.push(b);
+                if b == b'\n' {
+                    out.extend_from_slice(b"  ");
+                }
+            }
+        }
+        out.extend_from_slice(b"  ");
+        let front_and_tail = match &self.rows[n] {
+            JsonRow::Indexed(bead, t) => bead.front().zip(self.tails.get(*t)),
+            JsonRow::Read(_) => None,
+        };
+        match (front_and_tail, &self.rows[n]) {
+            (Some((front, tail)), _) => {
+                let json = serde_json::to_vec_pretty(&front).unwrap_or_default();
+                indented(out, json.strip_suffix(b"\n}").unwrap_or(&json));
+                out.extend_from_slice(b",\n  ");
+                for &b in tail.as_bytes() {
+                    if b == ITEM as u8 {
+                        out.extend_from_slice(b"\n  ");
+                    } else {
+                        out.push(b);
+                    }
+                }
+                out.extend_from_slice(b"\n  }");
+            }
+            (None, JsonRow::Read(bead)) => {
+                indented(out, &serde_json::to_vec_pretty(bead).unwrap_or_default())
+            }
+            // Never: an indexed row has its tail, and its line reads (`Slot::read` refuses
+            // what `front` would).
+            (None, JsonRow::Indexed(..)) => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+impl Catalog {
+    /// The beads `shown` of this catalog as a `--json` listing: a long one takes each
+    /// bead's tail from the cache ([`tails`]), and reads (on every core) only the files
+    /// whose tail is missing or stale, then caches those; a short one reads every file.
+    pub fn json_listing<'a>(
+        &self,
+        ws: &Workspace,
+        shown: &[IndexedBead<'a>],
+    ) -> Result<JsonListing<'a>> {
+        let wanted: Vec<(&str, FileStamp)> = shown
+            .iter()
+            .map(|b| {
+                let unknown = FileStamp {
+                    size: 0,
+                    mtime_ns: 0,
+                    ctime_ns: 0,
+                    ino: 0,
+                };
+                (b.key(), b.stamp().unwrap_or(unknown))
+            })
+            .collect();
+        let cached = if shown.len() > FEW {
+            tails::load(ws, &wanted)
+        } else {
+            Tails::default()
+        };
+        let missing: Vec<usize> = (0..shown.len())
+            .filter(|&n| cached.get(n).is_none())
+            .collect();
+        // A bead whose line holds all of it needs no file (as `BeadSet::complete` does).
+        let read = crate::par::par_map(&missing, |_, &n| {
+            Some(match shown[n].to_bead().filter(|b| !b.partial) {
+                Some(whole) => Ok(whole),
+                None => read_bead(ws, &bead_path(ws, shown[n].key())),
+            })
+        });
+        let mut rows: Vec<JsonRow<'a>> = shown
+            .iter()
+            .enumerate()
+            .map(|(n, b)| JsonRow::Indexed(*b, n))
+            .collect();
+        let mut fresh = Vec::new();
+        for (&n, bead) in missing.iter().zip(read) {
+            let bead = bead?;
+            if shown.len() > FEW
+                && let Some(tail) = tails::tail_of(&bead)
+            {
+                fresh.push((wanted[n].0, wanted[n].1, tail));
+            }
+            rows[n] = JsonRow::Read(Box::new(bead));
+        }
+        if !fresh.is_empty() {
+            let current = self
+                .iter()
+                .filter_map(|b| Some((b.key(), b.stamp()?)))
+                .collect();
+            let fresh: Vec<_> = fresh.iter().map(|(k, s, t)| (*k, *s, t.as_str())).collect();
+            tails::save(ws, &current, &fresh);
+        }
+        Ok(JsonListing {
+            rows,
+            tails: cached,
+        })
     }
 }
 

@@ -15,6 +15,7 @@ pub mod model;
 pub mod ops;
 pub mod query;
 pub mod store;
+pub mod tails;
 
 pub use model::{Bead, DepType, IssueType, Status};
 pub use store::BeadSet;

@@ -1,5 +1,6 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
+mod ancestry;
 mod checkout;
 pub mod cli;
 mod commit;

@@ -8,6 +8,7 @@
 
 use super::inspection::{AuditLine, Inspection};
 use crate::bead::model::Bead;
+use crate::git::GitRepo;
 use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
@@ -158,26 +159,31 @@ pub fn brief_section(heading: &str, brief: &str, fence: &Fence) -> String {
 }
 
 /// The commit that slung `work` (else created it), when HEAD descends from it: where
-/// the work began, as git's own history records it.
-fn began_at(ws: &Workspace, work: &str) -> Option<(String, &'static str)> {
-    let id = work.replace('.', "\\.");
-    ["sling", "create"].into_iter().find_map(|verb| {
-        let pattern = format!("^vermas {verb}: {id}( |$)");
-        let sha = crate::git::cli::run(
-            &ws.root,
-            &["log", "-1", "--format=%H", "-E", "--grep", &pattern, "HEAD"],
-        )
-        .ok()?;
-        let sha = sha.trim();
-        (!sha.is_empty()).then(|| (sha.to_string(), verb))
-    })
+/// the work began, as git's own history records it (read in-process, no `git log`).
+fn began_at(repo: &GitRepo, work: &str) -> Option<(String, &'static str)> {
+    let recorded = |verb: &str, line: &str| {
+        line.strip_prefix("vermas ")
+            .and_then(|l| l.strip_prefix(verb))
+            .and_then(|l| l.strip_prefix(": "))
+            .and_then(|l| l.strip_prefix(work))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    };
+    let slung = |line: &str| recorded("sling", line);
+    let created = |line: &str| recorded("create", line);
+    let mut found = repo.newest_with_line(&[&slung, &created]).into_iter();
+    match (found.next().flatten(), found.next().flatten()) {
+        (Some(sha), _) => Some((sha, "sling")),
+        (None, Some(sha)) => Some((sha, "create")),
+        (None, None) => None,
+    }
 }
 
 /// `git diff BASE...HEAD` and the words naming its base: `base` when given, else the
 /// commit that slung (or created) `work`, else the merge-base with the default branch.
 fn diff(ws: &Workspace, work: &str, base: Option<&str>) -> (String, String) {
+    let repo = GitRepo::open(&ws.root);
     let began = || {
-        began_at(ws, work).map(|(sha, verb)| {
+        began_at(repo.as_ref()?, work).map(|(sha, verb)| {
             let said = format!("since {} (where `{verb}` recorded {work})", short(&sha));
             (Some(sha), said)
         })
@@ -194,11 +200,7 @@ fn diff(ws: &Workspace, work: &str, base: Option<&str>) -> (String, String) {
                 "master",
             ]
             .iter()
-            .find_map(|b| {
-                crate::git::cli::run(&ws.root, &["merge-base", "HEAD", b])
-                    .ok()
-                    .map(|s| (s.trim().to_string(), *b))
-            });
+            .find_map(|b| Some((repo.as_ref()?.merge_base_with_head(b)?, *b)));
             match found {
                 Some((sha, name)) => {
                     let said = format!("since {} (the merge-base with {name})", short(&sha));

@@ -33,6 +33,16 @@ impl LineSpan {
         &text[self.fields as usize..self.end as usize]
     }
 
+    /// The stamp the line was written with; `None` when it does not read.
+    pub fn stamp(&self, text: &str) -> Option<FileStamp> {
+        read_stamp(
+            text.as_bytes(),
+            self.key_end as usize + 1,
+            self.end as usize,
+        )
+        .map(|(stamp, _)| stamp)
+    }
+
     /// Where the fields start in the text.
     pub fn fields_start(&self) -> usize {
         self.fields as usize

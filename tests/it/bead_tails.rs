@@ -1,0 +1,213 @@
+//! The tail cache (`.beads/.cache/tails`): the descriptions, notes and criteria a long
+//! `list --json` / `ready --json` shows without opening every bead's file. It is read when
+//! an entry's stamp matches its file, never trusted over the files (a hand edit is seen at
+//! once, same size and time included), and a missing or corrupt cache is rebuilt
+//! silently, with the same output.
+
+use crate::common::{Repo, stderr, stdout};
+use std::process::Command;
+use std::time::Duration;
+
+const TAILS: &str = ".beads/.cache/tails";
+
+/// More beads than a listing reads one by one from their files.
+const BEADS: usize = 80;
+
+/// Sets the modification time of a repository file to a fixed day in the past.
+fn touch_old(repo: &Repo, rel: &str) {
+    let ok = Command::new("touch")
+        .args(["-d", "2020-01-01 00:00:00"])
+        .arg(repo.join(rel))
+        .status()
+        .expect("touch")
+        .success();
+    assert!(ok, "touch {rel}");
+}
+
+/// The file of bead number `n`.
+fn rel(n: usize) -> String {
+    format!(".beads/issues/vm-t{n:02}.md")
+}
+
+/// A repository of [`BEADS`] open beads with descriptions, some with notes, labels and
+/// dependencies, all old enough to be cached; the caches are written.
+fn tailed_repo() -> Repo {
+    let repo = Repo::initialised();
+    for n in 0..BEADS {
+        let mut text = format!(
+            "---\nid: vm-t{n:02}\ntitle: \"Bead {n}: tab\\there\"\nstatus: open\npriority: {}\n\
+             created_at: 2026-01-01T10:{:02}:00Z\n",
+            n % 5,
+            n % 60
+        );
+        if n % 3 == 0 {
+            text.push_str("labels: [area:ui, perf]\n");
+        }
+        if n % 4 == 1 {
+            text.push_str(&format!(
+                "dependencies:\n  - {{depends_on_id: vm-t{:02}, type: related}}\n",
+                n - 1
+            ));
+        }
+        if n % 2 == 0 {
+            text.push_str(&format!(
+                "notes:\n  - {{at: 2026-01-03T10:00:00Z, by: ann, text: \"Note {n}\\nsecond line\"}}\n"
+            ));
+        }
+        text.push_str(&format!(
+            "---\nDescription of bead {n}: \"quoted\", \\ and \u{e9}.\n\n- [ ] step\n"
+        ));
+        repo.write(&rel(n), &text);
+        touch_old(&repo, &rel(n));
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "beads by hand"]);
+    // Past the two-second racy window: the files may be cached.
+    std::thread::sleep(Duration::from_millis(2100));
+    let first = listings(&repo);
+    assert!(repo.join(TAILS).exists(), "a long listing caches the tails");
+    assert_eq!(listings(&repo), first, "answered from the cache alike");
+    repo
+}
+
+/// What a long JSON listing answers: `list --json -n 0` and `ready --json -n 0`.
+fn listings(repo: &Repo) -> [String; 2] {
+    [
+        &["list", "-n", "0", "--json"][..],
+        &["ready", "-n", "0", "--json"],
+    ]
+    .map(|args| {
+        let o = repo.run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?} warned");
+        stdout(&o)
+    })
+}
+
+/// The ids of the cache's entries, sorted.
+fn cached_ids(repo: &Repo) -> Vec<String> {
+    let text = repo.read(TAILS);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("vermas-tails 1"), "{text}");
+    let mut ids: Vec<String> = lines
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_long_listing_is_the_pretty_json_of_the_files() {
+    let repo = tailed_repo();
+    let [list, ready] = listings(&repo);
+    let v: serde_json::Value = serde_json::from_str(&list).expect("json");
+    assert_eq!(v.as_array().unwrap().len(), BEADS);
+    // The same text as the beads `show --json` reads from the files, element by element.
+    let one = repo.ok(&["show", "vm-t04", "--json"]);
+    let shown: serde_json::Value = serde_json::from_str(&one).expect("json");
+    let listed = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "vm-t04")
+        .unwrap();
+    assert_eq!(listed, &shown[0]);
+    assert_eq!(listed["notes"][0]["text"], "Note 4\nsecond line");
+    assert!(
+        listed["description"]
+            .as_str()
+            .unwrap()
+            .contains("\\ and \u{e9}")
+    );
+    assert!(ready.starts_with("[\n  {\n    \"id\": \"vm-t"), "{ready}");
+    assert_eq!(cached_ids(&repo).len(), BEADS);
+}
+
+#[test]
+fn the_cache_is_read_when_its_stamp_matches() {
+    let repo = tailed_repo();
+    // Change a description in the cache only: its stamp still matches the file, so the
+    // listing takes it as it is (the file is not read)...
+    let text = repo
+        .read(TAILS)
+        .replace("Description of bead 7:", "From the cache 7:");
+    repo.write(TAILS, &text);
+    let [list, _] = listings(&repo);
+    assert!(list.contains("From the cache 7:"), "{list}");
+    // ...while `show` reads the file itself.
+    assert!(
+        repo.ok(&["show", "vm-t07"])
+            .contains("Description of bead 7:")
+    );
+}
+
+#[test]
+fn a_hand_edit_of_a_cached_field_is_seen_at_once() {
+    let repo = tailed_repo();
+    let before = listings(&repo);
+    // Same length, same modification time: only the change time tells.
+    for (n, from, to) in [
+        (7, "Description of bead 7", "Edited by hand bead 7"),
+        (8, "Note 8", "Nota 8"),
+    ] {
+        let text = repo.read(&rel(n));
+        assert_eq!(from.len(), to.len());
+        repo.write(&rel(n), &text.replace(from, to));
+        touch_old(&repo, &rel(n));
+    }
+    let after = listings(&repo);
+    for answer in &after {
+        assert!(answer.contains("Edited by hand bead 7"), "{answer}");
+        assert!(answer.contains("Nota 8") && !answer.contains("\"Note 8"));
+    }
+    assert_ne!(before, after);
+    // Once settled, the edits are cached and still shown.
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(listings(&repo), after);
+    assert_eq!(listings(&repo), after);
+    assert!(repo.read(TAILS).contains("Edited by hand bead 7"));
+}
+
+#[test]
+fn a_corrupt_cache_is_rebuilt_silently() {
+    let repo = tailed_repo();
+    let before = listings(&repo);
+    let good = repo.read(TAILS);
+    let line = good
+        .lines()
+        .find(|l| l.starts_with("vm-t05\t"))
+        .expect("line")
+        .to_string();
+    let corruptions: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage", b"\x00\xff\xfe not a cache \n\t\t\n".to_vec()),
+        ("empty", Vec::new()),
+        ("truncated", good.as_bytes()[..good.len() / 2].to_vec()),
+        (
+            "old header",
+            good.replacen("vermas-tails 1", "vermas-tails 0", 1)
+                .into_bytes(),
+        ),
+        (
+            "cut line",
+            good.replacen(&line, &line[..line.len() - 8], 1)
+                .into_bytes(),
+        ),
+        (
+            "bad stamp",
+            good.replacen(&line, &line.replacen('\t', "\t-x", 1), 1)
+                .into_bytes(),
+        ),
+        (
+            "not a tail",
+            good.replacen(&line, &line.replacen("\"notes\"", "\"nope\"", 1), 1)
+                .into_bytes(),
+        ),
+    ];
+    for (what, bytes) in corruptions {
+        std::fs::write(repo.join(TAILS), &bytes).expect("write cache");
+        assert_eq!(listings(&repo), before, "{what}");
+        // Rebuilt: every bead has its entry again.
+        assert_eq!(cached_ids(&repo).len(), BEADS, "{what}");
+        assert_eq!(listings(&repo), before, "{what}, rebuilt");
+    }
+}
