@@ -1,6 +1,7 @@
 //! Committing exactly the paths vermas wrote, through gix, without disturbing the user's
 //! other staged or unstaged work. docs/ARCHITECTURE.md describes the traps avoided.
 
+use super::blobs::BlobWriter;
 use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
@@ -192,6 +193,8 @@ impl GitRepo {
     ) -> Result<Vec<DiskState>> {
         let stat_opts = stat::Options::default();
         let mut states = Vec::with_capacity(rela_paths.len());
+        // Made at the first blob: one compressor for all of them.
+        let mut blobs: Option<BlobWriter> = None;
         for rela in rela_paths {
             let abs = self.workdir.join(rela.to_str_lossy().as_ref());
             let file = match gix::index::fs::Metadata::from_path_no_follow(&abs) {
@@ -206,7 +209,9 @@ impl GitRepo {
                         }
                         _ => {
                             let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
-                            self.repo.write_blob(bytes).map_err(git_err)?.detach()
+                            blobs
+                                .get_or_insert_with(|| BlobWriter::new(&self.repo))
+                                .write(&bytes)?
                         }
                     };
                     Some((id, st, md.is_executable()))

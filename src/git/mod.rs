@@ -1,6 +1,7 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
 mod ancestry;
+mod blobs;
 mod checkout;
 pub mod cli;
 mod commit;
