@@ -1,7 +1,7 @@
 //! `import bd` and `export bd`: call the interop module and say what it did.
 
 use super::interop_args::{ExportCmd, ImportCmd};
-use super::output::{diagnostic, out, outln, print_json, recorded_note, short_commit, versioned};
+use super::output::{diagnostic, outln, print_json, recorded_note, short_commit, versioned};
 use super::{CmdResult, Ctx, warn};
 use crate::interop::{export, import};
 use crate::store::Recorded;
@@ -107,9 +107,30 @@ pub fn export(ctx: &Ctx, cmd: ExportCmd) -> CmdResult {
         }
     }
     match &target {
-        None => out!("{}", exported.text),
+        None => {
+            use std::io::Write;
+            let mut out = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
+            let written = exported.write_to(&ws, &mut out)?.and_then(|()| out.flush());
+            if let Err(e) = written {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    std::process::exit(0);
+                }
+                eprintln!("error: cannot write to stdout: {e}");
+                std::process::exit(1);
+            }
+        }
         Some(path) => {
-            export::write_file(path, &exported.text)?;
+            let mut unread = None;
+            let written = export::write_file(path, |out| {
+                exported.write_to(&ws, out).unwrap_or_else(|e| {
+                    unread = Some(e);
+                    Err(std::io::Error::other("a bead could not be read"))
+                })
+            });
+            if let Some(e) = unread {
+                return Err(e);
+            }
+            written?;
             if ctx.json {
                 print_json(&versioned(json!({
                     "file": path.display().to_string(),

@@ -2,6 +2,7 @@
 //! other staged or unstaged work. docs/ARCHITECTURE.md describes the traps avoided.
 
 use super::blobs::BlobWriter;
+use super::head_tree::HeadTree;
 use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
@@ -232,14 +233,11 @@ impl GitRepo {
         head_tree_id: gix::ObjectId,
         states: &[DiskState],
     ) -> Result<Option<gix::ObjectId>> {
-        let head_tree = self.repo.find_tree(head_tree_id).map_err(git_err)?;
+        let mut head_tree = HeadTree::new(&self.repo, head_tree_id);
         let mut editor = self.repo.edit_tree(head_tree_id).map_err(git_err)?;
         let mut tree_changed = false;
         for s in states {
-            let in_head = head_tree
-                .lookup_entry_by_path(s.rela.to_str_lossy().as_ref())
-                .map_err(git_err)?
-                .map(|e| e.object_id());
+            let in_head = head_tree.id_of(s.rela.as_bstr())?;
             match &s.file {
                 Some((id, _, exe)) if in_head != Some(*id) => {
                     let kind = if *exe {

@@ -5,6 +5,7 @@ mod blobs;
 mod checkout;
 pub mod cli;
 mod commit;
+mod head_tree;
 mod history;
 mod hookdir;
 pub mod leftovers;
