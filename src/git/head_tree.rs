@@ -12,20 +12,38 @@ pub(super) struct HeadTree<'r> {
     repo: &'r gix::Repository,
     root: gix::ObjectId,
     folders: HashMap<BString, Option<HashMap<BString, gix::ObjectId>>>,
+    /// False for a handful of paths: each is looked up from the root, which beats
+    /// reading a folder of thousands of entries into a map.
+    by_folder: bool,
 }
 
+/// From how many paths on a commit reads HEAD's folders into maps.
+const BY_FOLDER_FROM: usize = 16;
+
 impl<'r> HeadTree<'r> {
-    /// The tree `root` of `repo`, nothing read yet.
-    pub(super) fn new(repo: &'r gix::Repository, root: gix::ObjectId) -> HeadTree<'r> {
+    /// The tree `root` of `repo`, nothing read yet, for looking up `paths` paths.
+    pub(super) fn new(
+        repo: &'r gix::Repository,
+        root: gix::ObjectId,
+        paths: usize,
+    ) -> HeadTree<'r> {
         HeadTree {
             repo,
             root,
             folders: HashMap::new(),
+            by_folder: paths >= BY_FOLDER_FROM,
         }
     }
 
     /// The object at `rela` (a `/`-separated path) in the tree, if there is one.
     pub(super) fn id_of(&mut self, rela: &BStr) -> Result<Option<gix::ObjectId>> {
+        if !self.by_folder {
+            let root = self.repo.find_tree(self.root).map_err(git_err)?;
+            return Ok(root
+                .lookup_entry_by_path(rela.to_str_lossy().as_ref())
+                .map_err(git_err)?
+                .map(|e| e.object_id()));
+        }
         let (dir, name) = match rela.rfind_byte(b'/') {
             Some(at) => (&rela[..at], &rela[at + 1..]),
             None => (&rela[..0], rela),
