@@ -16,7 +16,7 @@
 #
 # Goals (measured, not asserted):
 #   list --json, ready --json on 10k beads / 20k files: median <= 30 ms (warm cache)
-#   create end to end: vermas median / (write file + git add .beads && git commit) <= 0.6
+#   create end to end: vermas median / (write file + git add .beads && git commit) <= 0.3
 set -euo pipefail
 
 BEADS=${BEADS:-10000}
@@ -245,7 +245,7 @@ for name, r in list(warm.items()) + list(cold.items()):
 git = ms(create["git add .beads && git commit"])
 for name, r in create.items():
     if name.startswith("vermas"):
-        goal = "<= 0.6x git" if name == "vermas create" else "(info)"
+        goal = "<= 0.3x git" if name == "vermas create" else "(info)"
         rows.append((name, ms(r), goal, f"{ms(r) / git:.2f}x git"))
 rows.append(("write file + git add .beads && git commit", git, "baseline", "1.00x"))
 print(f"\nvermas beads benchmark: {nb} beads, {nf + nb} files; medians by {tool}; "

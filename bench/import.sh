@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # `vermas import bd` of N generated bd issues (descriptions, labels, a dependency and a
-# comment each), against its floor in the same run: splitting the same JSONL into one file
-# per record, then `git add` and `git commit` (what any importer must at least do). Run at
-# two sizes, so the ratio of the times says whether import scales linearly (2x the issues,
-# about 2x the time) or worse; peak memory from /usr/bin/time.
+# comment each), against its floor: splitting the same JSONL into one file per record,
+# then `git add` and `git commit` (what any importer must at least do). Then `vermas export
+# bd` of those N beads against `find .beads/issues -exec cat {} +` (reading every file
+# once). Runs are interleaved (vermas, floor, vermas, floor, ...); the table shows medians,
+# the ratio of the medians and the median peak RSS (/usr/bin/time's %M: the largest of the
+# process and the children it waited for, so a git that vermas runs counts too). Run at
+# two sizes, so the ratio of the times says whether import scales linearly.
 #
-#   bench/import.sh                  # 5,000 and 10,000 issues
-#   SIZES="10000 50000" bench/import.sh
-# Env: VERMAS_BIN (else a release build), SIZES.
+# With OLD_BIN set, the same import and export run with that binary too and the bench
+# fails unless both leave byte-identical results (the committed .beads tree, the JSONL).
+#
+#   bench/import.sh                       # 5,000 and 10,000 issues, 3 runs each
+#   SIZES="10000 50000" RUNS=5 bench/import.sh
+#   OLD_BIN=/tmp/vermas-before bench/import.sh
+# Env: VERMAS_BIN (else a release build), SIZES, RUNS, OLD_BIN.
 set -euo pipefail
 SIZES=${SIZES:-"5000 10000"}
+RUNS=${RUNS:-3}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [[ -x /usr/bin/time ]] || { echo "/usr/bin/time is needed for peak memory" >&2; exit 1; }
+export VERMAS_ACTOR=bench
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-import.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # gen N FILE: N bd issues as bd exports them.
 gen() {
@@ -56,13 +66,59 @@ PY
         git add recs && git commit -qm floor)
 }
 
-printf '%8s %12s %12s %8s %10s\n' issues "import (s)" "floor (s)" ratio "RSS (MB)"
+# timed OUT CMD...: runs CMD, appends "seconds KB" to OUT.
+timed() {
+    local out=$1
+    shift
+    { /usr/bin/time -f '%e %M' -o "$out.one" "$@" >/dev/null; } 2>/dev/null
+    cat "$out.one" >>"$out"
+}
+
+# import_once BIN N DIR: a fresh vermas repository in DIR, then BIN's import of N issues.
+import_once() {
+    rm -rf "$3" && mkdir -p "$3"
+    (cd "$3" && init_bench_repo && timed "$WORK/t-import-$1-$2" "$VM" import bd "$WORK/bd-$2.jsonl")
+}
+
+: >"$WORK/rows"
 for n in $SIZES; do
     gen "$n" "$WORK/bd-$n.jsonl"
-    mkdir -p "$WORK/v$n" "$WORK/f$n"
-    (cd "$WORK/v$n" && init_bench_repo)
-    v=$( { cd "$WORK/v$n" && /usr/bin/time -f '%e %M' "$VM" import bd "$WORK/bd-$n.jsonl" >/dev/null; } 2>&1 | tail -1)
-    f=$( { /usr/bin/time -f '%e' bash -c "$(declare -f floor); floor '$WORK/bd-$n.jsonl' '$WORK/f$n'"; } 2>&1 | tail -1)
-    set -- $v
-    python3 -c "print(f'{$n:8d} {$1:12.2f} {$f:12.2f} {$1/max($f,0.01):7.2f}x {$2/1024:10.1f}')"
+    for ((r = 0; r < RUNS; r++)); do
+        import_once vm "$n" "$WORK/v$n"
+        rm -rf "$WORK/f$n" && mkdir -p "$WORK/f$n"
+        timed "$WORK/t-floor-$n" bash -c "$(declare -f floor); floor '$WORK/bd-$n.jsonl' '$WORK/f$n'"
+    done
+    for ((r = 0; r < RUNS; r++)); do
+        (cd "$WORK/v$n" && timed "$WORK/t-export-$n" "$VM" export bd)
+        (cd "$WORK/v$n" && timed "$WORK/t-cat-$n" find .beads/issues -name '*.md' -exec cat {} +)
+    done
+    if [[ -n "${OLD_BIN:-}" ]]; then
+        (VM=$(readlink -f "$OLD_BIN") && import_once old "$n" "$WORK/o$n" &&
+            cd "$WORK/o$n" && "$VM" export bd >"$WORK/old-$n.jsonl")
+        (cd "$WORK/v$n" && "$VM" export bd >"$WORK/new-$n.jsonl")
+        new_tree=$(git -C "$WORK/v$n" rev-parse HEAD:.beads)
+        old_tree=$(git -C "$WORK/o$n" rev-parse HEAD:.beads)
+        [[ "$new_tree" == "$old_tree" ]] || { echo "import differs from OLD_BIN's at $n" >&2; exit 1; }
+        cmp -s "$WORK/old-$n.jsonl" "$WORK/new-$n.jsonl" ||
+            { echo "export differs from OLD_BIN's at $n" >&2; exit 1; }
+        echo "$n: import tree and export identical to OLD_BIN's" >&2
+    fi
+    echo "$n" >>"$WORK/rows"
 done
+
+python3 - "$WORK" "$RUNS" "$LOAD_START" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)" <<'PY'
+import statistics, sys
+work, runs, load_start, load_end, ncpu = sys.argv[1:]
+def col(name, i):
+    return statistics.median(float(l.split()[i]) for l in open(f"{work}/{name}"))
+print(f"\nvermas import/export bd: medians of {runs} interleaved runs; {ncpu} CPUs, "
+      f"load average {load_start} at start, {load_end} at end\n")
+print(f"| {'command':<34} | {'issues':>6} | {'vermas s':>8} | {'floor s':>7} | {'ratio':>6} | {'RSS MB':>6} |")
+print(f"|{'-' * 36}|{'-' * 8}|{'-' * 10}|{'-' * 9}|{'-' * 8}|{'-' * 8}|")
+for n in open(f"{work}/rows").read().split():
+    for what, floor, label in [("import-vm", "floor", "import bd vs split+git add+commit"),
+                               ("export", "cat", "export bd vs find -exec cat")]:
+        v, f = col(f"t-{what}-{n}", 0), col(f"t-{floor}-{n}", 0)
+        rss = col(f"t-{what}-{n}", 1) / 1024
+        print(f"| {label:<34} | {n:>6} | {v:8.2f} | {f:7.2f} | {v / max(f, 0.01):5.2f}x | {rss:6.1f} |")
+PY

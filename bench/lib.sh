@@ -33,3 +33,29 @@ init_bench_repo() {
     export VERMAS_ACTOR=bench
     "$VM" init --prefix vm >/dev/null
 }
+
+# harness_repo LINKS KB: in the current folder (a fresh repository), specs/harness.md with
+# LINKS criteria, each linking one function of tests/harness.sh, a script padded to KB
+# kilobytes with comment lines (as a long generated harness is); committed.
+harness_repo() {
+    local links=$1 kb=$2
+    init_bench_repo
+    mkdir -p specs tests
+    {
+        echo '#!/usr/bin/env bash'
+        for i in $(seq 1 "$links"); do printf 'test_%d() {\n  true\n}\n' "$i"; done
+        python3 -c "import sys; line = '# a long harness line that no check reads, padding it\n'; sys.stdout.write(line * ($kb * 1024 // len(line)))"
+        echo '"$@"'
+    } >tests/harness.sh
+    chmod +x tests/harness.sh
+    {
+        echo '# Harness'
+        echo
+        echo '## Success Criteria'
+        echo
+        for i in $(seq 1 "$links"); do
+            echo "- [ ] check $i [verify](../tests/harness.sh#test_$i)"
+        done
+    } >specs/harness.md
+    git add -A >/dev/null && git commit -qm bench
+}

@@ -17,26 +17,7 @@ need_hyperfine
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-lint.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
-init_bench_repo
-mkdir -p specs tests
-{
-    echo '#!/usr/bin/env bash'
-    for i in $(seq 1 "$LINKS"); do printf 'test_%d() {\n  true\n}\n' "$i"; done
-    # Padding to KB kilobytes: comment lines, as a long generated harness has.
-    python3 -c "import sys; line = '# a long harness line that no check reads, padding it\n'; sys.stdout.write(line * ($KB * 1024 // len(line)))"
-    echo '"$@"'
-} >tests/harness.sh
-chmod +x tests/harness.sh
-{
-    echo '# Harness'
-    echo
-    echo '## Success Criteria'
-    echo
-    for i in $(seq 1 "$LINKS"); do
-        echo "- [ ] check $i [verify](../tests/harness.sh#test_$i)"
-    done
-} >specs/harness.md
-git add -A >/dev/null && git commit -qm bench
+harness_repo "$LINKS" "$KB"
 
 log "spec check ($LINKS links into $(du -k tests/harness.sh | cut -f1) KB) vs spec list --json"
 hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/h.json" \

@@ -19,28 +19,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 # repo DIR KB: a repository with specs/harness.md linking LINKS functions of a KB-sized script.
 repo() {
-    local dir=$1 kb=$2
-    mkdir -p "$dir" && cd "$dir"
-    init_bench_repo
-    mkdir -p specs tests
-    {
-        echo '#!/usr/bin/env bash'
-        for i in $(seq 1 "$LINKS"); do printf 'test_%d() {\n  true\n}\n' "$i"; done
-        python3 -c "import sys; line = '# a long harness line that no check reads, padding it\n'; sys.stdout.write(line * ($kb * 1024 // len(line)))"
-        echo '"$@"'
-    } >tests/harness.sh
-    chmod +x tests/harness.sh
-    {
-        echo '# Harness'
-        echo
-        echo '## Success Criteria'
-        echo
-        for i in $(seq 1 "$LINKS"); do
-            echo "- [ ] check $i [verify](../tests/harness.sh#test_$i)"
-        done
-    } >specs/harness.md
-    git add -A >/dev/null && git commit -qm bench
-    cd - >/dev/null
+    mkdir -p "$1" && (cd "$1" && harness_repo "$LINKS" "$2")
 }
 repo "$WORK/big" "$KB"
 repo "$WORK/small" 15

@@ -170,6 +170,24 @@ impl Ui {
         }
     }
 
+    /// Streams what `fill` writes through a large buffer (a long export, line by line);
+    /// `fill`'s own error comes back as it is, a refused write is handled as any other.
+    pub fn stream<E>(
+        &mut self,
+        fill: impl FnOnce(&mut dyn Write) -> Result<std::io::Result<()>, E>,
+    ) -> Result<(), E> {
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        let mut out = std::io::BufWriter::with_capacity(256 * 1024, &mut self.writer);
+        let written = fill(&mut out)?.and_then(|()| out.flush());
+        drop(out);
+        if let Err(e) = written {
+            self.refused(e);
+        }
+        Ok(())
+    }
+
     /// A write was refused. On stdout a closed pipe (`vermas list | head`) ends the
     /// process quietly with status 0, as git does, and any other error ends it with 1;
     /// any other writer keeps the error and drops later output.

@@ -3,7 +3,8 @@
 //! aspect woven in through `compose.aspects` (`[[advice]]` with `around.before/after` and
 //! `[[pointcuts]]`), and a convoy (parallel `[[legs]]`, a `[synthesis]` that needs them all).
 //! Also: a file that takes the place of the built-in `vermas plan` runs must keep what
-//! `plan` relies on, or cooking refuses it.
+//! `plan` relies on, or cooking refuses it; a `{{name}}` no variable declares is the agent's
+//! text (a near typo of one is refused); a step's `gate` becomes a `gate-<step>` step it needs.
 
 use crate::common::{cook_fails, repo_with_formulas, roles_llm};
 use serde_json::Value;
@@ -491,4 +492,136 @@ fn a_file_in_place_of_the_planning_builtin_that_plan_cannot_run_is_refused_at_co
     let proto = repo.json(&["mol", "cook", "mol-spec-planning", "--var", "request=x"]);
     let ids: Vec<String> = shape(&proto).into_iter().map(|(id, _)| id).collect();
     assert_eq!(ids, ["design", "create", "strategize"]);
+}
+
+/// A review formula in gt's style whose steps speak of `{{rig}}` and `{{pr_title}}` without
+/// declaring them: for gt they are the agent's text, not inputs.
+const REVIEW_TASK: &str = r#"description = """
+Review a change and file beads for what is found.
+"""
+formula = "review-task"
+version = 1
+
+[[steps]]
+id = "read"
+title = "Read {{issue}}"
+description = """
+bd show {{issue}}
+"""
+
+[[steps]]
+id = "escalate"
+title = "Escalate what is critical"
+needs = ["read"]
+description = """
+gt mail send {{rig}}/witness -s "CRITICAL in {{pr_title}}" -m "Issue: {{issue}}"
+"""
+
+[vars]
+[vars.issue]
+description = "The tracking issue"
+required = true
+"#;
+
+#[test]
+fn an_undeclared_placeholder_is_left_for_the_agent_and_a_near_typo_still_refused() {
+    let typo = REVIEW_TASK.replace("Issue: {{issue}}", "Issue: {{isue}}");
+    let repo = repo_with_formulas(&[("review-task", REVIEW_TASK), ("review-typo", &typo)]);
+    let proto = repo.json(&["mol", "cook", "review-task", "--var", "issue=gt-7"]);
+    assert_eq!(
+        shape(&proto),
+        expected(&[("read", &[]), ("escalate", &["read"])])
+    );
+    assert_eq!(step(&proto, "read")["title"], "Read gt-7");
+    let text = step(&proto, "escalate")["description"].as_str().unwrap();
+    assert_eq!(
+        text,
+        "gt mail send {{rig}}/witness -s \"CRITICAL in {{pr_title}}\" -m \"Issue: gt-7\"\n"
+    );
+
+    let err = cook_fails(&repo, &["review-typo", "--var", "issue=gt-7"]);
+    assert!(err.contains("`{{isue}}` is not a variable"), "{err}");
+    assert!(err.contains("did you mean `{{issue}}`?"), "{err}");
+    assert!(err.contains("review-typo.formula.toml:19:"), "{err}");
+}
+
+/// A deploy workflow in gt's style whose steps wait on gates: an inline `gate = { ... }` and
+/// a `[steps.gate]` table with an `id`.
+const DEPLOY: &str = r#"description = "Ship once CI and a human agree."
+formula = "deploy"
+version = 1
+
+[[steps]]
+id = "build"
+title = "Build {{service}}"
+
+[[steps]]
+id = "canary"
+title = "Canary {{service}}"
+needs = ["build"]
+gate = { type = "timer", timeout = "1h" }
+
+[[steps]]
+id = "promote"
+title = "Promote {{service}}"
+needs = ["canary"]
+
+[steps.gate]
+type = "gh:run"
+id = "release-{{service}}"
+
+[vars.service]
+required = true
+"#;
+
+#[test]
+fn a_gated_step_waits_on_a_gate_step_that_is_ready_at_once() {
+    let repo = repo_with_formulas(&[("deploy", DEPLOY)]);
+    let proto = repo.json(&["mol", "cook", "deploy", "--var", "service=api"]);
+    assert_eq!(
+        shape(&proto),
+        expected(&[
+            ("build", &[]),
+            ("gate-canary", &[]),
+            ("canary", &["build", "gate-canary"]),
+            ("gate-promote", &[]),
+            ("promote", &["canary", "gate-promote"]),
+        ])
+    );
+    assert_eq!(step(&proto, "gate-canary")["title"], "Gate: timer");
+    assert_eq!(
+        step(&proto, "gate-promote")["title"],
+        "Gate: gh:run release-api"
+    );
+    assert_eq!(
+        step(&proto, "gate-promote")["description"],
+        "Async gate for step promote"
+    );
+
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "the deploy formula"]);
+    let bead = repo.create("Ship api", &[]);
+    let mol = repo.json(&[
+        "mol",
+        "pour",
+        "deploy",
+        "--var",
+        "service=api",
+        "--bead",
+        &bead,
+    ]);
+    let id = mol["id"].as_str().expect("id").to_string();
+    let ready = |repo: &crate::common::Repo| -> Vec<String> {
+        repo.json(&["mol", "ready", &id])
+            .as_array()
+            .expect("ready")
+            .iter()
+            .map(|s| s["id"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(ready(&repo), ["build", "gate-canary", "gate-promote"]);
+    repo.ok(&["mol", "done", &id, "build"]);
+    assert_eq!(ready(&repo), ["gate-canary", "gate-promote"]);
+    repo.ok(&["mol", "done", &id, "gate-canary"]);
+    assert_eq!(ready(&repo), ["canary", "gate-promote"]);
 }

@@ -4,7 +4,7 @@ pub(super) mod args;
 
 use super::interop::args::{ExportCmd, ImportCmd};
 use super::output::{diagnostic, recorded_note, short_commit, versioned};
-use super::ui::{Ui, out, outln};
+use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx, warn};
 use serde_json::json;
 use vermas_core::interop::{export, import};
@@ -111,9 +111,19 @@ pub fn export(ctx: &Ctx, ui: &mut Ui, cmd: ExportCmd) -> CmdResult {
         }
     }
     match &target {
-        None => out!(ui, "{}", exported.text),
+        None => ui.stream(|out| exported.write_to(&ws, out))?,
         Some(path) => {
-            export::write_file(path, &exported.text)?;
+            let mut unread = None;
+            let written = export::write_file(path, |out| {
+                exported.write_to(&ws, out).unwrap_or_else(|e| {
+                    unread = Some(e);
+                    Err(std::io::Error::other("a bead could not be read"))
+                })
+            });
+            if let Some(e) = unread {
+                return Err(e);
+            }
+            written?;
             if ui.json {
                 ui.json(&versioned(json!({
                     "file": path.display().to_string(),

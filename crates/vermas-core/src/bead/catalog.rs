@@ -425,15 +425,6 @@ impl JsonListing<'_> {
     /// Appends bead `n`'s pretty JSON as an element of a pretty array (every line indented
     /// one level more, no comma).
     pub fn write(&self, out: &mut Vec<u8>, n: usize) {
-        /// Copies `bytes`, indenting every line after the first by two spaces.
-        fn indented(out: &mut Vec<u8>, bytes: &[u8]) {
-            for &b in bytes {
-                out.push(b);
-                if b == b'\n' {
-                    out.extend_from_slice(b"  ");
-                }
-            }
-        }
         out.extend_from_slice(b"  ");
         let front_and_tail = match &self.rows[n] {
             JsonRow::Indexed(bead, t) => bead.front().zip(self.tails.get(*t)),
@@ -441,25 +432,43 @@ impl JsonListing<'_> {
         };
         match (front_and_tail, &self.rows[n]) {
             (Some((front, tail)), _) => {
-                let json = serde_json::to_vec_pretty(&front).unwrap_or_default();
-                indented(out, json.strip_suffix(b"\n}").unwrap_or(&json));
-                out.extend_from_slice(b",\n  ");
-                for &b in tail.as_bytes() {
-                    if b == ITEM as u8 {
-                        out.extend_from_slice(b"\n  ");
-                    } else {
-                        out.push(b);
-                    }
+                let _ = serde_json::to_writer_pretty(Indented(&mut *out), &front);
+                // The object's end (`\n}`, indented) gives way to the tail's members.
+                out.truncate(out.len() - b"\n  }".len());
+                for (i, member) in tail.as_bytes().split(|&b| b == ITEM as u8).enumerate() {
+                    out.extend_from_slice(if i == 0 { b",\n  " } else { b"\n  " });
+                    out.extend_from_slice(member);
                 }
                 out.extend_from_slice(b"\n  }");
             }
             (None, JsonRow::Read(bead)) => {
-                indented(out, &serde_json::to_vec_pretty(bead).unwrap_or_default())
+                let _ = serde_json::to_writer_pretty(Indented(out), bead);
             }
             // Never: an indexed row has its tail, and its line reads (`Slot::read` refuses
             // what `front` would).
             (None, JsonRow::Indexed(..)) => out.extend_from_slice(b"null"),
         }
+    }
+}
+
+/// A writer into a buffer that indents every line after the first by two spaces (pretty
+/// JSON has line breaks only between tokens, so this nests it one level deeper).
+struct Indented<'o>(&'o mut Vec<u8>);
+
+impl std::io::Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.0.extend_from_slice(&rest[..=at]);
+            self.0.extend_from_slice(b"  ");
+            rest = &rest[at + 1..];
+        }
+        self.0.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

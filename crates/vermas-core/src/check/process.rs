@@ -5,11 +5,10 @@
 
 use super::reaper::{self, Token};
 use std::io::Read;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::mpsc::RecvTimeoutError;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The variable every job vermas runs finds vermas's own path in.
@@ -189,7 +188,8 @@ impl Capture {
 
 /// Runs `job` to completion or its deadline. Never panics on the child's behaviour; every
 /// process the child started (in its group or not, whatever its environment) is killed
-/// when the child ends, and when vermas is killed.
+/// when the child ends, and when vermas is killed. The calling thread does all the waiting
+/// (a poll on the output pipe and the child's pidfd): no thread per check.
 pub fn run(job: &Job) -> Finished {
     reaper::prepare();
     let start = Instant::now();
@@ -223,19 +223,28 @@ pub fn run(job: &Job) -> Finished {
             let _ = stdin.write_all(&bytes);
         });
     }
-    let kept = Arc::new(Mutex::new(Capture::new(job.output_cap)));
-    let drain = drain(reader, Arc::clone(&kept));
-    let (status, timed_out) = wait(child, start.checked_add(job.timeout), pid);
+    let mut output = Output {
+        reader,
+        open: true,
+        kept: Capture::new(job.output_cap),
+    };
+    let (status, timed_out) = wait(&mut child, &mut output, start.checked_add(job.timeout), pid);
     if !reaper::SUPERVISED || status.is_none_or(|s| s.signal().is_some()) {
         // Without a supervisor, or when it was killed, its strays are found by the token.
-        reaper::signal_group(pid, libc::SIGKILL);
+        reaper::signal_group(pid, rustix::process::Signal::KILL);
         reaper::sweep(&token);
     }
     reaper::release(pid);
     reaper::halt_if_interrupted();
-    join_with_grace(drain, Duration::from_secs(2));
-    let capture = std::mem::take(&mut *kept.lock().unwrap_or_else(|p| p.into_inner()));
-    let (output, output_total, dropped) = capture.finish();
+    // A process outside the check's tree may hold the pipe open: what was read is kept.
+    let grace_end = Instant::now() + Duration::from_secs(2);
+    while output.open && Instant::now() < grace_end {
+        output.pump(
+            None,
+            Some(grace_end.saturating_duration_since(Instant::now())),
+        );
+    }
+    let (output, output_total, dropped) = output.kept.finish();
     Finished {
         exit_code: status.and_then(|s| s.code()),
         signal: status.and_then(|s| s.signal()),
@@ -256,7 +265,14 @@ fn command(
     token: &Token,
     out: std::io::PipeWriter,
 ) -> std::io::Result<std::process::Command> {
-    let mut cmd = std::process::Command::new(&job.program);
+    let mut cmd = match on_path(&job.program, &job.env) {
+        Some(found) => {
+            let mut cmd = std::process::Command::new(found);
+            cmd.arg0(&job.program);
+            cmd
+        }
+        None => std::process::Command::new(&job.program),
+    };
     cmd.args(&job.args)
         .current_dir(&job.dir)
         .env(reaper::TOKEN_VAR, &token.env_value)
@@ -270,7 +286,8 @@ fn command(
         .process_group(0);
     // The vermas running this job, so a check (or hook) runs the vermas being verified,
     // not whichever one is on PATH; a job's own environment may still say otherwise.
-    if let Ok(exe) = std::env::current_exe() {
+    static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    if let Some(exe) = EXE.get_or_init(|| std::env::current_exe().ok()) {
         cmd.env(SELF_VAR, exe);
     }
     for (k, v) in &job.env {
@@ -284,74 +301,172 @@ fn command(
     Ok(cmd)
 }
 
-/// Reads the child's output on a thread until the pipe closes, into `kept`.
-fn drain(
-    mut reader: std::io::PipeReader,
-    kept: Arc<Mutex<Capture>>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => kept
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
+/// Where `program` is found on the PATH the job runs with (its own, else vermas's), so the
+/// child makes one `exec` rather than one per folder before it. `None` when `program` is a
+/// path, is not found, or a relative folder comes first (the spawn then searches as ever).
+fn on_path(program: &str, env: &[(String, String)]) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    if program.contains('/') || program.is_empty() {
+        return None;
+    }
+    let path = match env.iter().rev().find(|(k, _)| k == "PATH") {
+        Some((_, v)) => std::ffi::OsString::from(v),
+        None => std::env::var_os("PATH")?,
+    };
+    for folder in std::env::split_paths(&path) {
+        if !folder.is_absolute() {
+            return None;
         }
-    })
+        let candidate = folder.join(program);
+        if std::fs::metadata(&candidate)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
+            return Some(candidate);
+        }
+    }
+    None
 }
 
-/// Waits (blocking, on a thread) for the child to end; at `deadline` its tree is ended.
-/// Returns its exit status (`None` when it cannot be had) and whether the deadline passed.
+/// The read end of a child's output pipe and what was kept of it.
+struct Output {
+    /// The pipe.
+    reader: std::io::PipeReader,
+    /// False once the pipe closed (or failed).
+    open: bool,
+    /// The output kept so far.
+    kept: Capture,
+}
+
+impl Output {
+    /// Waits up to `timeout` (`None`: no limit) until output can be read or `other` becomes
+    /// readable, and reads once what is there. True when `other` is readable.
+    fn pump(&mut self, other: Option<BorrowedFd<'_>>, timeout: Option<Duration>) -> bool {
+        use rustix::event::{PollFd, PollFlags, Timespec};
+        let mut fds = Vec::with_capacity(2);
+        if self.open {
+            fds.push(PollFd::new(&self.reader, PollFlags::IN));
+        }
+        let other_at = fds.len();
+        if let Some(fd) = &other {
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        if fds.is_empty() {
+            if let Some(t) = timeout {
+                std::thread::sleep(t);
+            }
+            return false;
+        }
+        let limit = timeout.map(|t| Timespec {
+            tv_sec: i64::try_from(t.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(t.subsec_nanos()),
+        });
+        if rustix::event::poll(&mut fds, limit.as_ref()).is_err() {
+            // Interrupted by a signal: the caller looks again.
+            return false;
+        }
+        // Readable, closed (HUP) or failed (ERR): a read tells which.
+        let output_ready = self.open && !fds[0].revents().is_empty();
+        let other_ready = fds.get(other_at).is_some_and(|f| !f.revents().is_empty());
+        drop(fds);
+        if output_ready {
+            let mut buf = [0u8; 64 * 1024];
+            match self.reader.read(&mut buf) {
+                Ok(0) => self.open = false,
+                Ok(n) => self.kept.push(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => self.open = false,
+            }
+        }
+        other_ready
+    }
+}
+
+/// How often a child without a pidfd is looked at.
+const NO_PIDFD_TICK: Duration = Duration::from_millis(10);
+
+/// Waits for the child to end, reading its output meanwhile; at `deadline` its tree is
+/// ended. Returns its exit status (`None` when it cannot be had) and whether the deadline
+/// passed.
 fn wait(
-    mut child: std::process::Child,
+    child: &mut std::process::Child,
+    output: &mut Output,
     deadline: Option<Instant>,
     pid: i32,
 ) -> (Option<std::process::ExitStatus>, bool) {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        // The receiver may have given up; nothing is lost then.
-        let _ = tx.send(child.wait().ok());
-    });
-    let first = match deadline {
-        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
-        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-    };
-    match first {
-        Ok(status) => (status, false),
-        Err(RecvTimeoutError::Disconnected) => (None, false),
-        Err(RecvTimeoutError::Timeout) => {
-            reaper::stop(pid);
-            let status = rx.recv_timeout(Duration::from_secs(2)).unwrap_or_else(|_| {
-                // The supervisor itself did not end: kill it and its group outright.
-                reaper::signal_group(pid, libc::SIGKILL);
-                rx.recv().ok().flatten()
-            });
-            (status, true)
+    let exited = pidfd(pid);
+    let mut stopped_at: Option<Instant> = None;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return (Some(status), stopped_at.is_some()),
+            Ok(None) => {}
+            Err(_) => return (None, stopped_at.is_some()),
         }
+        let now = Instant::now();
+        let until = match stopped_at {
+            Some(at) => Some(at + Duration::from_secs(2)),
+            None => deadline,
+        };
+        if until.is_some_and(|u| now >= u) {
+            if stopped_at.is_none() {
+                reaper::stop(pid);
+                stopped_at = Some(now);
+                continue;
+            }
+            // The supervisor itself did not end: kill it and its group outright.
+            reaper::signal_group(pid, rustix::process::Signal::KILL);
+            return (child.wait().ok(), true);
+        }
+        let mut timeout = until.map(|u| u - now);
+        if exited.is_none() {
+            timeout = Some(timeout.map_or(NO_PIDFD_TICK, |t| t.min(NO_PIDFD_TICK)));
+        }
+        output.pump(exited.as_ref().map(AsFd::as_fd), timeout);
     }
 }
 
-/// Waits for the output reader, giving up after `grace` (a process outside the check's
-/// tree may hold the pipe open; what was read so far is kept).
-fn join_with_grace(handle: std::thread::JoinHandle<()>, grace: Duration) {
-    let until = Instant::now() + grace;
-    while !handle.is_finished() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(1));
+/// A descriptor that becomes readable when process `pid` (a child of vermas) has ended,
+/// where the kernel has them.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        let pid = rustix::process::Pid::from_raw(pid)?;
+        rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
     }
-    if handle.is_finished() {
-        // The reader thread only collected output: its panic must not end the check.
-        let _ = handle.join();
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_program_is_found_on_the_jobs_own_path_first() {
+        let bin = std::env::temp_dir().join(format!("vermas-on-path-{}", std::process::id()));
+        std::fs::create_dir_all(&bin).unwrap();
+        let tool = bin.join("vermas-test-tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        let path = vec![("PATH".to_string(), bin.to_string_lossy().into_owned())];
+        assert_eq!(on_path("vermas-test-tool", &path), None, "not executable");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(on_path("vermas-test-tool", &path), Some(tool.clone()));
+        assert_eq!(
+            on_path(&tool.to_string_lossy(), &path),
+            None,
+            "a path already"
+        );
+        let relative = vec![("PATH".to_string(), format!("rel:{}", bin.display()))];
+        assert_eq!(
+            on_path("vermas-test-tool", &relative),
+            None,
+            "relative folder first"
+        );
+        std::fs::remove_dir_all(&bin).unwrap();
+    }
 
     #[test]
     fn keeps_the_head_and_the_tail_and_counts_what_it_left_out() {

@@ -5,9 +5,9 @@
 //! check carries a token in its environment, vermas adopts orphaned descendants (a child
 //! subreaper), and sweeps the token's processes.
 
-use std::io::Read;
-use std::os::fd::FromRawFd;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use rustix::process::{Pid, Signal, WaitOptions};
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -27,7 +27,7 @@ static RUNNING: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
 /// Work to do before vermas exits on a signal (e.g. closing a tmux pane).
 static ON_SIGNAL: Mutex<Vec<Box<dyn Fn() + Send>>> = Mutex::new(Vec::new());
 /// The write end of the pipe the signal handler wakes the cleanup thread through.
-static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+static WAKE: std::sync::OnceLock<std::io::PipeWriter> = std::sync::OnceLock::new();
 /// How the front end ends the process after a terminating signal, when re-raising it did
 /// not (see [`set_terminator`]).
 static TERMINATOR: std::sync::OnceLock<fn(i32)> = std::sync::OnceLock::new();
@@ -78,10 +78,8 @@ pub fn prepare() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         #[cfg(target_os = "linux")]
-        // SAFETY: prctl with these arguments only sets a flag on this process.
-        unsafe {
-            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-        }
+        // Without it, orphans go to init and are found by their token instead.
+        let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
         install_signal_cleanup();
     });
 }
@@ -131,10 +129,7 @@ fn sweep_matching(needle: &str) -> usize {
             return killed;
         }
         for pid in &found {
-            // SAFETY: kill only sends a signal.
-            unsafe {
-                libc::kill(*pid, libc::SIGKILL);
-            }
+            signal_process(*pid, Signal::KILL);
         }
         killed += found.len();
         reap_adopted(&found);
@@ -190,12 +185,11 @@ fn reap_adopted(pids: &[i32]) {
     let leaders: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
     let me = std::process::id() as i32;
     for &pid in pids.iter().filter(|p| !leaders.contains(p)) {
-        if parent_of(pid) == Some(me) {
-            let mut status = 0;
-            // SAFETY: waits only for this pid, which is our own child.
-            unsafe {
-                libc::waitpid(pid, &mut status, 0);
-            }
+        if parent_of(pid) == Some(me)
+            && let Some(pid) = Pid::from_raw(pid)
+        {
+            // Gone already (reaped by another waiter): nothing is left to collect.
+            let _ = rustix::process::waitpid(Some(pid), WaitOptions::empty());
         }
     }
 }
@@ -214,7 +208,7 @@ fn parent_of(pid: i32) -> Option<i32> {
 fn end_all_checks() {
     let groups: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
     for &g in &groups {
-        signal_group(g, libc::SIGTERM);
+        signal_group(g, Signal::TERM);
     }
     let wait_for_groups = |ms| {
         let until = Instant::now() + Duration::from_millis(ms);
@@ -237,29 +231,33 @@ fn end_all_checks() {
 pub fn stop(pgid: i32) {
     #[cfg(target_os = "linux")]
     if pgid > 1 {
-        // SAFETY: kill only sends a signal to the check's supervisor.
-        unsafe {
-            libc::kill(pgid, super::supervisor::STOP);
-        }
+        signal_process(pgid, super::supervisor::STOP);
     }
     #[cfg(not(target_os = "linux"))]
-    signal_group(pgid, libc::SIGKILL);
+    signal_group(pgid, Signal::KILL);
 }
 
 /// Sends `sig` to process group `pgid`.
-pub fn signal_group(pgid: i32, sig: libc::c_int) {
-    if pgid > 1 {
-        // SAFETY: killpg only sends a signal; a stale or empty group yields ESRCH.
-        unsafe {
-            libc::killpg(pgid, sig);
-        }
+pub fn signal_group(pgid: i32, sig: Signal) {
+    if let Some(group) = Pid::from_raw(pgid).filter(|_| pgid > 1) {
+        // A stale or empty group yields ESRCH: nothing is left to signal.
+        let _ = rustix::process::kill_process_group(group, sig);
+    }
+}
+
+/// Sends `sig` to process `pid`.
+fn signal_process(pid: i32, sig: Signal) {
+    if let Some(pid) = Pid::from_raw(pid).filter(|_| pid > 1) {
+        // A process that is gone yields ESRCH: nothing is left to signal.
+        let _ = rustix::process::kill_process(pid, sig);
     }
 }
 
 /// True while any process of group `pgid` exists.
 fn group_alive(pgid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    pgid > 1 && unsafe { libc::killpg(pgid, 0) } == 0
+    Pid::from_raw(pgid)
+        .filter(|_| pgid > 1)
+        .is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok())
 }
 
 /// Names how the front end ends the process with an exit code after a terminating signal
@@ -272,14 +270,12 @@ pub fn set_terminator(end: fn(i32)) {
 /// Installs handlers for the terminating signals that wake a cleanup thread, which ends the
 /// checks, runs [`on_signal`] work, then lets the signal end vermas as it would have.
 fn install_signal_cleanup() {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+    let Ok((mut wake, writer)) = std::io::pipe() else {
+        return;
+    };
+    if WAKE.set(writer).is_err() {
         return;
     }
-    WAKE_FD.store(fds[1], Ordering::SeqCst);
-    // SAFETY: the read end is ours alone from here on.
-    let mut wake = unsafe { std::fs::File::from_raw_fd(fds[0]) };
     let spawned = std::thread::Builder::new()
         .name("vermas-signals".into())
         .spawn(move || {
@@ -308,13 +304,13 @@ fn install_signal_cleanup() {
         return;
     }
     for sig in TERMINATING {
-        // SAFETY: the action only writes one byte to a pipe, which is async-signal-safe.
+        // SAFETY: the action only loads an initialised OnceLock (an atomic read) and writes
+        // one byte to a pipe (write(2), no allocation, no lock): async-signal-safe.
         let _ = unsafe {
             signal_hook_registry::register(sig, move || {
-                let fd = WAKE_FD.load(Ordering::SeqCst);
-                if fd >= 0 {
-                    let byte = sig as u8;
-                    libc::write(fd, (&raw const byte).cast(), 1);
+                if let Some(mut wake) = WAKE.get() {
+                    // A full pipe already holds a wake-up.
+                    let _ = wake.write(&[sig as u8]);
                 }
             })
         };

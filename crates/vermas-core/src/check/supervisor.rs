@@ -7,10 +7,15 @@
 //! It runs between `fork` and `exec` of a multi-threaded program, so it uses only
 //! async-signal-safe system calls: no allocation, no locks, no Rust I/O.
 
+use rustix::fs::{Mode, OFlags, open};
+use rustix::process::{Pid, Signal, WaitOptions, kill_process, kill_process_group, wait};
 use std::io;
 
 /// Sent to a supervisor: end the check's whole tree now (also its parent-death signal).
-pub const STOP: libc::c_int = libc::SIGUSR1;
+pub const STOP: Signal = Signal::USR1;
+
+/// [`STOP`] as the number signal sets hold.
+const STOP_RAW: libc::c_int = STOP.as_raw();
 
 /// Signals the supervisor forwards to the command's process group.
 const FORWARDED: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
@@ -28,7 +33,7 @@ unsafe fn watched() -> libc::sigset_t {
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for sig in FORWARDED.into_iter().chain([libc::SIGCHLD, STOP]) {
+        for sig in FORWARDED.into_iter().chain([libc::SIGCHLD, STOP_RAW]) {
             libc::sigaddset(&mut set, sig);
         }
         set
@@ -38,37 +43,42 @@ unsafe fn watched() -> libc::sigset_t {
 /// In the freshly forked child: becomes the supervisor and forks the command, which returns
 /// `Ok` to go on to `exec`; the supervisor itself never returns.
 unsafe fn start(vermas: libc::pid_t) -> io::Result<()> {
-    // SAFETY: only async-signal-safe system calls on this single-threaded child.
+    use rustix::process::{Pid, getpid, getppid, set_parent_process_death_signal};
+    // SAFETY: only async-signal-safe system calls on this single-threaded child (rustix's
+    // make no allocation and take no lock).
     unsafe {
         let set = watched();
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-        libc::prctl(libc::PR_SET_PDEATHSIG, STOP, 0, 0, 0);
-        if libc::getppid() != vermas {
+        let me = getpid();
+        // Both fail only on an invalid argument; the getppid check below covers the race.
+        let _ = rustix::process::set_child_subreaper(Some(me));
+        let _ = set_parent_process_death_signal(Some(STOP));
+        if Pid::as_raw(getppid()) != vermas {
             // vermas died before the signal was armed: run nothing.
             libc::_exit(126);
         }
-        let me = libc::getpid();
         let command = libc::fork();
         if command < 0 {
             let e = io::Error::last_os_error();
             libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
             return Err(e);
         }
-        if command == 0 {
+        let Some(command) = Pid::from_raw(command) else {
             // The command: killed if its supervisor dies, in a process group of its own.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            if libc::getppid() != me {
+            let _ = set_parent_process_death_signal(Some(Signal::KILL));
+            if getppid() != Some(me) {
                 libc::_exit(126);
             }
-            libc::setpgid(0, 0);
+            let _ = rustix::process::setpgid(None, None);
             libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
             return Ok(());
-        }
-        // Make sure the command's group exists before the supervisor signals it.
-        libc::setpgid(command, command);
-        libc::prctl(libc::PR_SET_NAME, c"vermas-guard".as_ptr(), 0, 0, 0);
+        };
+        // Make sure the command's group exists before the supervisor signals it (the
+        // command may have made it already, or exec'd: either way the group is there).
+        let _ = rustix::process::setpgid(Some(command), Some(command));
+        // Only the name shown in `ps`.
+        let _ = rustix::thread::set_name(c"vermas-guard");
         close_all_files();
         let status = supervise(command, vermas, &set);
         exit_as(status)
@@ -98,172 +108,129 @@ unsafe fn close_all_files() {
 /// Waits until the command ends, vermas asks to stop, or vermas dies; forwards termination
 /// signals to the command's group; then ends the whole tree. Returns the command's wait
 /// status, when it was had.
-unsafe fn supervise(
-    command: libc::pid_t,
-    vermas: libc::pid_t,
-    set: &libc::sigset_t,
-) -> Option<libc::c_int> {
-    // SAFETY: only async-signal-safe system calls.
-    unsafe {
-        let mut status = None;
-        while status.is_none() && libc::getppid() == vermas {
-            let sig = libc::sigwaitinfo(set, std::ptr::null_mut());
-            match sig {
-                libc::SIGCHLD => status = reap(command, libc::WNOHANG),
-                STOP => break,
-                s if FORWARDED.contains(&s) => {
-                    libc::killpg(command, libc::SIGTERM);
-                }
-                _ => {}
+fn supervise(command: Pid, vermas: libc::pid_t, set: &libc::sigset_t) -> Option<i32> {
+    let mut status = None;
+    while status.is_none() && Pid::as_raw(rustix::process::getppid()) == vermas {
+        // SAFETY: `set` is an initialised signal set; sigwaitinfo accepts a null info.
+        let sig = unsafe { libc::sigwaitinfo(set, std::ptr::null_mut()) };
+        match sig {
+            libc::SIGCHLD => status = reap(command),
+            STOP_RAW => break,
+            s if FORWARDED.contains(&s) => {
+                // The group may be gone already.
+                let _ = kill_process_group(command, Signal::TERM);
             }
+            _ => {}
         }
-        end_tree(command, status)
     }
+    end_tree(command, status)
 }
 
-/// Reaps every child that has ended (waiting for one when `flags` lacks `WNOHANG`); returns
-/// the command's status when it was among them.
-unsafe fn reap(command: libc::pid_t, flags: libc::c_int) -> Option<libc::c_int> {
-    // SAFETY: waitpid is async-signal-safe.
-    unsafe {
-        let mut found = None;
-        let mut flags = flags;
-        loop {
-            let mut st = 0;
-            let pid = libc::waitpid(-1, &mut st, flags);
-            if pid <= 0 {
-                return found;
-            }
-            if pid == command {
-                found = Some(st);
-            }
-            flags |= libc::WNOHANG;
+/// Reaps every child that has ended, without waiting; returns the command's wait status
+/// when it was among them.
+fn reap(command: Pid) -> Option<i32> {
+    let mut found = None;
+    while let Ok(Some((pid, status))) = wait(WaitOptions::NOHANG) {
+        if pid == command {
+            found = Some(status.as_raw());
         }
     }
+    found
 }
 
 /// Kills the command's group and every child of the supervisor, round after round (a killed
 /// process's children are adopted by the supervisor and killed in the next round), until
 /// none is left. Returns the command's status.
-unsafe fn end_tree(command: libc::pid_t, mut status: Option<libc::c_int>) -> Option<libc::c_int> {
-    // SAFETY: only async-signal-safe system calls.
-    unsafe {
-        libc::killpg(command, libc::SIGKILL);
-        if status.is_none() {
-            libc::kill(command, libc::SIGKILL);
-        }
-        let mut idle_rounds = 0u32;
-        loop {
-            let listed = for_each_child(|pid| {
-                libc::kill(pid, libc::SIGKILL);
-            });
-            // With the children known and killed, a blocking wait returns soon; without
-            // (no /proc), poll so a child that cannot be found cannot hang the supervisor.
-            let flags = if listed { 0 } else { libc::WNOHANG };
-            let mut st = 0;
-            let pid = libc::waitpid(-1, &mut st, flags);
-            if pid == command {
-                status = Some(st);
-            }
-            if pid > 0 {
+fn end_tree(command: Pid, mut status: Option<i32>) -> Option<i32> {
+    // Each kill may find its target gone already (ESRCH): nothing to do then.
+    let _ = kill_process_group(command, Signal::KILL);
+    if status.is_none() {
+        let _ = kill_process(command, Signal::KILL);
+    }
+    let mut idle_rounds = 0u32;
+    loop {
+        let listed = for_each_child(|pid| {
+            let _ = kill_process(pid, Signal::KILL);
+        });
+        // With the children known and killed, a blocking wait returns soon; without
+        // (no /proc), poll so a child that cannot be found cannot hang the supervisor.
+        let flags = if listed {
+            WaitOptions::empty()
+        } else {
+            WaitOptions::NOHANG
+        };
+        match wait(flags) {
+            Ok(Some((pid, st))) => {
+                if pid == command {
+                    status = Some(st.as_raw());
+                }
                 idle_rounds = 0;
                 continue;
             }
-            if pid < 0 && *libc::__errno_location() == libc::EINTR {
-                continue;
-            }
-            if pid < 0 {
-                // ECHILD: the tree is gone.
-                return status;
-            }
-            idle_rounds += 1;
-            if idle_rounds > 2000 {
-                return status;
-            }
-            let pause = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 1_000_000,
-            };
-            libc::nanosleep(&pause, std::ptr::null_mut());
+            Err(rustix::io::Errno::INTR) => continue,
+            // ECHILD: the tree is gone.
+            Err(_) => return status,
+            Ok(None) => {}
         }
+        idle_rounds += 1;
+        if idle_rounds > 2000 {
+            return status;
+        }
+        let pause = rustix::thread::Timespec {
+            tv_sec: 0,
+            tv_nsec: 1_000_000,
+        };
+        // Woken early by a signal: the next round looks again.
+        let _ = rustix::thread::nanosleep(&pause);
     }
 }
 
 /// Calls `each` with the pid of every child of this (single-threaded) process, read from
 /// `/proc/thread-self/children`, else found by scanning `/proc`. False when neither works.
-unsafe fn for_each_child(mut each: impl FnMut(libc::pid_t)) -> bool {
-    // SAFETY: open, read and close are async-signal-safe; the buffers are on the stack.
-    unsafe {
-        let fd = libc::open(
-            c"/proc/thread-self/children".as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        );
-        if fd < 0 {
-            return scan_proc(libc::getpid(), &mut each);
-        }
-        let mut buf = [0u8; 4096];
-        let mut number = Number::default();
-        loop {
-            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
-            if n <= 0 {
-                break;
-            }
-            for &b in &buf[..n as usize] {
-                if let Some(pid) = number.push(b) {
-                    each(pid);
-                }
+/// Raw system calls into stack buffers only: no allocation.
+fn for_each_child(mut each: impl FnMut(Pid)) -> bool {
+    let Ok(fd) = open(c"/proc/thread-self/children", read_only(), Mode::empty()) else {
+        return scan_proc(rustix::process::getpid(), &mut each);
+    };
+    let mut buf = [0u8; 4096];
+    let mut number = Number::default();
+    while let Ok(n @ 1..) = rustix::io::read(&fd, &mut buf[..]) {
+        for &b in &buf[..n] {
+            if let Some(pid) = number.push(b).and_then(Pid::from_raw) {
+                each(pid);
             }
         }
-        if let Some(pid) = number.push(b' ') {
-            each(pid);
-        }
-        libc::close(fd);
-        true
     }
+    if let Some(pid) = number.push(b' ').and_then(Pid::from_raw) {
+        each(pid);
+    }
+    true
+}
+
+/// Flags to open a file for reading, not inherited by a command.
+fn read_only() -> OFlags {
+    OFlags::RDONLY | OFlags::CLOEXEC
 }
 
 /// Calls `each` with every process whose parent is `me`, from `/proc/<pid>/stat`.
-unsafe fn scan_proc(me: libc::pid_t, each: &mut impl FnMut(libc::pid_t)) -> bool {
-    // SAFETY: raw system calls only; the buffers are on the stack.
-    unsafe {
-        let dir = libc::open(
-            c"/proc".as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        );
-        if dir < 0 {
-            return false;
+fn scan_proc(me: Pid, each: &mut impl FnMut(Pid)) -> bool {
+    let Ok(dir) = open(c"/proc", read_only() | OFlags::DIRECTORY, Mode::empty()) else {
+        return false;
+    };
+    let mut space = [std::mem::MaybeUninit::<u8>::uninit(); 8192];
+    let mut entries = rustix::fs::RawDir::new(&dir, &mut space);
+    while let Some(Ok(entry)) = entries.next() {
+        if let Some(pid) = parse_pid(entry.file_name().to_bytes())
+            && parent_of(pid) == Some(me)
+        {
+            each(pid);
         }
-        let mut entries = [0u8; 8192];
-        loop {
-            let n = libc::syscall(
-                libc::SYS_getdents64,
-                dir,
-                entries.as_mut_ptr(),
-                entries.len(),
-            );
-            if n <= 0 {
-                break;
-            }
-            let mut at = 0usize;
-            while at < n as usize {
-                // struct linux_dirent64: u64 ino, i64 off, u16 reclen, u8 type, name.
-                let reclen = u16::from_ne_bytes([entries[at + 16], entries[at + 17]]) as usize;
-                let name = &entries[at + 19..at + reclen];
-                if let Some(pid) = parse_pid(name)
-                    && parent_of(pid) == Some(me)
-                {
-                    each(pid);
-                }
-                at += reclen;
-            }
-        }
-        libc::close(dir);
-        true
     }
+    true
 }
 
 /// The parent of `pid`, from `/proc/<pid>/stat` (the field after the last `)`).
-unsafe fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+fn parent_of(pid: Pid) -> Option<Pid> {
     let mut path = [0u8; 32];
     let mut len = 0;
     for &b in b"/proc/" {
@@ -272,7 +239,7 @@ unsafe fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
     }
     let mut digits = [0u8; 12];
     let mut d = 0;
-    let mut v = pid;
+    let mut v = pid.as_raw_nonzero().get();
     loop {
         digits[d] = b'0' + (v % 10) as u8;
         d += 1;
@@ -290,39 +257,31 @@ unsafe fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
         path[len] = b;
         len += 1;
     }
-    // SAFETY: the path is NUL-terminated (the buffer was zeroed); raw calls only.
-    unsafe {
-        let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
-        if fd < 0 {
-            return None;
-        }
-        let mut buf = [0u8; 512];
-        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
-        libc::close(fd);
-        if n <= 0 {
-            return None;
-        }
-        let text = &buf[..n as usize];
-        let close = text.iter().rposition(|&b| b == b')')?;
-        // ") S 1234 ...": skip the state, read the parent.
-        let mut number = Number::default();
-        let mut field = 0;
-        for &b in &text[close + 1..] {
-            if b == b' ' {
-                field += 1;
-                if field == 3 {
-                    return number.push(b' ');
-                }
-            } else if field == 2 {
-                number.push(b);
+    // The buffer was zeroed: the path ends with a NUL.
+    let path = std::ffi::CStr::from_bytes_until_nul(&path).ok()?;
+    let fd = open(path, read_only(), Mode::empty()).ok()?;
+    let mut buf = [0u8; 512];
+    let n = rustix::io::read(&fd, &mut buf[..]).ok()?;
+    let text = &buf[..n];
+    let close = text.iter().rposition(|&b| b == b')')?;
+    // ") S 1234 ...": skip the state, read the parent.
+    let mut number = Number::default();
+    let mut field = 0;
+    for &b in &text[close + 1..] {
+        if b == b' ' {
+            field += 1;
+            if field == 3 {
+                return number.push(b' ').and_then(Pid::from_raw);
             }
+        } else if field == 2 {
+            number.push(b);
         }
-        None
     }
+    None
 }
 
 /// `name` as a pid, when it is all digits.
-fn parse_pid(name: &[u8]) -> Option<libc::pid_t> {
+fn parse_pid(name: &[u8]) -> Option<Pid> {
     let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
     let name = &name[..end];
     if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
@@ -332,7 +291,7 @@ fn parse_pid(name: &[u8]) -> Option<libc::pid_t> {
     for &b in name {
         number.push(b);
     }
-    number.push(b' ')
+    number.push(b' ').and_then(Pid::from_raw)
 }
 
 /// Digits read one byte at a time; a non-digit ends a number.

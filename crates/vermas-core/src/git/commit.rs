@@ -1,6 +1,8 @@
 //! Committing exactly the paths vermas wrote, through gix, without disturbing the user's
 //! other staged or unstaged work. docs/ARCHITECTURE.md describes the traps avoided.
 
+use super::blobs::BlobWriter;
+use super::head_tree::HeadTree;
 use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
@@ -28,6 +30,8 @@ pub(super) static DETACHED_COMMITS: std::sync::atomic::AtomicUsize =
 struct DiskState {
     rela: BString,
     file: Option<(gix::ObjectId, Stat, bool)>,
+    /// True when this commit wrote the blob (so it is known to exist).
+    written: bool,
 }
 
 impl GitRepo {
@@ -192,8 +196,11 @@ impl GitRepo {
     ) -> Result<Vec<DiskState>> {
         let stat_opts = stat::Options::default();
         let mut states = Vec::with_capacity(rela_paths.len());
+        // Made at the first blob: one compressor for all of them.
+        let mut blobs: Option<BlobWriter> = None;
         for rela in rela_paths {
             let abs = self.workdir.join(rela.to_str_lossy().as_ref());
+            let mut written = false;
             let file = match gix::index::fs::Metadata::from_path_no_follow(&abs) {
                 Ok(md) if md.is_file() => {
                     let st = Stat::from_fs(&md).map_err(git_err)?;
@@ -206,7 +213,10 @@ impl GitRepo {
                         }
                         _ => {
                             let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
-                            self.repo.write_blob(bytes).map_err(git_err)?.detach()
+                            written = true;
+                            blobs
+                                .get_or_insert_with(|| BlobWriter::new(&self.repo))
+                                .write(&bytes)?
                         }
                     };
                     Some((id, st, md.is_executable()))
@@ -216,39 +226,54 @@ impl GitRepo {
             states.push(DiskState {
                 rela: rela.clone(),
                 file,
+                written,
             });
         }
         Ok(states)
     }
 
-    /// HEAD's tree with `states` applied, written; `None` when that changes nothing.
+    /// HEAD's tree with `states` applied, written; `None` when that changes nothing. Only
+    /// the entries set here are checked to exist (the blobs this commit wrote are known
+    /// to), not every entry of each folder written, as gix's checked editor would.
     fn new_tree(
         &self,
         head_tree_id: gix::ObjectId,
         states: &[DiskState],
     ) -> Result<Option<gix::ObjectId>> {
-        let head_tree = self.repo.find_tree(head_tree_id).map_err(git_err)?;
-        let mut editor = self.repo.edit_tree(head_tree_id).map_err(git_err)?;
+        let mut head_tree = HeadTree::new(&self.repo, head_tree_id, states.len());
+        let root: gix::objs::Tree = self
+            .repo
+            .find_tree(head_tree_id)
+            .map_err(git_err)?
+            .decode()
+            .map_err(git_err)?
+            .into();
+        let mut editor =
+            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let parts = |rela: &BString| -> Vec<BString> {
+            rela.split(|b| *b == b'/').map(BString::from).collect()
+        };
         let mut tree_changed = false;
         for s in states {
-            let in_head = head_tree
-                .lookup_entry_by_path(s.rela.to_str_lossy().as_ref())
-                .map_err(git_err)?
-                .map(|e| e.object_id());
+            let in_head = head_tree.id_of(s.rela.as_bstr())?;
             match &s.file {
                 Some((id, _, exe)) if in_head != Some(*id) => {
+                    if !s.written && !self.repo.has_object(id) {
+                        return Err(Error::git(format!(
+                            "the object {id} of {} could not be found",
+                            s.rela
+                        )));
+                    }
                     let kind = if *exe {
                         EntryKind::BlobExecutable
                     } else {
                         EntryKind::Blob
                     };
-                    editor
-                        .upsert(s.rela.as_bstr(), kind, *id)
-                        .map_err(git_err)?;
+                    editor.upsert(parts(&s.rela), kind, *id).map_err(git_err)?;
                     tree_changed = true;
                 }
                 None if in_head.is_some() => {
-                    editor.remove(s.rela.as_bstr()).map_err(git_err)?;
+                    editor.remove(parts(&s.rela)).map_err(git_err)?;
                     tree_changed = true;
                 }
                 _ => {}
@@ -257,7 +282,10 @@ impl GitRepo {
         if !tree_changed {
             return Ok(None);
         }
-        Ok(Some(editor.write().map_err(git_err)?.detach()))
+        let id = editor
+            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .map_err(git_err)?;
+        Ok(Some(id))
     }
 
     /// Writes the commit object for `tree_id` (signed when git asks for signed commits)

@@ -1,9 +1,11 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
 mod ancestry;
+mod blobs;
 mod checkout;
 pub mod cli;
 mod commit;
+mod head_tree;
 mod history;
 mod hookdir;
 pub mod leftovers;

@@ -151,8 +151,8 @@ fn process_alive(pid: i32) -> bool {
             .and_then(|(_, rest)| rest.trim_start().chars().next())
             .is_some_and(|state| !matches!(state, 'Z' | 'X')),
         // Without /proc, ask the kernel (signal 0 only checks).
-        // SAFETY: kill with signal 0 sends nothing.
-        Err(_) => unsafe { libc::kill(pid, 0) == 0 },
+        Err(_) => rustix::process::Pid::from_raw(pid)
+            .is_some_and(|pid| rustix::process::test_kill_process(pid).is_ok()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `export bd`: every bead as one line of bd's JSONL, sorted by id, as `bd export` writes.
 
 use super::{gojson, sections, to_bd};
+use crate::bead::store::{bead_path, read_bead};
 use crate::bead::{Bead, BeadSet};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
@@ -8,32 +9,55 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
-/// The JSONL text of an export.
+/// An export: the beads, read, to be written as bd JSONL a line at a time.
 #[derive(Debug)]
 pub struct Exported {
-    /// One line per bead, each ending in a newline; empty for an empty store.
-    pub text: String,
+    /// The beads, in full, by id.
+    set: BeadSet,
     /// How many beads it holds.
     pub count: usize,
     /// Bead files that could not be read, so are not in it.
     pub broken: Vec<Error>,
 }
 
-/// Every bead of `ws` as bd JSONL.
+impl Exported {
+    /// Writes one line per bead, each ending in a newline (nothing for an empty store),
+    /// each line as it is made and each bead's body read just for its line: neither the
+    /// whole text nor every body is held. A bead that cannot be read fails the export (the
+    /// outer error); the inner one is a failed write.
+    pub fn write_to(
+        &self,
+        ws: &Workspace,
+        out: &mut (impl Write + ?Sized),
+    ) -> Result<std::io::Result<()>> {
+        for bead in self.set.beads.values() {
+            // The index holds beads without their bodies and notes: read those in full.
+            let full;
+            let bead = if bead.partial {
+                full = read_bead(ws, &bead_path(ws, &bead.id))?;
+                &full
+            } else {
+                bead
+            };
+            let written = out
+                .write_all(line(bead).as_bytes())
+                .and_then(|()| out.write_all(b"\n"));
+            if written.is_err() {
+                return Ok(written);
+            }
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// Every bead of `ws`, listed for a bd JSONL export.
 pub fn export(ws: &Workspace) -> Result<Exported> {
     let mut set = BeadSet::load(ws)?;
-    let ids: Vec<String> = set.beads.keys().cloned().collect();
-    // The index holds beads without their bodies and notes: read those in full.
-    set.complete(ws, ids.iter().map(String::as_str))?;
-    let mut text = String::new();
-    for bead in set.beads.values() {
-        text.push_str(&line(bead));
-        text.push('\n');
-    }
+    let broken = std::mem::take(&mut set.broken);
     Ok(Exported {
-        text,
         count: set.beads.len(),
-        broken: set.broken,
+        set,
+        broken,
     })
 }
 
@@ -45,13 +69,20 @@ pub fn line(bead: &Bead) -> String {
     gojson::to_line(&Value::Object(issue))
 }
 
-/// Writes `text` to `path` through a temporary file beside it and a rename, so a reader
-/// (bd among them) sees the old file or the new one, never half of one. A fifo or a device
-/// named as `path` (or a symlink's target) is written into instead: a rename would
-/// replace it with a regular file.
-pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    if let Some(written) = crate::store::write_into_special(path, text.as_bytes(), true) {
-        return written.map_err(|e| Error::io(path, e));
+/// Writes what `fill` writes to `path` through a temporary file beside it and a rename,
+/// so a reader (bd among them) sees the old file or the new one, never half of one. A
+/// fifo or a device named as `path` (or a symlink's target) is written into instead: a
+/// rename would replace it with a regular file.
+pub fn write_file(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    if is_special(path) {
+        let result = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| buffered(f, fill).map(drop));
+        return result.map_err(|e| Error::io(path, e));
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -65,12 +96,11 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(&dir)?;
         // Best effort: a temporary file may be left; the error that matters is returned.
         let _ = std::fs::remove_file(&tmp);
-        let mut f = std::fs::OpenOptions::new()
+        let f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
+        buffered(f, fill)?.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
@@ -78,4 +108,21 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })
+}
+
+/// True when `path` (or a symlink's target) is there and is not a regular file (a fifo,
+/// a device): written into, as a shell's `>` would.
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
+/// `file` after `fill` wrote into it through a buffer, flushed.
+fn buffered(
+    file: std::fs::File,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<std::fs::File> {
+    let mut out = std::io::BufWriter::with_capacity(256 * 1024, file);
+    fill(&mut out)?;
+    out.into_inner()
+        .map_err(std::io::IntoInnerError::into_error)
 }

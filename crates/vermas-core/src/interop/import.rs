@@ -16,6 +16,7 @@ use crate::store::{CommitMessage, Recorded, Txn};
 use crate::workspace::Workspace;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::io::BufRead;
 use std::path::Path;
 
 /// One line of the file that was not imported.
@@ -69,10 +70,11 @@ struct Line {
 }
 
 /// Imports the bd JSONL file at `path` (`shown` names it in messages) into beads and
-/// commits the beads it wrote, in one commit.
+/// commits the beads it wrote, in one commit. The file is read a line at a time: each
+/// issue is written as it is read, so memory does not grow with the file.
 pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<Imported> {
     check_actor(actor)?;
-    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::Missing {
             message: format!("no bd export at {shown}"),
             help: "bd writes one with `bd export -o FILE`; name it with `vermas import bd FILE`"
@@ -80,6 +82,7 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         },
         _ => Error::io(path, e),
     })?;
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, file);
     let mut report = Imported {
         created: Vec::new(),
         updated: Vec::new(),
@@ -89,61 +92,121 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         bad: Vec::new(),
         recorded: Recorded::Unchanged,
     };
-    let mut lines = read_lines(&bytes, &mut report);
     let mut txn = Txn::begin(ws)?;
-    refuse_case_twins(ws, &mut lines, &mut report)?;
+    let existing: HashMap<String, String> = ws
+        .bead_ids()?
+        .into_iter()
+        .map(|id| (id.to_lowercase(), id))
+        .collect();
     let uncommitted = uncommitted_beads(ws);
-    let mut written: Vec<Bead> = Vec::new();
-    for line in lines {
-        let file = bead_path(ws, &line.issue.id);
-        let existing = if file.symlink_metadata().is_ok() {
-            match read_bead(ws, &file) {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    report.bad.push(bad_line(
-                        &line,
-                        1,
-                        format!(
-                            "its bead {} cannot be read, so it is left as it is: {e}",
-                            line.issue.id
-                        ),
-                    ));
-                    continue;
-                }
-            }
-        } else {
-            None
-        };
-        let bead = bead_for(&line, existing.as_ref());
-        let id = bead.id.clone();
-        match existing {
-            // Unchanged means on disk and in HEAD as the issue says: a file an import
-            // killed before its commit wrote is committed now.
-            Some(old) if old == bead => match uncommitted.get(&id) {
-                None => {
-                    report.unchanged.push(id);
-                    continue;
-                }
-                Some(NotInHead::New) => report.created.push(id),
-                Some(NotInHead::Changed) => report.updated.push(id),
-            },
-            Some(_) => report.updated.push(id),
-            None => report.created.push(id),
+    let mut seen = Seen::default();
+    let mut written = Written::default();
+    let mut raw = Vec::new();
+    for number in 1.. {
+        raw.clear();
+        if input
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| Error::io(path, e))?
+            == 0
+        {
+            break;
         }
-        txn.write(&file, bead.render().as_bytes())?;
-        written.push(bead);
+        let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        // A byte-order mark some editors add is not part of the first record.
+        let text = if number == 1 {
+            text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text)
+        } else {
+            text
+        };
+        let line = match read_line(number, text) {
+            Read::Blank => continue,
+            Read::Tombstone => {
+                report.tombstones += 1;
+                continue;
+            }
+            Read::Other => {
+                report.other_records += 1;
+                continue;
+            }
+            Read::Bad(bad) => {
+                report.bad.push(bad);
+                continue;
+            }
+            Read::Issue(line) => line,
+        };
+        if let Some(bad) = seen.refusal(&line).or_else(|| case_twin(&existing, &line)) {
+            report.bad.push(bad);
+            continue;
+        }
+        import_line(ws, &mut txn, &line, &uncommitted, &mut report, &mut written)?;
     }
     report.bad.sort_by_key(|b| b.line);
-    if let Some(first) = written.first() {
+    if let Some(title) = written.first_title {
         let message = CommitMessage {
             verb: "import bd".into(),
-            ids: written.iter().map(|b| b.id.clone()).collect(),
-            title: first.title.clone(),
+            ids: written.ids,
+            title,
             actor: actor.to_string(),
         };
         report.recorded = txn.commit(&message)?;
     }
     Ok(report)
+}
+
+/// The beads an import wrote: their ids in order, and the first one's title.
+#[derive(Default)]
+struct Written {
+    ids: Vec<String>,
+    first_title: Option<String>,
+}
+
+/// Writes the bead for one good `line` (unless it holds the issue already) and says in
+/// `report` what became of it.
+fn import_line(
+    ws: &Workspace,
+    txn: &mut Txn,
+    line: &Line,
+    uncommitted: &HashMap<String, NotInHead>,
+    report: &mut Imported,
+    written: &mut Written,
+) -> Result<()> {
+    let file = bead_path(ws, &line.issue.id);
+    let existing = if file.symlink_metadata().is_ok() {
+        match read_bead(ws, &file) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                let message = format!(
+                    "its bead {} cannot be read, so it is left as it is: {e}",
+                    line.issue.id
+                );
+                report.bad.push(bad_line(line, 1, message));
+                return Ok(());
+            }
+        }
+    } else {
+        None
+    };
+    let bead = bead_for(line, existing.as_ref());
+    let id = bead.id.clone();
+    match existing {
+        // Unchanged means on disk and in HEAD as the issue says: a file an import
+        // killed before its commit wrote is committed now.
+        Some(old) if old == bead => match uncommitted.get(&id) {
+            None => {
+                report.unchanged.push(id);
+                return Ok(());
+            }
+            Some(NotInHead::New) => report.created.push(id.clone()),
+            Some(NotInHead::Changed) => report.updated.push(id.clone()),
+        },
+        Some(_) => report.updated.push(id.clone()),
+        None => report.created.push(id.clone()),
+    }
+    txn.write(&file, bead.render().as_bytes())?;
+    written.first_title.get_or_insert(bead.title);
+    written.ids.push(id);
+    Ok(())
 }
 
 /// How a bead file on disk stands against HEAD.
@@ -178,74 +241,46 @@ fn uncommitted_beads(ws: &Workspace) -> HashMap<String, NotInHead> {
         .collect()
 }
 
-/// The issues of the file, in order; tombstones, other records and bad lines are counted
-/// in `report`.
-fn read_lines(bytes: &[u8], report: &mut Imported) -> Vec<Line> {
-    let mut lines: Vec<Line> = Vec::new();
-    let mut first_line_of: HashMap<String, usize> = HashMap::new();
-    // Ids as a file system that ignores case (macOS's, Windows's) sees them.
-    let mut folded: HashMap<String, (usize, String)> = HashMap::new();
-    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        // A byte-order mark some editors add is not part of the first record.
-        let raw = if i == 0 {
-            raw.strip_prefix("\u{feff}".as_bytes()).unwrap_or(raw)
-        } else {
-            raw
-        };
-        match read_line(i + 1, raw) {
-            Read::Blank => {}
-            Read::Tombstone => report.tombstones += 1,
-            Read::Other => report.other_records += 1,
-            Read::Bad(bad) => report.bad.push(bad),
-            Read::Issue(line) => {
-                if let Some(first) = first_line_of.get(&line.issue.id) {
-                    let message = format!("issue {} is on line {first} already", line.issue.id);
-                    report
-                        .bad
-                        .push(bad_line(&line, key_column(&line.text, "id"), message));
-                    continue;
-                }
-                let fold = line.issue.id.to_lowercase();
-                if let Some((first, twin)) = folded.get(&fold) {
-                    let message =
-                        case_twin_message(&line.issue.id, twin, &format!("on line {first}"));
-                    report
-                        .bad
-                        .push(bad_line(&line, key_column(&line.text, "id"), message));
-                    continue;
-                }
-                first_line_of.insert(line.issue.id.clone(), line.number);
-                folded.insert(fold, (line.number, line.issue.id.clone()));
-                lines.push(*line);
-            }
-        }
-    }
-    lines
+/// The ids of the file's issues met so far, to refuse a second line for one of them.
+#[derive(Default)]
+struct Seen {
+    /// Each id's first line.
+    first_line_of: HashMap<String, usize>,
+    /// Ids as a file system that ignores case (macOS's, Windows's) sees them.
+    folded: HashMap<String, (usize, String)>,
 }
 
-/// Leaves out (as bad lines) the issues whose id differs only in case from a bead that
-/// exists under another spelling: on macOS and Windows both would be one file.
-fn refuse_case_twins(ws: &Workspace, lines: &mut Vec<Line>, report: &mut Imported) -> Result<()> {
-    let existing: HashMap<String, String> = ws
-        .bead_ids()?
-        .into_iter()
-        .map(|id| (id.to_lowercase(), id))
-        .collect();
-    lines.retain(|line| {
+impl Seen {
+    /// Why `line` is refused when an earlier line had its id (or one differing only in
+    /// case); otherwise its id is noted.
+    fn refusal(&mut self, line: &Line) -> Option<BadLine> {
         let id = &line.issue.id;
-        match existing.get(&id.to_lowercase()).filter(|twin| *twin != id) {
-            Some(twin) => {
-                let message = case_twin_message(id, twin, "in this repository already");
-                report
-                    .bad
-                    .push(bad_line(line, key_column(&line.text, "id"), message));
-                false
-            }
-            None => true,
+        let column = || key_column(&line.text, "id");
+        if let Some(first) = self.first_line_of.get(id) {
+            let message = format!("issue {id} is on line {first} already");
+            return Some(bad_line(line, column(), message));
         }
-    });
-    Ok(())
+        let fold = id.to_lowercase();
+        if let Some((first, twin)) = self.folded.get(&fold) {
+            let message = case_twin_message(id, twin, &format!("on line {first}"));
+            return Some(bad_line(line, column(), message));
+        }
+        self.first_line_of.insert(id.clone(), line.number);
+        self.folded.insert(fold, (line.number, id.clone()));
+        None
+    }
+}
+
+/// Refuses (as a bad line) an issue whose id differs only in case from a bead that exists
+/// under another spelling (`existing`: bead ids by their lower case): on macOS and Windows
+/// both would be one file.
+fn case_twin(existing: &HashMap<String, String>, line: &Line) -> Option<BadLine> {
+    let id = &line.issue.id;
+    let twin = existing
+        .get(&id.to_lowercase())
+        .filter(|twin| *twin != id)?;
+    let message = case_twin_message(id, twin, "in this repository already");
+    Some(bad_line(line, key_column(&line.text, "id"), message))
 }
 
 /// Why issue `id` is refused when bead `twin`, `where` it is, differs from it only in case.

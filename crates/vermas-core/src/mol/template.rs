@@ -52,9 +52,10 @@ const TEMPLATE_KEYWORDS: [&str; 3] = ["else", "this", "end"];
 /// `text` with every `{{name}}` replaced by its value. Everything else between double braces
 /// is the text's own template language and is left as written, as Gas Town does: block
 /// helpers (`{{#each items}}`, `{{/each}}`), `{{else}}`, `{{this}}`, paths (`{{dependent.id}}`),
-/// `{{@index}}`, comments and partials. Inside a block a bare name that is no variable is the
-/// block's own field (`{{#each steps}}{{title}}{{/each}}`) and stays; outside any block it is
-/// an error at the placeholder.
+/// `{{@index}}`, comments and partials. A bare name that is no variable stays too, as Gas
+/// Town's cook leaves it (text for the agent, or a block's own field as in
+/// `{{#each steps}}{{title}}{{/each}}`), unless, outside any block, it is one edit away from a
+/// variable's name (`{{isue}}` for `issue`): that typo is an error at the placeholder.
 pub fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
     let s = &text.value;
     let mut out = String::with_capacity(s.len());
@@ -79,7 +80,14 @@ pub fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
         let value = if is_name { values.get(name) } else { None };
         match value {
             Some(v) => out.push_str(v),
-            None if is_name && depth == 0 => return Err(undefined(text, name, values)),
+            None if is_name && depth == 0 => {
+                if let Some(meant) = values.keys().find(|v| one_edit_apart(name, v)) {
+                    return Err(undefined(text, name, meant));
+                }
+                out.push_str("{{");
+                rest = after;
+                continue;
+            }
             None => {
                 out.push_str("{{");
                 rest = after;
@@ -92,18 +100,32 @@ pub fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
     Ok(out)
 }
 
-/// The error for `{{name}}` naming no variable, at the placeholder when it can be found.
-fn undefined(text: &Text, name: &str, values: &BTreeMap<String, String>) -> Error {
+/// Whether `a` becomes `b` by one inserted, deleted, replaced or swapped (adjacent) character.
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b || a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&a[head..], &b[head..]);
+    let tail_eq = |x: &[char], y: &[char]| x == y;
+    match ra.len().cmp(&rb.len()) {
+        std::cmp::Ordering::Less => tail_eq(ra, &rb[1..]),
+        std::cmp::Ordering::Greater => tail_eq(&ra[1..], rb),
+        std::cmp::Ordering::Equal => {
+            tail_eq(&ra[1..], &rb[1..])
+                || (ra.len() >= 2 && ra[0] == rb[1] && ra[1] == rb[0] && ra[2..] == rb[2..])
+        }
+    }
+}
+
+/// The error for `{{name}}`, a typo of the variable `meant`, at the placeholder when it can
+/// be found.
+fn undefined(text: &Text, name: &str, meant: &str) -> Error {
     let msg = format!("`{{{{{name}}}}}` is not a variable of this formula");
-    let known: Vec<&str> = values.keys().map(String::as_str).collect();
-    let help = if known.is_empty() {
-        format!("declare it under [vars] or pass --var {name}=VALUE")
-    } else {
-        format!(
-            "declare it under [vars] or pass --var {name}=VALUE (variables: {})",
-            known.join(", ")
-        )
-    };
+    let help = format!(
+        "did you mean `{{{{{meant}}}}}`? (else declare it under [vars] or pass --var {name}=VALUE)"
+    );
     match &text.at {
         Some((src, span)) => {
             let needle = format!("{{{{{name}}}}}");
@@ -155,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn fill_leaves_handlebars_alone_and_still_refuses_a_bare_unknown_name() {
+    fn fill_leaves_handlebars_and_far_names_alone_and_refuses_a_near_typo() {
         let values = BTreeMap::from([("rig".to_string(), "gastown".to_string())]);
         let plain = |s: &str| Text {
             value: s.into(),
@@ -167,13 +189,40 @@ mod tests {
             fill(&plain(text), &values).unwrap(),
             text.replace("{{rig}}", "gastown")
         );
-        let e = fill(&plain("{{#if a}}x{{/if}} {{title}}"), &values)
+        let e = fill(&plain("{{#if a}}x{{/if}} {{rgi}}"), &values)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`{{title}}` is not a variable"), "{e}");
-        let e = fill(&plain("{{/each}}{{/each}} {{who}}"), &values)
+        assert!(e.contains("`{{rgi}}` is not a variable"), "{e}");
+        let e = fill(&plain("{{/each}}{{/each}} {{rg}}"), &values)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`{{who}}` is not a variable"), "{e}");
+        assert!(e.contains("`{{rg}}` is not a variable"), "{e}");
+        // A name far from every variable is the agent's text, left as written (Gas Town's cook).
+        let text = "{{#if a}}x{{/if}} {{title}} {{who}} for {{rig}}";
+        assert_eq!(
+            fill(&plain(text), &values).unwrap(),
+            "{{#if a}}x{{/if}} {{title}} {{who}} for gastown"
+        );
+    }
+
+    #[test]
+    fn one_edit_apart_counts_one_insert_delete_replace_or_swap() {
+        for (a, b) in [
+            ("isue", "issue"),
+            ("issues", "issue"),
+            ("isxue", "issue"),
+            ("rgi", "rig"),
+            ("b", "a"),
+        ] {
+            assert!(one_edit_apart(a, b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("rig", "rig"),
+            ("scope", "rig"),
+            ("ab", "bca"),
+            ("abcd", "badc"),
+        ] {
+            assert!(!one_edit_apart(a, b), "{a} {b}");
+        }
     }
 }

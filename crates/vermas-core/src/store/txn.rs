@@ -85,6 +85,9 @@ pub struct Txn<'a> {
     remembered: HashSet<PathBuf>,
     /// The journal, opened once for the whole change.
     journal_file: Option<File>,
+    /// Folders this change checked to stay inside the repository and made: each is
+    /// resolved once, not once per file written into it.
+    ready_dirs: HashSet<PathBuf>,
     /// This change's paths with their content before it (`None`: did not exist).
     before: Vec<(PathBuf, Option<Vec<u8>>)>,
     /// False once committed: dropping an uncommitted change rolls it back.
@@ -111,6 +114,7 @@ impl<'a> Txn<'a> {
             touched_set: HashSet::new(),
             remembered: HashSet::new(),
             journal_file: None,
+            ready_dirs: HashSet::new(),
             before: Vec::new(),
             open: true,
             record: ws.config.git.commit,
@@ -154,10 +158,41 @@ impl<'a> Txn<'a> {
         self.ws
     }
 
-    /// Writes `bytes` to `path` (inside `.beads`) atomically: temp file, then rename.
+    /// Writes `bytes` to `path` (inside `.beads`) atomically: temp file, then rename, as
+    /// [`write_atomic`] does; the folders are checked and made once per change.
     pub fn write(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
-        self.journal(path)?;
-        write_atomic(&self.ws.cache_dir(), path, bytes)
+        let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+        self.journal_found(path, found)?;
+        let tmp_dir = self.ws.cache_dir().join("tmp");
+        self.ready_dir(&tmp_dir)?;
+        if let Some(parent) = path.parent() {
+            self.ready_dir(parent)?;
+        }
+        // A fifo or a device named as the file is written into: a rename would replace it.
+        if found.is_some_and(|kind| !kind.is_file() && !kind.is_symlink()) {
+            return write_into(path, bytes).map_err(|e| Error::io(path, e));
+        }
+        replace(&tmp_dir, path, bytes)
+    }
+
+    /// Checks once per change that folder `dir` stays inside the repository (as
+    /// [`write_atomic`] checks it), then makes it.
+    fn ready_dir(&mut self, dir: &Path) -> Result<()> {
+        if self.ready_dirs.contains(dir) {
+            return Ok(());
+        }
+        let tmp_dir = self.ws.cache_dir().join("tmp");
+        if let Some(root) = tmp_dir.ancestors().nth(3)
+            && dir.starts_with(root)
+        {
+            crate::contain::resolve(root, dir)?;
+        }
+        if dir.starts_with(&self.ws.beads_dir) {
+            self.ws.contain(dir)?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        self.ready_dirs.insert(dir.to_path_buf());
+        Ok(())
     }
 
     /// Adds `path` (inside `.beads`, as it is on disk) to what this change commits,
@@ -166,12 +201,13 @@ impl<'a> Txn<'a> {
         self.journal(path)
     }
 
-    /// Keeps `path`'s content before this change first touches it, for a rollback.
-    fn remember(&mut self, path: &Path) {
+    /// Keeps `path`'s content before this change first touches it, for a rollback;
+    /// `exists` says whether anything is there to read.
+    fn remember(&mut self, path: &Path, exists: bool) {
         if !self.remembered.insert(path.to_path_buf()) {
             return;
         }
-        let old = std::fs::read(path).ok();
+        let old = exists.then(|| std::fs::read(path).ok()).flatten();
         self.before.push((path.to_path_buf(), old));
     }
 
@@ -217,14 +253,32 @@ impl<'a> Txn<'a> {
     /// Records `path` in the journal before it changes, refusing one that a symlink would
     /// take outside the repository.
     fn journal(&mut self, path: &Path) -> Result<()> {
-        self.remember(path);
-        if self.touched_set.contains(path) {
-            return Ok(());
-        }
+        let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+        self.journal_found(path, found)
+    }
+
+    /// [`Txn::journal`] for a `path` whose `lstat` found `found`: its folders are checked
+    /// once per change, the file itself only when it is a symlink. Checked before its old
+    /// content is read, so nothing behind a symlink leading outside is ever read.
+    fn journal_found(&mut self, path: &Path, found: Option<std::fs::FileType>) -> Result<()> {
         let rel = path
             .strip_prefix(&self.ws.beads_dir)
             .map_err(|_| Error::Invalid(format!("{} is outside .beads", path.display())))?;
-        self.ws.contain(path)?;
+        if !self.touched_set.contains(path) {
+            match path.parent() {
+                Some(parent) if !self.ready_dirs.contains(parent) => {
+                    self.ws.contain(path)?;
+                }
+                _ if found.is_some_and(|kind| kind.is_symlink()) => {
+                    self.ws.contain(path)?;
+                }
+                _ => {}
+            }
+        }
+        self.remember(path, found.is_some());
+        if self.touched_set.contains(path) {
+            return Ok(());
+        }
         let journal = self.journal_path();
         if self.journal_file.is_none() {
             std::fs::create_dir_all(self.ws.cache_dir()).map_err(|e| Error::io(&journal, e))?;
@@ -339,14 +393,27 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(written) = write_into_special(path, bytes, false) {
         return written.map_err(|e| Error::io(path, e));
     }
+    replace(&tmp_dir, path, bytes)
+}
+
+/// Replaces `path` with a new file holding `bytes`: written under the checked folder
+/// `tmp_dir`, then renamed over it.
+fn replace(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
     let tmp = tmp_dir.join(format!("{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        // A new file, never an existing one or the target of a planted symlink.
-        let _ = std::fs::remove_file(&tmp);
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        // A new file, never an existing one or the target of a planted symlink: one a
+        // killed run left is removed first.
+        let create = || OpenOptions::new().write(true).create_new(true).open(&tmp);
+        let mut f = match create() {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                std::fs::remove_file(&tmp)?;
+                create()?
+            }
+            other => other?,
+        };
         f.write_all(bytes)?;
         std::fs::rename(&tmp, path)
     })();
@@ -371,12 +438,15 @@ pub fn write_into_special(path: &Path, bytes: &[u8], follow: bool) -> Option<std
     if kind.is_file() || kind.is_symlink() {
         return None;
     }
-    Some(
-        OpenOptions::new()
-            .write(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(bytes)),
-    )
+    Some(write_into(path, bytes))
+}
+
+/// Writes `bytes` into the existing `path` (a fifo, a device) without replacing it.
+fn write_into(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes))
 }
 
 #[cfg(test)]

@@ -1,18 +1,18 @@
 //! Reading Gas Town formula files (`<name>.formula.toml`) unchanged, keeping where every
-//! value was written so cook errors can point at `file:line:col`.
-//!
-//! Honoured: `formula`, `description`, `version`, `type`, `extends`, `[vars]` (short form
-//! `name = "default"` and long form `[vars.name]` with `description`, `required`,
-//! `default`), `[[steps]]` (`id`, `title`, `description`, `needs`, `depends_on`,
-//! `[[steps.children]]`, `expand`, `expand_vars`), `[[template]]` (expansion formulas),
-//! `[[compose.expand]]` / `[[compose.map]]`, `compose.aspects`, the aspects' `[[advice]]` and
-//! `[[pointcuts]]` ([`crate::mol::aspect`]) and the convoys' `[inputs]`, `[prompts]`, `[[legs]]`
-//! and `[synthesis]` ([`crate::mol::convoy`]). Every other key is kept and ignored (top-level
+//! value was written so cook errors can point at `file:line:col`. Honoured: `formula`,
+//! `description`, `version`, `type`, `extends`, `[vars]` (`name = "default"` and
+//! `[vars.name]` with `description`, `required`, `default`), `[[steps]]` (`id`, `title`,
+//! `description`, `needs`, `depends_on`, `[[steps.children]]`, `expand`, `expand_vars`,
+//! `gate`), `[[template]]`, `[[compose.expand]]` / `[[compose.map]]`,
+//! `compose.aspects`, the aspects' `[[advice]]` and `[[pointcuts]]` ([`crate::mol::aspect`])
+//! and the convoys' `[inputs]`, `[prompts]`, `[[legs]]` and `[synthesis]`
+//! ([`crate::mol::convoy`]). Every other key is kept and ignored (top-level
 //! and `compose.*` ones are listed in `unknown_keys`); features that would change the steps
 //! and are not run here (`compose.branch`, `compose.gate`) are recorded in `unsupported`,
 //! and a step `loop` is refused at once.
 
 mod advice;
+mod gate;
 mod legs;
 
 pub use advice::AdviceRule;
@@ -417,7 +417,7 @@ impl Parser<'_> {
                 );
                 return Err(self.src.error(&step.id.span, msg).into());
             }
-            out.push(step);
+            self.push_gated(&mut out, table, step, path)?;
         }
         Ok(out)
     }
