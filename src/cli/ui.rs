@@ -327,4 +327,19 @@ mod tests {
         assert!(ui.write_frame(b"\x1b[2J\x1b[Hscreen\n"));
         assert_eq!(captured.text(), "\x1b[2J\x1b[Hscreen\n");
     }
+
+    #[test]
+    fn a_stream_writes_everything_and_hands_back_its_own_error() {
+        let (mut ui, captured) = Captured::ui(false);
+        let streamed: Result<(), &str> =
+            ui.stream(|out| Ok((0..3).try_for_each(|i| writeln!(out, "line {i}"))));
+        assert_eq!(streamed, Ok(()));
+        assert_eq!(captured.text(), "line 0\nline 1\nline 2\n");
+        let refused: Result<(), &str> = ui.stream(|_| Err("a bead could not be read"));
+        assert_eq!(refused, Err("a bead could not be read"));
+        let mut closed = Ui::to_writer(Box::new(ClosedPipe), false, false);
+        assert_eq!(closed.stream::<()>(|out| Ok(out.write_all(b"x\n"))), Ok(()));
+        let kind = closed.failed().map(std::io::Error::kind);
+        assert_eq!(kind, Some(std::io::ErrorKind::BrokenPipe));
+    }
 }
