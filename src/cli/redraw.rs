@@ -73,12 +73,13 @@ pub(super) fn on_change(
 /// True when stdout is a pipe whose reader has gone (`... --watch | head -1`), which a
 /// watch that only writes on change would otherwise notice only at the next change.
 fn reader_gone() -> bool {
-    let mut fd = libc::pollfd {
-        fd: libc::STDOUT_FILENO,
-        events: 0,
-        revents: 0,
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdout = std::io::stdout();
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    // SAFETY: poll reads one valid pollfd and returns at once (timeout 0).
-    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
-    ready > 0 && fd.revents & libc::POLLERR != 0
+    poll(&mut fds, Some(&now)).is_ok_and(|ready| ready > 0)
+        && fds[0].revents().contains(PollFlags::ERR)
 }

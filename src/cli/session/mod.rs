@@ -73,11 +73,8 @@ fn opened_line(plan: &Plan, o: &Opened) -> String {
 
 /// The size of the terminal on stdout as (columns, rows without tmux's status line).
 fn terminal_size() -> Option<(u16, u16)> {
-    // SAFETY: an all-zero winsize is a valid value for ioctl to fill.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: TIOCGWINSZ only writes the winsize of the terminal on stdout into `size`.
-    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
-    (ok && size.ws_col > 0 && size.ws_row > 1).then(|| (size.ws_col, size.ws_row - 1))
+    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
+    (size.ws_col > 0 && size.ws_row > 1).then(|| (size.ws_col, size.ws_row - 1))
 }
 
 /// `stop`.

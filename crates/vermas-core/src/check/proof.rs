@@ -156,16 +156,14 @@ pub fn arm_bash(job: &mut Job, function: Option<&str>, mode: BashMode) -> Proof 
 /// 128 random bits as hex, from the kernel.
 fn random_key() -> Option<String> {
     let mut bytes = [0u8; 16];
-    // SAFETY: getrandom fills at most `bytes.len()` bytes of the buffer.
-    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    (n == bytes.len() as isize).then(|| bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let n = rustix::rand::getrandom(&mut bytes, rustix::rand::GetRandomFlags::empty()).ok()?;
+    (n == bytes.len()).then(|| bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// A folder only this user can write, for the probe and its markers.
 fn private_dir() -> Option<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     let dir = std::env::temp_dir().join(format!("vermas-{uid}"));
     // It may exist already: what it is, is checked below.
     let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
