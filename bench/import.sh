@@ -53,7 +53,8 @@ with open(out, "w") as f:
 PY
 }
 
-# floor FILE DIR: one file per record + git add + git commit, in a fresh repository.
+# floor FILE DIR: one file per record + git add + git commit, in a fresh repository (no
+# background `gc --auto`, which 50k loose objects would start, slowing the next runs).
 floor() {
     (cd "$2" && git init -q -b main && git config user.name b && git config user.email b@x &&
         mkdir -p recs && python3 - "$1" <<'PY'
@@ -63,7 +64,7 @@ for line in open(sys.argv[1]):
     with open(f"recs/{rec['id']}.md", "w") as f:
         f.write(line)
 PY
-        git add recs && git commit -qm floor)
+        git add recs && git -c gc.auto=0 commit -qm floor)
 }
 
 # timed OUT CMD...: runs CMD, appends "seconds KB" to OUT.
