@@ -3,12 +3,12 @@
 # what git and find take on the same repository in the same run (absolute times drift with
 # the machine's load; ratios much less):
 #
-#   1. `list --json`, `ready --json`, plain `status` on 10,000 beads in a 20,000-file
+#   1. `list --json -n 0`, `ready --json -n 0`, plain `status` on 10,000 beads in a 20,000-file
 #      repository, each against `git status --porcelain`               goal <= 1.0x
-#   2. `ready --json` on 100,000 beads against
+#   2. `ready --json -n 0` on 100,000 beads against
 #      `find .beads/issues -printf '%T@\n'`                              goal <= 1.2x
 #      and its peak memory (max RSS, /usr/bin/time -v)                   goal <= 60 MB
-#   3. the first `ready --json` after `rm -rf .beads/.cache`, 100,000 beads  goal < 2 s
+#   3. the first `ready --json -n 0` after `rm -rf .beads/.cache`, 100,000 beads  goal < 1 s
 #
 # Commands are timed interleaved (one run of each in turn, RUNS times), so a change of
 # load hits every command alike; medians of wall time are compared, and CPU time (user +
@@ -95,15 +95,15 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 log "1. list / ready / status vs git status, $RUNS interleaved runs"
 python3 "$WORK/interleave.py" "$WORK/small.json" "$SMALL" "$RUNS" \
     "git status --porcelain" "git status --porcelain" \
-    "list --json" "$VM list --json" \
-    "ready --json" "$VM ready --json" \
+    "list --json -n 0" "$VM list --json -n 0" \
+    "ready --json -n 0" "$VM ready --json -n 0" \
     "status" "$VM status"
 
 log "2. ready --json vs find, $BIG beads"
-(cd "$BIGR" && "$VM" ready --json >/dev/null)
+(cd "$BIGR" && "$VM" ready --json -n 0 >/dev/null)
 python3 "$WORK/interleave.py" "$WORK/big.json" "$BIGR" "$RUNS" \
     "find" "find .beads/issues -printf '%T@\n'" \
-    "ready --json" "$VM ready --json"
+    "ready --json -n 0" "$VM ready --json -n 0"
 
 # peak RSS in kB of CMD... (the largest of three runs)
 peak() {
@@ -115,7 +115,7 @@ peak() {
     done
     echo "$best"
 }
-RSS_READY=$(peak "$VM" ready --json)
+RSS_READY=$(peak "$VM" ready --json -n 0)
 RSS_FIND=$(peak find .beads/issues -printf '%T@\n')
 
 log "3. first read after rm -rf .beads/.cache, $BIG beads ($COLD_RUNS runs)"
@@ -126,7 +126,7 @@ COLD=()
 for _ in $(seq "$COLD_RUNS"); do
     rm -rf "$BIGR/.beads/.cache"
     t0=$(date +%s.%N)
-    (cd "$BIGR" && "$VM" ready --json >/dev/null)
+    (cd "$BIGR" && "$VM" ready --json -n 0 >/dev/null)
     t1=$(date +%s.%N)
     COLD+=("$(python3 -c "print($t1 - $t0)")")
 done
@@ -149,15 +149,15 @@ def ratio(name, r, base, bname, goal):
     rows.append((name, f"{r['wall'] * 1000:.1f} ms", f"{bname} {base['wall'] * 1000:.1f} ms",
                  f"{v:.2f}x", f"{r['cpu'] / base['cpu']:.2f}x", f"<= {goal}x", verdict(v <= goal)))
 git = small["git status --porcelain"]
-for cmd in ("list --json", "ready --json", "status"):
+for cmd in ("list --json -n 0", "ready --json -n 0", "status"):
     ratio(f"{cmd} ({nb} beads, {nb + nf} files)", small[cmd], git, "git status", 1.0)
-ratio(f"ready --json ({big} beads)", bigj["ready --json"], bigj["find"], "find", 1.2)
-rows.append((f"ready --json peak memory ({big} beads)", f"{rss_ready:.1f} MB",
+ratio(f"ready --json -n 0 ({big} beads)", bigj["ready --json -n 0"], bigj["find"], "find", 1.2)
+rows.append((f"ready --json -n 0 peak memory ({big} beads)", f"{rss_ready:.1f} MB",
              f"find {rss_find:.1f} MB", "", "", "<= 60 MB", verdict(rss_ready <= 60)))
 c = statistics.median(cold)
-rows.append((f"first ready after rm -rf .beads/.cache ({big} beads)", f"{c:.2f} s",
-             f"min {min(cold):.2f} s, max {max(cold):.2f} s", "", "", "< 2 s",
-             verdict(c < 2)))
+rows.append((f"first ready -n 0 after rm -rf .beads/.cache ({big} beads)", f"{c:.2f} s",
+             f"min {min(cold):.2f} s, max {max(cold):.2f} s", "", "", "< 1 s",
+             verdict(c < 1)))
 print(f"\nvermas read speed at scale; wall-time medians of interleaved runs; "
       f"{ncpu} CPUs, load average {load_start} at start, {load_end} at end\n")
 head = ("measure", "vermas", "baseline", "wall ratio", "cpu ratio", "goal", "")
