@@ -47,39 +47,10 @@ SH
     exit 1
 }
 
-# The timing loop: interleaved runs, wall and CPU time of each child tree (from wait4).
-cat >"$WORK/interleave.py" <<'PY'
-import json, os, statistics, subprocess, sys, time
-# usage: interleave.py OUT.json DIR RUNS NAME CMD [NAME CMD ...]   (CMD run by sh -c)
-out, cwd, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-pairs = list(zip(sys.argv[4::2], sys.argv[5::2]))
-wall = {n: [] for n, _ in pairs}
-cpu = {n: [] for n, _ in pairs}
-def once(cmd):
-    t = time.perf_counter()
-    p = subprocess.Popen(["sh", "-c", "exec " + cmd], cwd=cwd,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    elapsed = time.perf_counter() - t
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{cmd} exited {os.waitstatus_to_exitcode(status)}")
-    return elapsed, ru.ru_utime + ru.ru_stime
-for _ in range(2):                       # warm-up
-    for _, cmd in pairs:
-        once(cmd)
-for _ in range(runs):
-    for name, cmd in pairs:
-        w, c = once(cmd)
-        wall[name].append(w)
-        cpu[name].append(c)
-json.dump({n: {"wall": statistics.median(wall[n]), "cpu": statistics.median(cpu[n]),
-               "min": min(wall[n]), "max": max(wall[n])} for n, _ in pairs},
-          open(out, "w"), indent=1)
-PY
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 log "$CHECKS checks, $RUNS interleaved runs"
-python3 "$WORK/interleave.py" "$WORK/times.json" "$R" "$RUNS" \
+WARMUP=2 python3 "$ROOT/bench/interleave.py" "$WORK/times.json" "$R" "$RUNS" \
     "bash loop" "bash $WORK/loop.sh $WORK/names" \
     "jobs 1" "$VM status --verify --jobs 1" \
     "xargs -P2" "xargs -P2 -I{} bash -c 'source \"\$1\" && \"\$2\"' _ tests/checks.sh {} <$WORK/names" \

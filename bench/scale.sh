@@ -57,43 +57,13 @@ if [[ -z "$BIGR" ]]; then
 fi
 log "repositories: $SMALL ($(git -C "$SMALL" ls-files | wc -l) files), $BIGR"
 
-# The timing loop: interleaved runs, wall and CPU time of each child (from wait4).
-cat >"$WORK/interleave.py" <<'PY'
-import json, os, statistics, subprocess, sys, time
-# usage: interleave.py OUT.json DIR RUNS NAME CMD [NAME CMD ...]   (CMD run by sh -c)
-out, cwd, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-pairs = list(zip(sys.argv[4::2], sys.argv[5::2]))
-wall = {n: [] for n, _ in pairs}
-cpu = {n: [] for n, _ in pairs}
-def once(cmd):
-    t = time.perf_counter()
-    p = subprocess.Popen(["sh", "-c", "exec " + cmd], cwd=cwd,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    elapsed = time.perf_counter() - t
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
-        sys.exit(f"{cmd} exited {p.returncode}")
-    return elapsed, ru.ru_utime + ru.ru_stime
-for _ in range(3):                       # warm-up: page cache, index cache
-    for _, cmd in pairs:
-        once(cmd)
-for _ in range(runs):
-    for name, cmd in pairs:
-        w, c = once(cmd)
-        wall[name].append(w)
-        cpu[name].append(c)
-json.dump({n: {"wall": statistics.median(wall[n]), "cpu": statistics.median(cpu[n]),
-               "min": min(wall[n]), "max": max(wall[n])} for n, _ in pairs},
-          open(out, "w"), indent=1)
-PY
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 # A warm index first (the generated files are older than the 2 s racy window).
 (cd "$SMALL" && "$VM" ready --json >/dev/null && "$VM" status >/dev/null)
 
 log "1. list / ready / status vs git status, $RUNS interleaved runs"
-python3 "$WORK/interleave.py" "$WORK/small.json" "$SMALL" "$RUNS" \
+python3 "$ROOT/bench/interleave.py" "$WORK/small.json" "$SMALL" "$RUNS" \
     "git status --porcelain" "git status --porcelain" \
     "list --json -n 0" "$VM list --json -n 0" \
     "ready --json -n 0" "$VM ready --json -n 0" \
@@ -101,7 +71,7 @@ python3 "$WORK/interleave.py" "$WORK/small.json" "$SMALL" "$RUNS" \
 
 log "2. ready --json vs find, $BIG beads"
 (cd "$BIGR" && "$VM" ready --json -n 0 >/dev/null)
-python3 "$WORK/interleave.py" "$WORK/big.json" "$BIGR" "$RUNS" \
+python3 "$ROOT/bench/interleave.py" "$WORK/big.json" "$BIGR" "$RUNS" \
     "find" "find .beads/issues -printf '%T@\n'" \
     "ready --json -n 0" "$VM ready --json -n 0"
 

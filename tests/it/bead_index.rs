@@ -90,14 +90,7 @@ fn ids(v: &serde_json::Value) -> Vec<String> {
 
 /// The index's lines after its header, by bead id.
 fn index_ids(repo: &Repo) -> Vec<String> {
-    let text = repo.read(INDEX);
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("vermas-index 4"), "{text}");
-    let mut ids: Vec<String> = lines
-        .map(|l| l.split('\t').next().unwrap_or("").to_string())
-        .collect();
-    ids.sort();
-    ids
+    crate::common::cache_ids(repo, INDEX, "vermas-index 4")
 }
 
 #[test]

@@ -86,14 +86,7 @@ fn listings(repo: &Repo) -> [String; 2] {
 
 /// The ids of the cache's entries, sorted.
 fn cached_ids(repo: &Repo) -> Vec<String> {
-    let text = repo.read(TAILS);
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("vermas-tails 1"), "{text}");
-    let mut ids: Vec<String> = lines
-        .map(|l| l.split('\t').next().unwrap_or("").to_string())
-        .collect();
-    ids.sort();
-    ids
+    crate::common::cache_ids(repo, TAILS, "vermas-tails 1")
 }
 
 #[test]

@@ -407,3 +407,16 @@ pub fn git_ok(home: &Path, dir: &Path, args: &[&str], vermas_on_path: bool) -> S
     );
     stdout(&out)
 }
+
+/// The ids a line-per-record cache file of `repo` holds (the first tab-separated field of
+/// each line after its `header` line, which must be the first), sorted.
+pub fn cache_ids(repo: &Repo, path: &str, header: &str) -> Vec<String> {
+    let text = repo.read(path);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header), "{text}");
+    let mut ids: Vec<String> = lines
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect();
+    ids.sort();
+    ids
+}
