@@ -102,9 +102,16 @@ impl<'a> IndexedBead<'a> {
         self.slot.span.key(self.text)
     }
 
-    /// Field `n` of its line (see [`field`]), read on demand; empty if the line is short.
-    fn field(&self, n: usize) -> &'a str {
-        cache::split(self.slot.span.fields(self.text)).map_or("", |f| f[n])
+    /// Field `n` of its line (see [`field`]), one after the last marked field: found by
+    /// stepping over the fields between (a few short ones), not by splitting the line.
+    fn field_after_marked(&self, n: usize) -> &'a str {
+        const LAST: usize = MARKED[MARKED.len() - 1];
+        let end = self.slot.span.fields_start() + self.slot.span.fields(self.text).len();
+        let mut rest = &self.text[self.slot.marks[MARKED.len() - 1] as usize..end];
+        for _ in LAST..n {
+            rest = rest.split_once('\t').map_or("", |(_, after)| after);
+        }
+        rest.split_once('\t').map_or(rest, |(field, _)| field)
     }
 
     /// Marked field `n` (see [`MARKED`]).
@@ -209,12 +216,14 @@ impl BeadFields for IndexedBead<'_> {
         })
     }
     fn close_reason(&self) -> Option<Cow<'_, str>> {
-        self.field(field::CLOSE_REASON)
+        self.field_after_marked(field::CLOSE_REASON)
             .strip_prefix('+')
             .map(unesc_cow)
     }
     fn parent(&self) -> Option<Cow<'_, str>> {
-        self.field(field::PARENT).strip_prefix('+').map(unesc_cow)
+        self.field_after_marked(field::PARENT)
+            .strip_prefix('+')
+            .map(unesc_cow)
     }
 }
 

@@ -10,6 +10,7 @@
 //! seen at once; a missing, stale or malformed entry means the file is read, and the cache
 //! is written anew. Readers take no lock: the cache is replaced whole.
 
+use super::graph::IdMap;
 use super::model::{AcceptanceCriterion, Approval, Bead, Note};
 use crate::store::index::{FileStamp, ITEM, now_ns};
 use crate::store::write_atomic;
@@ -125,19 +126,32 @@ fn each_line(ws: &Workspace, mut each: impl FnMut(&[u8])) {
 }
 
 /// The cached tails of `wanted` (each bead's id and its file's stamp as just stat'ed), in
-/// that order: read in one pass over the cache, keeping only those.
+/// that order: read in one pass over the cache in large blocks, keeping only those.
 pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
-    let mut by_key: HashMap<&[u8], usize> = HashMap::with_capacity(wanted.len());
-    for (n, (key, _)) in wanted.iter().enumerate() {
-        by_key.insert(key.as_bytes(), n);
-    }
     let mut tails = Tails {
         text: String::new(),
         found: vec![None; wanted.len()],
     };
-    each_line(ws, |line| {
+    let Ok(mut file) = std::fs::File::open(tails_path(ws)) else {
+        return tails;
+    };
+    let mut by_key: IdMap<&[u8], usize> = IdMap::default();
+    by_key.reserve(wanted.len());
+    for (n, (key, _)) in wanted.iter().enumerate() {
+        by_key.insert(key.as_bytes(), n);
+    }
+    // The kept tails are never longer than the file: room for them all at once, so the
+    // text is never copied to grow (pages never written to cost no memory).
+    let size = file.metadata().map_or(0, |m| m.len());
+    tails.text.reserve(usize::try_from(size).unwrap_or(0));
+    let mut header = true;
+    let read = each_block_line(&mut file, |line| {
+        if header {
+            header = false;
+            return line == format!("{HEADER}\n").as_bytes();
+        }
         let Some(&n) = entry_key(line).and_then(|k| by_key.get(k)) else {
-            return;
+            return true;
         };
         if let Some((_, stamp, tail)) = entry(line)
             && stamp == wanted[n].1
@@ -147,10 +161,55 @@ pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
             tails.text.push_str(tail);
             tails.found[n] = Some(start..tails.text.len());
         }
+        true
     });
+    if read.is_err() {
+        tails.found.iter_mut().for_each(|f| *f = None);
+    }
     // Kept while the listing is written: no spare room.
     tails.text.shrink_to_fit();
     tails
+}
+
+/// Calls `each` with every whole line of `file` (with its newline; a last line without
+/// one is left out) until it returns false, reading large blocks rather than line by line.
+fn each_block_line(
+    file: &mut std::fs::File,
+    mut each: impl FnMut(&[u8]) -> bool,
+) -> std::io::Result<()> {
+    use std::io::{BufRead, Read};
+    let mut buf = vec![0; 1 << 18];
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            // A line longer than the block.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match file.read(&mut buf[filled..]) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut start = 0;
+        let end = filled + n;
+        // Only the new bytes can hold the end of the pending line.
+        let mut search = filled;
+        // `skip_until` finds the newline a word at a time, copying nothing.
+        while let Ok(len) = (&mut &buf[search..end]).skip_until(b'\n')
+            && len > 0
+            && buf[search + len - 1] == b'\n'
+        {
+            let line_end = search + len;
+            if !each(&buf[start..line_end]) {
+                return Ok(());
+            }
+            start = line_end;
+            search = line_end;
+        }
+        buf.copy_within(start..end, 0);
+        filled = end - start;
+    }
 }
 
 /// Writes the cache anew: its entries still current for `current` (every bead's id and
@@ -187,4 +246,45 @@ pub fn save(ws: &Workspace, current: &HashMap<&str, FileStamp>, fresh: &[(&str, 
         );
     }
     let _ = write_atomic(&ws.cache_dir(), &tails_path(ws), out.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::each_block_line;
+    use std::io::{Seek, Write};
+
+    /// The lines `each_block_line` gives for a file holding `text`.
+    fn lines_of(text: &[u8]) -> Vec<Vec<u8>> {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(text).unwrap();
+        file.rewind().unwrap();
+        let mut out = Vec::new();
+        each_block_line(&mut file, |l| {
+            out.push(l.to_vec());
+            true
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn whole_lines_across_blocks_and_longer_than_a_block() {
+        let long = vec![b'x'; 600_000];
+        let mut text = b"a\n".to_vec();
+        text.extend_from_slice(&long);
+        text.extend_from_slice(b"\nb\nlast without newline");
+        let lines = lines_of(&text);
+        let mut want_long = long.clone();
+        want_long.push(b'\n');
+        assert_eq!(lines, vec![b"a\n".to_vec(), want_long, b"b\n".to_vec()]);
+    }
+
+    #[test]
+    fn many_short_lines_all_read_in_order() {
+        let text: String = (0..100_000).map(|n| format!("{n}\n")).collect();
+        let lines = lines_of(text.as_bytes());
+        assert_eq!(lines.len(), 100_000);
+        assert_eq!(lines[99_999], b"99999\n");
+        assert_eq!(lines[12_345], b"12345\n");
+    }
 }
