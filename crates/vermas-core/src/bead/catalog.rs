@@ -466,6 +466,12 @@ struct Indented<'o>(&'o mut Vec<u8>);
 
 impl std::io::Write for Indented<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Most pieces (keys, strings, numbers) hold no line break: one search (`contains`
+        // of a byte is a word-at-a-time search), then one copy.
+        if !buf.contains(&b'\n') {
+            self.0.extend_from_slice(buf);
+            return Ok(buf.len());
+        }
         let mut rest = buf;
         while let Some(at) = rest.iter().position(|&b| b == b'\n') {
             self.0.extend_from_slice(&rest[..=at]);
@@ -474,6 +480,11 @@ impl std::io::Write for Indented<'_> {
         }
         self.0.extend_from_slice(rest);
         Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        // Every write takes all of its bytes: no loop needed.
+        self.write(buf).map(|_| ())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
