@@ -226,11 +226,21 @@ def components(g):
     return found
 
 
+def find_in(files):
+    """The circles `find` reports for a crate made of `files` (path -> text)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        return find(d)
+
+
 def self_test():
     """The checker finds a circle written on purpose, through a use group, and ignores
     doc links, test code and a folder importing its own files."""
-    import tempfile
-
     files = {
         "lib.rs": "pub mod a;\npub mod b;\n",
         "a/mod.rs": "mod x;\nmod y;\npub use x::X;\n",
@@ -238,12 +248,7 @@ def self_test():
         "a/y.rs": "use crate::{a::x::{self, X}};\n#[cfg(test)]\nmod tests {\n    use crate::b::B;\n}\n",
         "b.rs": "use crate::a::X;\npub struct B;\n",
     }
-    with tempfile.TemporaryDirectory() as d:
-        for name, text in files.items():
-            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
-            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
-                f.write(text)
-        found = find(d)
+    found = find_in(files)
     assert found == [("file", ("a/x", "a/y"))], found
     # A loop of three files, no two of which import each other, is a circle too.
     loop = {
@@ -253,12 +258,7 @@ def self_test():
         "c/q.rs": "use super::r::R;\npub struct Q(R);\n",
         "c/r.rs": "use super::p::P;\npub struct R(Box<P>);\n",
     }
-    with tempfile.TemporaryDirectory() as d:
-        for name, text in loop.items():
-            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
-            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
-                f.write(text)
-        found = find(d)
+    found = find_in(loop)
     assert found == [("file", ("c/p", "c/q", "c/r"))], found
 
 

@@ -280,14 +280,20 @@ fn mol_run(repo: &Repo, id: &str, handler: &str) -> std::process::Child {
 /// Three independent steps.
 const TRIO: &str = "formula = \"trio\"\ndescription = \"Three steps\"\nversion = 1\n\n[[steps]]\nid = \"a\"\ntitle = \"A\"\n\n[[steps]]\nid = \"b\"\ntitle = \"B\"\n\n[[steps]]\nid = \"c\"\ntitle = \"C\"\n";
 
-#[test]
-fn two_runs_of_one_molecule_run_each_step_once() {
+/// A repository with the trio formula committed and poured for a new bead; the molecule's id.
+fn poured_trio() -> (Repo, String) {
     let repo = repo_with_formulas(&[("trio", TRIO)]);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "formula"]);
     let bead = repo.create("Work", &[]);
     let mol = repo.json(&["mol", "pour", "trio", "--bead", &bead]);
     let id = mol["id"].as_str().unwrap().to_string();
+    (repo, id)
+}
+
+#[test]
+fn two_runs_of_one_molecule_run_each_step_once() {
+    let (repo, id) = poured_trio();
     let log = repo.join("steps.log");
     let handler = format!(
         "cat >/dev/null; echo \"$VERMAS_STEP_ID\" >> '{}'; sleep 1; echo ok",
@@ -321,12 +327,7 @@ fn two_runs_of_one_molecule_run_each_step_once() {
 
 #[test]
 fn a_step_taken_by_an_interrupted_run_is_given_back() {
-    let repo = repo_with_formulas(&[("trio", TRIO)]);
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "formula"]);
-    let bead = repo.create("Work", &[]);
-    let mol = repo.json(&["mol", "pour", "trio", "--bead", &bead]);
-    let id = mol["id"].as_str().unwrap().to_string();
+    let (repo, id) = poured_trio();
     let started = repo.join("started");
     let handler = format!(
         "cat >/dev/null; echo \"$VERMAS_STEP_ID\" >> '{}'; sleep 30",
