@@ -148,6 +148,58 @@ fn an_exit_trap_cannot_turn_a_failing_function_into_a_pass() {
 }
 
 #[test]
+fn a_sourced_function_keeps_its_own_exit_traps_and_its_status_still_decides() {
+    let repo = spec_repo(&[
+        ("cleans up and fails", "t.sh#test_fails"),
+        ("cleans up and passes", "t.sh#test_passes"),
+        ("fails under set -e", "t.sh#test_errexit"),
+        ("passes its trap past vermas", "t.sh#test_bypass"),
+        ("replaces itself", "t.sh#test_exec"),
+    ]);
+    repo.write(
+        "tests/t.sh",
+        "set -e\n\
+         test_fails() { trap 'rm -f made; exit 0' EXIT INT; touch made; exit 3; }\n\
+         test_passes() { trap 'echo cleaned up $?' EXIT; return 0; }\n\
+         test_errexit() { false; echo not reached; }\n\
+         test_bypass() { builtin trap 'exit 0' EXIT; exit 1; }\n\
+         test_exec() { exec true; }\n",
+    );
+    let r = run(&repo, &["status", "--verify", "--json"]);
+    let j = r.json();
+    for (text, want) in [
+        ("cleans up and fails", "FAIL"),
+        ("cleans up and passes", "PASS"),
+        ("fails under set -e", "FAIL"),
+        ("passes its trap past vermas", "ERROR"),
+        ("replaces itself", "ERROR"),
+    ] {
+        assert_eq!(outcome(&j, text), want, "{text}: {}", reason(&j, text));
+    }
+    assert!(
+        reason(&j, "cleans up and fails").contains("test_fails exited with 3"),
+        "{}",
+        reason(&j, "cleans up and fails")
+    );
+    assert!(
+        !repo.path().join("made").exists(),
+        "the script's own trap ran"
+    );
+    let passes = &criterion(&j, "cleans up and passes")["checks"][0];
+    assert!(
+        passes["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("cleaned up 0")),
+        "{passes}"
+    );
+    assert!(
+        reason(&j, "passes its trap past vermas").contains("outcome cannot be told"),
+        "{}",
+        reason(&j, "passes its trap past vermas")
+    );
+}
+
+#[test]
 fn a_call_vermas_did_not_make_or_a_forged_record_is_no_proof() {
     let repo = spec_repo(&[
         ("subshell at top level", "c.sh#test_c"),

@@ -167,14 +167,15 @@ pub fn run_verify(
     if result.outcome != Outcome::Error {
         match proof::decide(&proof, &done, file, function) {
             proof::Decides::ExitCode => {}
-            proof::Decides::Status(code) => {
+            proof::Decides::Status { code, exited } => {
                 (result.outcome, result.reason) = classify(&done, Some(code), function, settings);
                 result.exit_code = Some(code);
                 if result.outcome == Outcome::Fail && done.exit_code != Some(code) {
                     let exit = done.exit_code.map_or("?".into(), |c| c.to_string());
                     result.reason = Some(format!(
-                        "{} returned {code} (the script then exited {exit}: its own status decides)",
-                        function.unwrap_or("the function")
+                        "{} {} {code} (the script then exited {exit}: its own status decides)",
+                        function.unwrap_or("the function"),
+                        if exited { "exited with" } else { "returned" }
                     ));
                 }
             }

@@ -53,8 +53,14 @@ pub enum BashMode {
 pub enum Decides {
     /// The exit code, as the command ended.
     ExitCode,
-    /// The function's own status, recorded when it returned.
-    Status(i32),
+    /// The function's own status, recorded when it returned, or (`exited`) when it called
+    /// `exit`.
+    Status {
+        /// The status.
+        code: i32,
+        /// True when it exited rather than returned.
+        exited: bool,
+    },
     /// This outcome, for this reason (pytest's skip, xfail).
     Outcome(Outcome, String),
     /// Nothing: the target was not shown to have run, for this reason (an ERROR).
@@ -77,13 +83,36 @@ __vermas_return='if [[ "${FUNCNAME[0]-}" == "$__vermas_fn" ]]; then trap - RETUR
 trap 'if [[ -z "$__vermas_fn" ]]; then printf "%s R\n" "$__vermas_key" >> "$__vermas_proof"; trap - DEBUG; elif [[ "${FUNCNAME[0]-}" == "$__vermas_fn" && "$BASHPID" == "$$" ]]; then printf "%s E\n" "$__vermas_key" >> "$__vermas_proof"; if [[ -n "$(trap -p EXIT)" ]]; then printf "%s T\n" "$__vermas_key" >> "$__vermas_proof"; fi; trap - DEBUG; trap "$__vermas_return" RETURN; fi' DEBUG
 "#;
 
-/// Bash that sources the file, then calls the function in a subshell and records its
-/// status; fails clearly when the function is missing. Arguments: file, function.
-pub const BASH_CALL: &str = r#"__vermas_key=${VERMAS_PROBE_KEY-} __vermas_proof=${VERMAS_PROBE_FILE-}
+/// Bash that sources the file, then calls the function in the same process (no subshell,
+/// no fork) and records the status it returned (`S`), or, through vermas's `EXIT` trap, the
+/// status it exited with (`X`); fails clearly when the function is missing. Arguments:
+/// file, function.
+///
+/// While the file is sourced and the function runs, `trap` is a function that sets any
+/// action for `EXIT` behind vermas's recorder (`__vermas_exited; ACTION`), so the script's
+/// own clean-up still runs, after the status was recorded (with `errexit` off, so the
+/// status handed on to it as `$?` does not end the shell first): what it does to the exit
+/// code cannot change the outcome. An `EXIT` trap set past it (`builtin trap`) leaves no record
+/// of an exit: an ERROR, never a pass.
+pub const BASH_CALL: &str = r#"__vermas_key=${VERMAS_PROBE_KEY-} __vermas_proof=${VERMAS_PROBE_FILE-} __vermas_in=
 unset VERMAS_PROBE_KEY VERMAS_PROBE_FILE
+__vermas_exited() { local s=$?; if [[ -n $__vermas_in ]]; then __vermas_in=; printf '%s X %d\n' "$__vermas_key" "$s" >> "$__vermas_proof"; fi; set +e; return "$s"; }
+trap() {
+  local __vermas_a __vermas_e= __vermas_cmd=- __vermas_rest=()
+  for __vermas_a; do case ${__vermas_a^^} in EXIT|0) __vermas_e=1;; esac; done
+  if [[ -z $__vermas_e || ${1-} == -* && ${1-} != - && ${1-} != -- ]]; then builtin trap "$@"; return; fi
+  if [[ $1 == -- ]]; then shift; fi
+  if (( $# > 1 )); then __vermas_cmd=$1; shift; fi
+  for __vermas_a; do case ${__vermas_a^^} in EXIT|0) ;; *) __vermas_rest+=("$__vermas_a");; esac; done
+  if (( ${#__vermas_rest[@]} )); then builtin trap -- "$__vermas_cmd" "${__vermas_rest[@]}" || return; fi
+  if [[ $__vermas_cmd == - ]]; then builtin trap __vermas_exited EXIT; else builtin trap -- "__vermas_exited; $__vermas_cmd" EXIT; fi
+}
+builtin trap __vermas_exited EXIT
 source "$1" || exit $?
 if ! declare -F "$2" >/dev/null; then echo "vermas: function not defined: $2" >&2; exit 127; fi
-( "$2" ); __vermas_s=$?
+__vermas_in=1
+"$2"; __vermas_s=$?
+__vermas_in=
 printf '%s S %d\n' "$__vermas_key" "$__vermas_s" >> "$__vermas_proof"
 exit "$__vermas_s""#;
 
@@ -217,14 +246,21 @@ fn decide_bash(
     function: Option<&str>,
 ) -> Decides {
     let has = |kind: char| records.iter().any(|(k, _)| *k == kind);
+    // `X`: the status a sourced function exited with, recorded before any trap of the
+    // script's ran; it decides as a returned status does.
     let failed = records
         .iter()
-        .filter(|(k, _)| *k == 'S')
-        .find_map(|(_, s)| s.filter(|s| *s != 0));
+        .filter(|(k, _)| *k == 'S' || *k == 'X')
+        .find_map(|(k, s)| {
+            s.filter(|s| *s != 0).map(|code| Decides::Status {
+                code,
+                exited: *k == 'X',
+            })
+        });
     let f = function.unwrap_or("the function");
     match mode {
-        BashMode::Sourced if !has('S') => Decides::Unproven(format!(
-            "{f} never ran: {file} ended while it was being sourced (a top-level exit?) before {f} could be called"
+        BashMode::Sourced if !has('S') && !has('X') => Decides::Unproven(format!(
+            "{f} never ran: {file} ended while it was being sourced (a top-level exit?) before {f} could be called; or {f} ended the shell past vermas's EXIT trap (`builtin trap`, `exec`), and its outcome cannot be told"
         )),
         // The probe did not load (bash ignored BASH_ENV): the exit code is all there is.
         BashMode::Dispatched | BashMode::Whole if !has('L') => Decides::ExitCode,
@@ -239,7 +275,7 @@ fn decide_bash(
         BashMode::Whole if !has('R') => Decides::Unproven(format!(
             "{file} ran no command outside its function definitions; name the test to run, as {file}#FUNCTION"
         )),
-        _ => failed.map_or(Decides::ExitCode, Decides::Status),
+        _ => failed.unwrap_or(Decides::ExitCode),
     }
 }
 
@@ -411,7 +447,7 @@ mod tests {
         assert_eq!(
             decide_bash(&forged, BashMode::Sourced, "t.sh", Some("f")),
             Decides::Unproven(
-                "f never ran: t.sh ended while it was being sourced (a top-level exit?) before f could be called".into()
+                "f never ran: t.sh ended while it was being sourced (a top-level exit?) before f could be called; or f ended the shell past vermas's EXIT trap (`builtin trap`, `exec`), and its outcome cannot be told".into()
             )
         );
         assert_eq!(
@@ -421,7 +457,10 @@ mod tests {
                 "t.sh",
                 Some("f")
             ),
-            Decides::Status(3)
+            Decides::Status {
+                code: 3,
+                exited: false
+            }
         );
     }
 }
