@@ -8,5 +8,10 @@ mod ralph;
 mod session;
 
 fn main() {
+    // Started as a check guard (see vermas_core::check::guard): serve, and nothing else.
+    #[cfg(target_os = "linux")]
+    if let Some(code) = vermas_core::check::guard::serve_or_enable() {
+        std::process::exit(code);
+    }
     std::process::exit(cli::main());
 }

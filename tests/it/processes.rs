@@ -128,3 +128,33 @@ fn sigterm_during_a_gate_command_ends_its_processes() {
     let log = repo.git(&["log", "--format=%s"]);
     assert!(!log.contains("gate"), "{log}");
 }
+
+#[test]
+fn one_guard_runs_a_threads_checks_in_turn_and_leaves_with_vermas() {
+    let repo = Repo::initialised();
+    let mut spec = String::from("# Guard\n\n## Success Criteria\n\n");
+    for i in 0..3 {
+        spec.push_str(&format!(
+            "- [ ] step {i}\n  [verify](tests/g.sh#test_g{i})\n"
+        ));
+    }
+    repo.write("specs/guard.md", &spec);
+    // Each check notes the process that runs it, and the first leaves a stray that left
+    // its group: it must be gone before the second check starts.
+    repo.write(
+        "tests/g.sh",
+        "test_g0() { echo $PPID > guard0.pid; setsid sleep 300 & echo $! > stray.pid; }\n\
+         test_g1() { echo $PPID > guard1.pid; if kill -0 \"$(cat stray.pid)\" 2>/dev/null; then echo stray alive; return 1; fi; }\n\
+         test_g2() { echo $PPID > guard2.pid; }\n",
+    );
+    let r = run(&repo, &["status", "--verify", "--jobs", "1"]);
+    r.expect_code(0);
+    let guards = read_pids(&repo, &["guard0.pid", "guard1.pid", "guard2.pid"]);
+    assert!(
+        guards.iter().all(|g| *g == guards[0]),
+        "one process ran every check of the thread: {guards:?}"
+    );
+    let left = wait_gone(&guards[..1], Duration::from_secs(2));
+    kill_all(&left);
+    assert!(left.is_empty(), "the guard outlived vermas: {left:?}");
+}

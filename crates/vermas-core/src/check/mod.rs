@@ -2,6 +2,8 @@
 //! running many in parallel with results kept in order.
 
 pub mod functions;
+#[cfg(target_os = "linux")]
+pub mod guard;
 pub mod process;
 mod proof;
 pub mod reaper;

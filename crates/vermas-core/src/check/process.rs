@@ -189,7 +189,8 @@ impl Capture {
 /// Runs `job` to completion or its deadline. Never panics on the child's behaviour; every
 /// process the child started (in its group or not, whatever its environment) is killed
 /// when the child ends, and when vermas is killed. The calling thread does all the waiting
-/// (a poll on the output pipe and the child's pidfd): no thread per check.
+/// (a poll on the output pipe and on the guard's socket or the child's pidfd): no thread
+/// per check.
 pub fn run(job: &Job) -> Finished {
     reaper::prepare();
     let start = Instant::now();
@@ -203,20 +204,13 @@ pub fn run(job: &Job) -> Finished {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let mut cmd = match command(job, &token, writer) {
-        Ok(c) => c,
+    let (mut running, stdin) = match launch(job, &token, writer) {
+        Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let spawned = cmd.spawn();
-    // The command holds our copies of the pipe's write end: drop it so the pipe can close.
-    drop(cmd);
-    let mut child = match spawned {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
-    let pid = child.id() as i32;
-    reaper::track(pid, &token);
-    if let (Some(bytes), Some(mut stdin)) = (job.stdin.clone(), child.stdin.take()) {
+    let group = running.group();
+    reaper::track(group, running.stopper(), &token);
+    if let (Some(bytes), Some(mut stdin)) = (job.stdin.clone(), stdin) {
         std::thread::spawn(move || {
             use std::io::Write;
             // A command that does not read its input is not an error.
@@ -228,14 +222,17 @@ pub fn run(job: &Job) -> Finished {
         open: true,
         kept: Capture::new(job.output_cap),
     };
-    let (status, timed_out) = wait(&mut child, &mut output, start.checked_add(job.timeout), pid);
+    let (status, timed_out) = wait(&mut running, &mut output, start.checked_add(job.timeout));
     if !reaper::SUPERVISED || status.is_none_or(|s| s.signal().is_some()) {
         // Without a supervisor, or when it was killed, its strays are found by the token.
-        reaper::signal_group(pid, rustix::process::Signal::KILL);
+        reaper::signal_group(group, rustix::process::Signal::KILL);
         reaper::sweep(&token);
     }
-    reaper::release(pid);
+    reaper::release(group);
     reaper::halt_if_interrupted();
+    if let Some(e) = running.spawn_error() {
+        return fail(e);
+    }
     // A process outside the check's tree may hold the pipe open: what was read is kept.
     let grace_end = Instant::now() + Duration::from_secs(2);
     while output.open && Instant::now() < grace_end {
@@ -257,6 +254,148 @@ pub fn run(job: &Job) -> Finished {
     }
 }
 
+/// A started job: under this thread's guard, or a child of vermas (under its own
+/// supervisor on Linux).
+enum Running {
+    /// Run by the guard.
+    #[cfg(target_os = "linux")]
+    Guarded(super::guard::Running),
+    /// vermas's child, and a descriptor readable once it ended (where the kernel has one).
+    Child(std::process::Child, Option<OwnedFd>),
+}
+
+impl Running {
+    /// The process group a termination signal goes to.
+    fn group(&self) -> i32 {
+        match self {
+            #[cfg(target_os = "linux")]
+            Running::Guarded(g) => g.command,
+            Running::Child(c, _) => c.id() as i32,
+        }
+    }
+
+    /// The process that ends the job's whole tree when stopped (see [`reaper::stop`]).
+    fn stopper(&self) -> i32 {
+        match self {
+            #[cfg(target_os = "linux")]
+            Running::Guarded(g) => g.guard_pid,
+            Running::Child(c, _) => c.id() as i32,
+        }
+    }
+
+    /// Readable when the job may have ended; `None`: look now and then.
+    fn ready_fd(&self) -> Option<BorrowedFd<'_>> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Running::Guarded(g) => g.ready_fd(),
+            Running::Child(_, exited) => exited.as_ref().map(AsFd::as_fd),
+        }
+    }
+
+    /// Its exit status once it ended (`Some(None)`: it cannot be had); `None` while it runs.
+    fn try_status(&mut self) -> Option<Option<std::process::ExitStatus>> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Running::Guarded(g) => g.try_status(),
+            Running::Child(c, _) => match c.try_wait() {
+                Ok(Some(status)) => Some(Some(status)),
+                Ok(None) => None,
+                Err(_) => Some(None),
+            },
+        }
+    }
+
+    /// Why it could not be started, when that was found out only after it was launched.
+    fn spawn_error(&mut self) -> Option<std::io::Error> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Running::Guarded(g) => g.failed.take(),
+            Running::Child(..) => None,
+        }
+    }
+
+    /// Kills what runs it and its group outright; the status, when it can be had.
+    fn kill(&mut self) -> Option<std::process::ExitStatus> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Running::Guarded(g) => {
+                g.kill();
+                None
+            }
+            Running::Child(c, _) => {
+                reaper::signal_group(c.id() as i32, rustix::process::Signal::KILL);
+                c.wait().ok()
+            }
+        }
+    }
+}
+
+/// Starts `job`, output and errors on `out`: under this thread's guard where there is one,
+/// else as vermas's child. Also the pipe to its stdin, when it takes one.
+fn launch(
+    job: &Job,
+    token: &Token,
+    out: std::io::PipeWriter,
+) -> std::io::Result<(Running, Option<Box<dyn std::io::Write + Send>>)> {
+    #[cfg(target_os = "linux")]
+    {
+        use super::guard::{self, NotStarted, Request};
+        let stdin = match job.stdin {
+            Some(_) => Some(std::io::pipe()?),
+            None => None,
+        };
+        let found = on_path(&job.program, &job.env);
+        let program = found
+            .as_deref()
+            .map_or(std::ffi::OsStr::new(&job.program), |p| p.as_os_str());
+        let env = environment(job, token);
+        let request = Request {
+            program,
+            arg0: std::ffi::OsStr::new(&job.program),
+            args: &job.args,
+            dir: &job.dir,
+            env: &env,
+        };
+        let input = stdin.as_ref().map(|(r, _)| r.as_fd());
+        match guard::start(&request, out.as_fd(), input) {
+            Ok(running) => {
+                let writer = stdin.map(|(_, w)| Box::new(w) as Box<dyn std::io::Write + Send>);
+                return Ok((Running::Guarded(running), writer));
+            }
+            Err(NotStarted::Failed(e)) => return Err(e),
+            Err(NotStarted::Unavailable) => {}
+        }
+    }
+    let mut cmd = command(job, token, out)?;
+    let spawned = cmd.spawn();
+    // The command holds our copies of the pipe's write end: drop it so the pipe can close.
+    drop(cmd);
+    let mut child = spawned?;
+    let exited = pidfd(child.id() as i32);
+    let stdin = child
+        .stdin
+        .take()
+        .map(|s| Box::new(s) as Box<dyn std::io::Write + Send>);
+    Ok((Running::Child(child, exited), stdin))
+}
+
+/// The variables a job's process gets on top of vermas's: its check token, vermas's own
+/// path, then the job's own (which may override both).
+fn environment(job: &Job, token: &Token) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut env = vec![(reaper::TOKEN_VAR.into(), token.env_value.clone().into())];
+    if let Some(exe) = own_exe() {
+        env.push((SELF_VAR.into(), exe.as_os_str().to_owned()));
+    }
+    env.extend(job.env.iter().map(|(k, v)| (k.into(), v.into())));
+    env
+}
+
+/// The path of the running vermas, read once.
+fn own_exe() -> Option<&'static PathBuf> {
+    static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| std::env::current_exe().ok()).as_ref()
+}
+
 /// The command of `job`: run under a supervisor on Linux (see [`super::supervisor`]), in
 /// a process group of its own, output and errors on `out`, tagged with `token` so its
 /// strays can be found where there is no supervisor.
@@ -275,7 +414,7 @@ fn command(
     };
     cmd.args(&job.args)
         .current_dir(&job.dir)
-        .env(reaper::TOKEN_VAR, &token.env_value)
+        .envs(environment(job, token))
         .stdout(out.try_clone()?)
         .stderr(out)
         .stdin(if job.stdin.is_some() {
@@ -284,15 +423,6 @@ fn command(
             Stdio::null()
         })
         .process_group(0);
-    // The vermas running this job, so a check (or hook) runs the vermas being verified,
-    // not whichever one is on PATH; a job's own environment may still say otherwise.
-    static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    if let Some(exe) = EXE.get_or_init(|| std::env::current_exe().ok()) {
-        cmd.env(SELF_VAR, exe);
-    }
-    for (k, v) in &job.env {
-        cmd.env(k, v);
-    }
     #[cfg(target_os = "linux")]
     // SAFETY: the hook makes only async-signal-safe calls (see supervisor).
     unsafe {
@@ -381,25 +511,21 @@ impl Output {
     }
 }
 
-/// How often a child without a pidfd is looked at.
+/// How often a job with nothing to poll for its end is looked at.
 const NO_PIDFD_TICK: Duration = Duration::from_millis(10);
 
-/// Waits for the child to end, reading its output meanwhile; at `deadline` its tree is
+/// Waits for the job to end, reading its output meanwhile; at `deadline` its tree is
 /// ended. Returns its exit status (`None` when it cannot be had) and whether the deadline
 /// passed.
 fn wait(
-    child: &mut std::process::Child,
+    running: &mut Running,
     output: &mut Output,
     deadline: Option<Instant>,
-    pid: i32,
 ) -> (Option<std::process::ExitStatus>, bool) {
-    let exited = pidfd(pid);
     let mut stopped_at: Option<Instant> = None;
     loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return (Some(status), stopped_at.is_some()),
-            Ok(None) => {}
-            Err(_) => return (None, stopped_at.is_some()),
+        if let Some(status) = running.try_status() {
+            return (status, stopped_at.is_some());
         }
         let now = Instant::now();
         let until = match stopped_at {
@@ -408,19 +534,19 @@ fn wait(
         };
         if until.is_some_and(|u| now >= u) {
             if stopped_at.is_none() {
-                reaper::stop(pid);
+                reaper::stop(running.stopper());
                 stopped_at = Some(now);
                 continue;
             }
-            // The supervisor itself did not end: kill it and its group outright.
-            reaper::signal_group(pid, rustix::process::Signal::KILL);
-            return (child.wait().ok(), true);
+            // What runs it did not end the tree: kill it and its group outright.
+            return (running.kill(), true);
         }
         let mut timeout = until.map(|u| u - now);
-        if exited.is_none() {
+        let ready = running.ready_fd();
+        if ready.is_none() {
             timeout = Some(timeout.map_or(NO_PIDFD_TICK, |t| t.min(NO_PIDFD_TICK)));
         }
-        output.pump(exited.as_ref().map(AsFd::as_fd), timeout);
+        output.pump(ready, timeout);
     }
 }
 

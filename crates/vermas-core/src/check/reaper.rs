@@ -21,9 +21,9 @@ const TERMINATING: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP
 /// True where checks run under a supervisor that ends their whole tree.
 pub const SUPERVISED: bool = cfg!(target_os = "linux");
 
-/// Process groups of the checks running now (the supervisor's pid on Linux), with their
-/// tokens.
-static RUNNING: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+/// The checks running now: each one's process group, the process that ends its tree when
+/// stopped (its guard or supervisor), and its token.
+static RUNNING: Mutex<Vec<(i32, i32, String)>> = Mutex::new(Vec::new());
 /// Work to do before vermas exits on a signal (e.g. closing a tmux pane).
 static ON_SIGNAL: Mutex<Vec<Box<dyn Fn() + Send>>> = Mutex::new(Vec::new());
 /// The write end of the pipe the signal handler wakes the cleanup thread through.
@@ -84,14 +84,15 @@ pub fn prepare() {
     });
 }
 
-/// Records a running check's process group; [`release`] forgets it.
-pub fn track(pgid: i32, token: &Token) {
-    lock(&RUNNING).push((pgid, token.id.clone()));
+/// Records a running check's process group and the process that ends its tree when
+/// stopped (see [`stop`]); [`release`] forgets it.
+pub fn track(pgid: i32, stopper: i32, token: &Token) {
+    lock(&RUNNING).push((pgid, stopper, token.id.clone()));
 }
 
 /// Forgets a check's process group once it has ended.
 pub fn release(pgid: i32) {
-    lock(&RUNNING).retain(|(p, _)| *p != pgid);
+    lock(&RUNNING).retain(|(p, _, _)| *p != pgid);
 }
 
 /// After a terminating signal, parks the calling thread for good (vermas is ending), so a
@@ -182,7 +183,10 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 /// Collects the exit status of killed processes that were adopted by vermas, so none is
 /// left a zombie. Check leaders are left to their own waiters.
 fn reap_adopted(pids: &[i32]) {
-    let leaders: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
+    let leaders: Vec<i32> = lock(&RUNNING)
+        .iter()
+        .flat_map(|(p, s, _)| [*p, *s])
+        .collect();
     let me = std::process::id() as i32;
     for &pid in pids.iter().filter(|p| !leaders.contains(p)) {
         if parent_of(pid) == Some(me)
@@ -202,11 +206,11 @@ fn parent_of(pid: i32) -> Option<i32> {
     rest.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Ends every running check: TERM to each (its supervisor forwards it to the command's
-/// group), then after a short grace the end of each whole tree, then a sweep for
-/// descendants that carry a token of this process.
+/// Ends every running check: TERM to each group, then after a short grace the end of each
+/// whole tree, then a sweep for descendants that carry a token of this process.
 fn end_all_checks() {
-    let groups: Vec<i32> = lock(&RUNNING).iter().map(|(p, _)| *p).collect();
+    let running: Vec<(i32, i32)> = lock(&RUNNING).iter().map(|(p, s, _)| (*p, *s)).collect();
+    let groups: Vec<i32> = running.iter().map(|(p, _)| *p).collect();
     for &g in &groups {
         signal_group(g, Signal::TERM);
     }
@@ -217,24 +221,24 @@ fn end_all_checks() {
         }
     };
     wait_for_groups(300);
-    for &g in &groups {
-        stop(g);
+    for &(_, stopper) in &running {
+        stop(stopper);
     }
     wait_for_groups(1000);
     sweep_all();
 }
 
-/// Ends the whole tree of the check whose group is `pgid`: its supervisor's [`STOP`]
-/// signal on Linux, else KILL to the group.
+/// Ends the whole tree of a check: the [`STOP`] signal to `stopper`, its guard or
+/// supervisor, on Linux; elsewhere KILL to the group `stopper` leads.
 ///
 /// [`STOP`]: super::supervisor::STOP
-pub fn stop(pgid: i32) {
+pub fn stop(stopper: i32) {
     #[cfg(target_os = "linux")]
-    if pgid > 1 {
-        signal_process(pgid, super::supervisor::STOP);
+    if stopper > 1 {
+        signal_process(stopper, super::supervisor::STOP);
     }
     #[cfg(not(target_os = "linux"))]
-    signal_group(pgid, Signal::KILL);
+    signal_group(stopper, Signal::KILL);
 }
 
 /// Sends `sig` to process group `pgid`.

@@ -28,7 +28,7 @@ pub fn hook(vermas: libc::pid_t) -> impl FnMut() -> io::Result<()> + Send + Sync
 }
 
 /// The signals the supervisor waits for (blocked, then taken with `sigwaitinfo`).
-unsafe fn watched() -> libc::sigset_t {
+pub(super) unsafe fn watched() -> libc::sigset_t {
     // SAFETY: sigset_t is plain data; sigemptyset initialises it.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -108,7 +108,7 @@ unsafe fn close_all_files() {
 /// Waits until the command ends, vermas asks to stop, or vermas dies; forwards termination
 /// signals to the command's group; then ends the whole tree. Returns the command's wait
 /// status, when it was had.
-fn supervise(command: Pid, vermas: libc::pid_t, set: &libc::sigset_t) -> Option<i32> {
+pub(super) fn supervise(command: Pid, vermas: libc::pid_t, set: &libc::sigset_t) -> Option<i32> {
     let mut status = None;
     while status.is_none() && Pid::as_raw(rustix::process::getppid()) == vermas {
         // SAFETY: `set` is an initialised signal set; sigwaitinfo accepts a null info.
@@ -126,6 +126,17 @@ fn supervise(command: Pid, vermas: libc::pid_t, set: &libc::sigset_t) -> Option<
     end_tree(command, status)
 }
 
+/// Takes every pending signal of `set` without acting on it: a stop meant for a check that
+/// has ended must not end the next one.
+pub(super) fn drain(set: &libc::sigset_t) {
+    let now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `set` is an initialised signal set; sigtimedwait accepts a null info.
+    while unsafe { libc::sigtimedwait(set, std::ptr::null_mut(), &now) } > 0 {}
+}
+
 /// Reaps every child that has ended, without waiting; returns the command's wait status
 /// when it was among them.
 fn reap(command: Pid) -> Option<i32> {
@@ -141,7 +152,7 @@ fn reap(command: Pid) -> Option<i32> {
 /// Kills the command's group and every child of the supervisor, round after round (a killed
 /// process's children are adopted by the supervisor and killed in the next round), until
 /// none is left. Returns the command's status.
-fn end_tree(command: Pid, mut status: Option<i32>) -> Option<i32> {
+pub(super) fn end_tree(command: Pid, mut status: Option<i32>) -> Option<i32> {
     // Each kill may find its target gone already (ESRCH): nothing to do then.
     let _ = kill_process_group(command, Signal::KILL);
     if status.is_none() {
