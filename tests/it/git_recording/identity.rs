@@ -228,3 +228,17 @@ fn signing_that_cannot_be_done_is_refused_and_nothing_is_committed_unsigned() {
         Some("N")
     );
 }
+
+#[test]
+fn a_commit_carries_the_local_offset_git_would_give_it() {
+    let repo = Repo::initialised();
+    for (tz, offset) in [("ABC-5:30", "+0530"), ("XYZ+3", "-0300"), ("UTC0", "+0000")] {
+        let out = run_with(&repo, &["q", &format!("made in {tz}")], &[("TZ", tz)]);
+        assert!(out.status.success(), "{tz}: {}", stderr(&out));
+        let vermas = repo.git(&["log", "-1", "--format=%ai"]);
+        assert!(
+            vermas.trim().ends_with(offset),
+            "TZ={tz}: vermas committed at {vermas}, want {offset}"
+        );
+    }
+}

@@ -543,7 +543,7 @@ fn identity(
     repo: &gix::Repository,
     configured: Option<&str>,
 ) -> Result<(gix::actor::Signature, gix::actor::Signature)> {
-    let now = gix::date::Time::now_local_or_utc();
+    let now = now_local();
     let configured = match configured {
         Some(text) => {
             let (name, email) = parse_identity(text).ok_or_else(|| {
@@ -584,6 +584,32 @@ fn identity(
              git config --global user.email \"you@example.com\"\nor give vermas an author: \
              `vermas config set git.author \"Your Name <you@example.com>\"`",
         )),
+    }
+}
+
+/// The time now with the local offset from UTC, as git finds it (the C library's
+/// `localtime_r`: `TZ`, else `/etc/localtime`). gix's own `now_local_or_utc` asks jiff,
+/// which lists every folder of the zone database before it answers (about 100 system
+/// calls per commit).
+fn now_local() -> gix::date::Time {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let Ok(t) = libc::time_t::try_from(seconds) else {
+        return gix::date::Time::now_local_or_utc();
+    };
+    // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid for the
+    // call, and vermas never changes its environment while it runs.
+    let offset = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return gix::date::Time::now_local_or_utc();
+        }
+        tm.tm_gmtoff
+    };
+    gix::date::Time {
+        seconds,
+        offset: i32::try_from(offset).unwrap_or(0),
     }
 }
 
