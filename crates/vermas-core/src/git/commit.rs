@@ -559,17 +559,15 @@ fn identity(
         }
         None => None,
     };
-    let from_git = |found: Option<std::result::Result<gix::actor::SignatureRef<'_>, _>>| {
-        found
-            .and_then(|r| r.ok())
-            .and_then(|sig| sig.to_owned().ok())
-            .map(|mut sig| {
-                sig.time = now;
-                sig
-            })
+    let from_git = |role: Role| {
+        persona(repo, role).map(|(name, email)| gix::actor::Signature {
+            name,
+            email,
+            time: now,
+        })
     };
-    let author = configured.clone().or_else(|| from_git(repo.author()));
-    let committer = from_git(repo.committer()).or(configured);
+    let author = configured.clone().or_else(|| from_git(Role::Author));
+    let committer = from_git(Role::Committer).or(configured);
     match (author, committer) {
         (Some(a), Some(c)) => Ok((a, c)),
         (a, _) => Err(Error::invalid_with_help(
@@ -587,6 +585,48 @@ fn identity(
     }
 }
 
+/// Whose identity git's configuration is asked for.
+#[derive(Clone, Copy)]
+enum Role {
+    /// `author.*`, then `user.*`, then gitoxide's author fallbacks.
+    Author,
+    /// `committer.*`, then `user.*`, then gitoxide's committer fallbacks.
+    Committer,
+}
+
+/// The name and email git's configuration (and `GIT_AUTHOR_*`/`GIT_COMMITTER_*`, `EMAIL`)
+/// give `role`, looked up in the order gix's `author()`/`committer()` do. Read here because
+/// those also work out the time of day through jiff's zone database, which lists every
+/// folder of it (about 100 system calls); vermas sets the time itself.
+fn persona(repo: &gix::Repository, role: Role) -> Option<(gix::bstr::BString, gix::bstr::BString)> {
+    use gix::config::tree::{Author, Committer, User, gitoxide};
+    let config = repo.config_snapshot();
+    let (name, email, name_fallback, email_fallback) = match role {
+        Role::Author => (
+            Author::NAME,
+            Author::EMAIL,
+            gitoxide::Author::NAME_FALLBACK,
+            gitoxide::Author::EMAIL_FALLBACK,
+        ),
+        Role::Committer => (
+            Committer::NAME,
+            Committer::EMAIL,
+            gitoxide::Committer::NAME_FALLBACK,
+            gitoxide::Committer::EMAIL_FALLBACK,
+        ),
+    };
+    let name = config
+        .string(name)
+        .or_else(|| config.string(User::NAME))
+        .or_else(|| config.string(name_fallback))?;
+    let email = config
+        .string(email)
+        .or_else(|| config.string(User::EMAIL))
+        .or_else(|| config.string(gitoxide::User::EMAIL_FALLBACK))
+        .or_else(|| config.string(email_fallback))?;
+    Some((name, email))
+}
+
 /// The time now with the local offset from UTC, as git finds it (the C library's
 /// `localtime_r`: `TZ`, else `/etc/localtime`). gix's own `now_local_or_utc` asks jiff,
 /// which lists every folder of the zone database before it answers (about 100 system
@@ -595,9 +635,8 @@ fn now_local() -> gix::date::Time {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let Ok(t) = libc::time_t::try_from(seconds) else {
-        return gix::date::Time::now_local_or_utc();
-    };
+    // time_t is 64 bits wide on every target vermas is built for.
+    let t = seconds as libc::time_t;
     // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid for the
     // call, and vermas never changes its environment while it runs.
     let offset = unsafe {
