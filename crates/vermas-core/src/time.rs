@@ -142,6 +142,10 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(text) = self.rfc3339_bytes() {
+            // Only ASCII digits and separators.
+            return f.write_str(std::str::from_utf8(&text).unwrap_or_default());
+        }
         let days = self.0.div_euclid(86_400);
         let secs = self.0.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);

@@ -7,6 +7,7 @@
 use super::cache::{self, FIELDS, field};
 use super::fields::BeadFields;
 use super::file::{bead_path, parse_bead, read_bead};
+use super::front::{DepView, Front};
 use super::graph;
 use super::model::{Bead, DepType, IssueType, Status};
 use super::store::BeadSet;
@@ -15,7 +16,6 @@ use crate::error::{Error, Result};
 use crate::store::index::{self, FileStamp, ITEM, Indexed, LineSpan, PART, unesc_cow};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
-use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -353,52 +353,6 @@ impl Catalog {
     }
 }
 
-/// The members of a bead's JSON its index line holds, named and ordered as [`Bead`]
-/// writes them.
-#[derive(Serialize)]
-struct Front<'a> {
-    /// Id.
-    id: &'a str,
-    /// Title.
-    title: Cow<'a, str>,
-    /// Status.
-    status: Status,
-    /// Priority.
-    priority: u8,
-    /// Type.
-    issue_type: IssueType,
-    /// Labels.
-    labels: Vec<Cow<'a, str>>,
-    /// Assignee.
-    assignee: Option<Cow<'a, str>>,
-    /// Creation time.
-    created_at: Option<Timestamp>,
-    /// Creator.
-    created_by: Option<Cow<'a, str>>,
-    /// Last change.
-    updated_at: Option<Timestamp>,
-    /// Closing time.
-    closed_at: Option<Timestamp>,
-    /// Closing reason.
-    close_reason: Option<Cow<'a, str>>,
-    /// Parent.
-    parent: Option<Cow<'a, str>>,
-    /// Spec.
-    spec: Option<Cow<'a, str>>,
-    /// Dependencies.
-    dependencies: Vec<DepView<'a>>,
-}
-
-/// A dependency as [`super::model::Dependency`] writes it.
-#[derive(Serialize)]
-struct DepView<'a> {
-    /// The bead depended on.
-    depends_on_id: Cow<'a, str>,
-    /// The kind of edge.
-    #[serde(rename = "type")]
-    dep_type: DepType,
-}
-
 /// One bead of a [`JsonListing`]: its index line and cached tail, or read from its file.
 enum JsonRow<'a> {
     /// The line's members, and the number of its tail in the listing's [`Tails`].
@@ -441,9 +395,7 @@ impl JsonListing<'_> {
         };
         match (front_and_tail, &self.rows[n]) {
             (Some((front, tail)), _) => {
-                let _ = serde_json::to_writer_pretty(Indented(&mut *out), &front);
-                // The object's end (`\n}`, indented) gives way to the tail's members.
-                out.truncate(out.len() - b"\n  }".len());
+                front.write_open(out);
                 for (i, member) in tail.as_bytes().split(|&b| b == ITEM as u8).enumerate() {
                     out.extend_from_slice(if i == 0 { b",\n  " } else { b"\n  " });
                     out.extend_from_slice(member);

@@ -8,6 +8,7 @@ pub mod comments;
 pub mod delete;
 pub mod fields;
 mod file;
+mod front;
 pub mod graph;
 pub mod history;
 pub mod input;
