@@ -460,3 +460,31 @@ fn the_lock_and_caches_are_never_committed() {
         "only ignored files may be left: {status}"
     );
 }
+
+#[test]
+fn an_index_whose_checksum_git_does_not_read_is_not_read_by_vermas_either() {
+    let repo = Repo::initialised();
+    let first = repo.create("before", &[]);
+    // Flip a bit of the trailing checksum: git (since 2.13) does not verify it on a read.
+    let index = repo.join(".git/index");
+    let mut bytes = std::fs::read(&index).expect("index");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&index, &bytes).expect("write index");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]).trim(),
+        "",
+        "git reads it"
+    );
+    let second = repo.create("after", &[]);
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]).trim(),
+        "",
+        "the index vermas wrote matches HEAD"
+    );
+    let tracked = repo.git(&["ls-files", ".beads/issues"]);
+    for id in [&first, &second] {
+        assert!(tracked.contains(&bead_path(id)), "{id} in {tracked}");
+    }
+    repo.git(&["fsck", "--no-progress"]);
+}

@@ -8,6 +8,8 @@ mod commit;
 mod head_tree;
 mod history;
 mod hookdir;
+mod identity;
+mod index_file;
 pub mod leftovers;
 mod recovery;
 mod sign;
