@@ -418,3 +418,34 @@ fn jobs_zero_is_refused() {
     assert!(err.contains("--jobs"), "{err}");
     assert!(err.contains("0 is not in 1.."), "{err}");
 }
+
+#[test]
+fn a_check_that_kills_what_runs_it_is_an_error_and_the_next_check_still_runs() {
+    let repo = spec_repo(&[
+        ("kills its runner", "t.sh#test_kill"),
+        ("runs after", "t.sh#test_after"),
+    ]);
+    repo.write(
+        "tests/t.sh",
+        "test_kill() { kill -9 $PPID; sleep 1; return 0; }\ntest_after() { true; }\n",
+    );
+    let r = run(&repo, &["status", "--verify", "--json", "--jobs", "1"]);
+    let j = r.json();
+    assert_eq!(
+        outcome(&j, "kills its runner"),
+        "ERROR",
+        "{}",
+        reason(&j, "kills its runner")
+    );
+    assert!(
+        reason(&j, "kills its runner").contains("outcome cannot be told"),
+        "{}",
+        reason(&j, "kills its runner")
+    );
+    assert_eq!(
+        outcome(&j, "runs after"),
+        "PASS",
+        "{}",
+        reason(&j, "runs after")
+    );
+}

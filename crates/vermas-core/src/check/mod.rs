@@ -228,7 +228,10 @@ fn classify(
         Some(code) => (Outcome::Fail, Some(format!("exit {code}"))),
         None => (
             Outcome::Error,
-            Some(format!("killed by signal {}", done.signal.unwrap_or(0))),
+            Some(match done.signal {
+                Some(sig) => format!("killed by signal {sig}"),
+                None => "its end could not be seen (the process that ran it was killed): its outcome cannot be told".to_string(),
+            }),
         ),
     }
 }
