@@ -13,6 +13,7 @@ mod session_support;
 mod baseline;
 mod bd_coexist;
 mod bd_commands;
+mod bd_export;
 mod bd_gates;
 mod bd_interop;
 mod bead_index;

@@ -102,6 +102,14 @@ impl<'a> IndexedBead<'a> {
         self.slot.span.key(self.text)
     }
 
+    /// True when its file holds more than its line (a description, notes or criteria):
+    /// [`IndexedBead::to_bead`] would give a `partial` bead.
+    pub fn is_partial(&self) -> bool {
+        // The partial flag is the field just before the first marked one (the dependencies).
+        let before = &self.text[self.slot.span.fields_start()..self.slot.marks[0] as usize - 1];
+        before.rsplit('\t').next() == Some("1")
+    }
+
     /// Field `n` of its line (see [`field`]), one after the last marked field: found by
     /// stepping over the fields between (a few short ones), not by splitting the line.
     fn field_after_marked(&self, n: usize) -> &'a str {

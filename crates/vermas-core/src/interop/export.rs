@@ -1,19 +1,20 @@
 //! `export bd`: every bead as one line of bd's JSONL, sorted by id, as `bd export` writes.
 
 use super::{gojson, sections, to_bd};
+use crate::bead::Bead;
+use crate::bead::catalog::{Catalog, IndexedBead};
 use crate::bead::store::{bead_path, read_bead};
-use crate::bead::{Bead, BeadSet};
 use crate::error::{Error, Result};
+use crate::par::par_map;
 use crate::workspace::Workspace;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
 
-/// An export: the beads, read, to be written as bd JSONL a line at a time.
-#[derive(Debug)]
+/// An export: the beads as the index lists them, each read in full only for its line.
 pub struct Exported {
-    /// The beads, in full, by id.
-    set: BeadSet,
+    /// Every bead's index line (the same beads `BeadSet::load` finds).
+    catalog: Catalog,
     /// How many beads it holds.
     pub count: usize,
     /// Bead files that could not be read, so are not in it.
@@ -21,42 +22,58 @@ pub struct Exported {
 }
 
 impl Exported {
-    /// Writes one line per bead, each ending in a newline (nothing for an empty store),
-    /// each line as it is made and each bead's body read just for its line: neither the
-    /// whole text nor every body is held. A bead that cannot be read fails the export (the
-    /// outer error); the inner one is a failed write.
+    /// Writes one line per bead in id order, each ending in a newline (nothing for an
+    /// empty store). Beads are made into lines a batch at a time (on the idle cores), each
+    /// from its index line, or from its file when the line leaves out its body or notes,
+    /// and the batch written before the next is made: neither the whole text nor every
+    /// bead is held. A bead that cannot be read fails the export after the lines before
+    /// it are written (the outer error); the inner one is a failed write.
     pub fn write_to(
         &self,
         ws: &Workspace,
         out: &mut (impl Write + ?Sized),
     ) -> Result<std::io::Result<()>> {
-        for bead in self.set.beads.values() {
-            // The index holds beads without their bodies and notes: read those in full.
-            let full;
-            let bead = if bead.partial {
-                full = read_bead(ws, &bead_path(ws, &bead.id))?;
-                &full
-            } else {
-                bead
-            };
-            let written = out
-                .write_all(line(bead).as_bytes())
-                .and_then(|()| out.write_all(b"\n"));
-            if written.is_err() {
-                return Ok(written);
+        let mut beads: Vec<IndexedBead<'_>> = self.catalog.iter().collect();
+        beads.sort_unstable_by_key(|b| b.key());
+        for batch in beads.chunks(BATCH) {
+            for made in par_map(batch, |_, indexed| Some(bead_line(ws, indexed))) {
+                let written = out.write_all(made?.as_bytes());
+                if written.is_err() {
+                    return Ok(written);
+                }
             }
         }
         Ok(Ok(()))
     }
 }
 
-/// Every bead of `ws`, listed for a bd JSONL export.
+/// How many beads are made into lines before they are written: enough to share out
+/// among the cores, few enough that their lines take a few megabytes.
+const BATCH: usize = 4096;
+
+/// The line of `indexed`, with its newline: from its index line when that holds the whole
+/// bead, else from its file.
+fn bead_line(ws: &Workspace, indexed: &IndexedBead<'_>) -> Result<String> {
+    let whole = match indexed.is_partial() {
+        false => indexed.to_bead().filter(|b| !b.partial),
+        true => None,
+    };
+    let bead = match whole {
+        Some(bead) => bead,
+        None => read_bead(ws, &bead_path(ws, indexed.key()))?,
+    };
+    let mut text = line(&bead);
+    text.push('\n');
+    Ok(text)
+}
+
+/// Every bead of `ws`, listed for a bd JSONL export: their index lines, not the beads.
 pub fn export(ws: &Workspace) -> Result<Exported> {
-    let mut set = BeadSet::load(ws)?;
-    let broken = std::mem::take(&mut set.broken);
+    let mut catalog = Catalog::load(ws)?;
+    let broken = std::mem::take(&mut catalog.broken);
     Ok(Exported {
-        count: set.beads.len(),
-        set,
+        count: catalog.len(),
+        catalog,
         broken,
     })
 }

@@ -78,16 +78,19 @@ fn write_value(out: &mut String, value: &Value) {
             out.push(']');
         }
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by_key(|k| (rank(k), k.as_str()));
+            // Each key ranked once (a search of the list), not at every comparison; keys
+            // are unique, so an unstable sort gives the one order.
+            let mut members: Vec<(usize, &String, &Value)> =
+                map.iter().map(|(k, v)| (rank(k), k, v)).collect();
+            members.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
             out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
+            for (i, (_, key, member)) in members.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 write_string(out, key);
                 out.push(':');
-                write_value(out, &map[key]);
+                write_value(out, member);
             }
             out.push('}');
         }
@@ -102,25 +105,35 @@ fn rank(key: &str) -> usize {
         .unwrap_or(KEY_ORDER.len())
 }
 
-/// Appends `s` as a JSON string with Go's escapes.
+/// Appends `s` as a JSON string with Go's escapes, copying the runs between them whole.
 fn write_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+    let bytes = s.as_bytes();
+    // Everything before `copied` is written. Each byte looked at is ASCII or the first byte
+    // of U+2028 or U+2029, so every cut falls on a character boundary.
+    let mut copied = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..0x20 | b'<' | b'>' | b'&' => "",
+            0xE2 if matches!(bytes.get(i + 1..i + 3), Some([0x80, 0xA8 | 0xA9])) => "",
+            _ => continue,
+        };
+        out.push_str(&s[copied..i]);
+        if escape.is_empty() {
+            let c = s[i..].chars().next().unwrap_or_default();
+            let _ = write!(out, "\\u{:04x}", c as u32);
+            copied = i + c.len_utf8();
+        } else {
+            out.push_str(escape);
+            copied = i + 1;
         }
     }
+    out.push_str(&s[copied..]);
     out.push('"');
 }
 
@@ -143,5 +156,12 @@ mod tests {
         );
         let back: Value = serde_json::from_str(&to_line(&v)).unwrap();
         assert_eq!(back, v);
+        // Every escape, and the characters beside U+2028 and U+2029 (written as they are).
+        let every = "\"\\\n\r\t\u{0}\u{1f} <>& \u{2028}\u{2029}\u{2027}\u{202a}é✉";
+        let escaped = concat!(
+            r#""\"\\\n\r\t\u0000\u001f \u003c\u003e\u0026 \u2028\u2029"#,
+            "\u{2027}\u{202a}é✉\""
+        );
+        assert_eq!(to_line(&json!(every)), escaped);
     }
 }
