@@ -15,18 +15,20 @@
 //! A binary opts in with [`serve_or_enable`]; elsewhere (a library's own tests) checks run
 //! under the per-check supervisor.
 
-use super::supervisor::{self, STOP};
+mod serve;
+mod spawn;
+
 use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
-    SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
+    AddressFamily, RecvAncillaryBuffer, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage,
+    SendFlags, SocketFlags, SocketType,
 };
-use rustix::process::{Pid, Signal};
+use rustix::process::Signal;
 use std::cell::RefCell;
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{OsStr, OsString};
 use std::io::{self, IoSlice, IoSliceMut};
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +57,7 @@ pub fn serve_or_enable() -> Option<i32> {
         return None;
     }
     let parent = args.next()?.to_str()?.parse::<i32>().ok()?;
-    Some(serve(parent))
+    Some(serve::serve(parent))
 }
 
 /// What a guard answers.
@@ -322,268 +324,5 @@ impl Guard {
                 Err(_) => return None,
             }
         }
-    }
-}
-
-/// The guard's life: takes requests on stdin until vermas (`vermas`, its parent) closes it,
-/// runs each, and answers; the exit code.
-fn serve(vermas: i32) -> i32 {
-    use rustix::process::{getpid, getppid, set_child_subreaper, set_parent_process_death_signal};
-    // SAFETY: `watched` builds a signal set; blocking signals is sound at any point.
-    let set = unsafe {
-        let set = supervisor::watched();
-        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        set
-    };
-    // Both fail only on an invalid argument; the getppid check covers the race.
-    let _ = set_child_subreaper(Some(getpid()));
-    let _ = set_parent_process_death_signal(Some(STOP));
-    if Pid::as_raw(getppid()) != vermas {
-        return 126;
-    }
-    let _ = rustix::thread::set_name(c"vermas-guard");
-    let socket = std::io::stdin();
-    let mut buf = vec![0u8; MAX_REQUEST];
-    let base: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-    loop {
-        let Some((request, fds)) = receive_request(socket.as_fd(), &mut buf) else {
-            return 0;
-        };
-        supervisor::drain(&set);
-        let reply = run_one(&request, fds, &base, vermas, &set, socket.as_fd());
-        if send_reply(socket.as_fd(), reply).is_err() {
-            return 0;
-        }
-    }
-}
-
-/// Reads the next request and its descriptors; `None` when vermas let go.
-fn receive_request(socket: BorrowedFd<'_>, buf: &mut [u8]) -> Option<(Vec<u8>, Vec<OwnedFd>)> {
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
-    loop {
-        let mut control = RecvAncillaryBuffer::new(&mut space);
-        let got = match rustix::net::recvmsg(
-            socket,
-            &mut [IoSliceMut::new(buf)],
-            &mut control,
-            RecvFlags::CMSG_CLOEXEC,
-        ) {
-            Ok(r) => r,
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(_) => return None,
-        };
-        if got.bytes == 0 {
-            return None;
-        }
-        let mut fds = Vec::new();
-        for message in control.drain() {
-            if let RecvAncillaryMessage::ScmRights(rights) = message {
-                fds.extend(rights);
-            }
-        }
-        return Some((buf[..got.bytes.min(buf.len())].to_vec(), fds));
-    }
-}
-
-/// Sends one reply.
-fn send_reply(socket: BorrowedFd<'_>, reply: Reply) -> io::Result<()> {
-    rustix::net::send(socket, &reply.encode(), SendFlags::NOSIGNAL)?;
-    Ok(())
-}
-
-/// A request taken apart, ready for `exec`.
-struct Prepared {
-    /// The program.
-    program: CString,
-    /// `argv`, `arg0` first.
-    argv: Vec<CString>,
-    /// The working folder.
-    dir: CString,
-    /// The whole environment.
-    envp: Vec<CString>,
-    /// The PATH the program is looked up on, when the request sets one.
-    path: Option<CString>,
-}
-
-/// Takes a request apart; `None` when it is malformed.
-fn prepare(request: &[u8], base: &[(OsString, OsString)]) -> Option<Prepared> {
-    let mut program = None;
-    let mut argv = vec![CString::default()];
-    let mut dir = None;
-    let mut env = base.to_vec();
-    let mut path = None;
-    for item in request.split(|b| *b == 0).filter(|i| !i.is_empty()) {
-        let (tag, body) = (item[0], &item[1..]);
-        let text = CString::new(body).ok()?;
-        match tag {
-            b'p' => program = Some(text),
-            b'0' => argv[0] = text,
-            b'a' => argv.push(text),
-            b'd' => dir = Some(text),
-            b'e' => {
-                let eq = body.iter().position(|b| *b == b'=')?;
-                let (k, v) = (&body[..eq], &body[eq + 1..]);
-                if k == b"PATH" {
-                    path = CString::new(v).ok();
-                }
-                let k = OsString::from_vec(k.to_vec());
-                let v = OsString::from_vec(v.to_vec());
-                match env.iter_mut().find(|(key, _)| *key == k) {
-                    Some(slot) => slot.1 = v,
-                    None => env.push((k, v)),
-                }
-            }
-            _ => return None,
-        }
-    }
-    let envp = env
-        .into_iter()
-        .filter_map(|(k, v)| {
-            let mut kv = k.into_vec();
-            kv.push(b'=');
-            kv.extend(v.into_vec());
-            CString::new(kv).ok()
-        })
-        .collect();
-    Some(Prepared {
-        program: program?,
-        argv,
-        dir: dir?,
-        envp,
-        path,
-    })
-}
-
-/// Runs one request to the end of its tree; the reply for vermas (the `Started` one is
-/// sent from here, on `socket`, as soon as the command runs).
-fn run_one(
-    request: &[u8],
-    fds: Vec<OwnedFd>,
-    base: &[(OsString, OsString)],
-    vermas: i32,
-    set: &libc::sigset_t,
-    socket: BorrowedFd<'_>,
-) -> Reply {
-    let (Some(prepared), Some(out)) = (prepare(request, base), fds.first()) else {
-        return Reply::Failed(libc::EINVAL);
-    };
-    let stdin = fds.get(1);
-    let Ok((mut errors, error_writer)) = std::io::pipe() else {
-        return Reply::Failed(libc::EMFILE);
-    };
-    let command = match fork_command(&prepared, out, stdin, &error_writer, set) {
-        Ok(pid) => pid,
-        Err(e) => return Reply::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
-    };
-    // The descriptors now live in the command only.
-    drop(error_writer);
-    drop(fds);
-    // Make sure the group exists before it is signalled (the command may have made it).
-    let _ = rustix::process::setpgid(Some(command), Some(command));
-    // Answered at once, not after the exec: vermas goes on while the command starts.
-    let status = if send_reply(socket, Reply::Started(command.as_raw_nonzero().get())).is_err() {
-        // vermas is gone: end the tree, then the next read ends the guard.
-        supervisor::end_tree(command, None)
-    } else {
-        supervisor::supervise(command, vermas, set)
-    };
-    // The command is gone, so the pipe is closed: it holds an errno only if exec failed.
-    let mut errno = [0u8; 4];
-    if std::io::Read::read_exact(&mut errors, &mut errno).is_ok() {
-        return Reply::Failed(i32::from_le_bytes(errno));
-    }
-    Reply::Done(status)
-}
-
-/// Forks the command: in a process group of its own, killed if the guard dies, with its
-/// descriptors, folder, environment and an empty signal mask, then `exec`. An `exec`
-/// failure's errno comes back on `errors`.
-fn fork_command(
-    p: &Prepared,
-    out: &OwnedFd,
-    stdin: Option<&OwnedFd>,
-    errors: &std::io::PipeWriter,
-    set: &libc::sigset_t,
-) -> io::Result<Pid> {
-    let argv: Vec<*const libc::c_char> = p
-        .argv
-        .iter()
-        .map(|a| a.as_ptr())
-        .chain([std::ptr::null()])
-        .collect();
-    let envp: Vec<*const libc::c_char> = p
-        .envp
-        .iter()
-        .map(|a| a.as_ptr())
-        .chain([std::ptr::null()])
-        .collect();
-    let guard = rustix::process::getpid();
-    // SAFETY: the guard is single-threaded, so the child may run any code; it touches only
-    // what was built before the fork and ends in exec or _exit.
-    unsafe {
-        let pid = libc::fork();
-        if pid < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if let Some(pid) = Pid::from_raw(pid) {
-            return Ok(pid);
-        }
-        let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
-        if rustix::process::getppid() != Some(guard) {
-            libc::_exit(126);
-        }
-        libc::setpgid(0, 0);
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-        let input = stdin.map_or(null, |s| s.as_raw_fd());
-        let failed = libc::dup2(input, 0) < 0
-            || libc::dup2(out.as_raw_fd(), 1) < 0
-            || libc::dup2(out.as_raw_fd(), 2) < 0
-            || libc::chdir(p.dir.as_ptr()) < 0;
-        if !failed {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            libc::sigprocmask(libc::SIG_UNBLOCK, set, std::ptr::null_mut());
-            if let Some(path) = &p.path {
-                libc::setenv(c"PATH".as_ptr(), path.as_ptr(), 1);
-            }
-            libc::execvpe(p.program.as_ptr(), argv.as_ptr(), envp.as_ptr());
-        }
-        let errno = io::Error::last_os_error()
-            .raw_os_error()
-            .unwrap_or(libc::EIO);
-        libc::write(errors.as_raw_fd(), errno.to_le_bytes().as_ptr().cast(), 4);
-        libc::_exit(127)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replies_and_requests_survive_their_encoding() {
-        for r in [
-            Reply::Started(4242),
-            Reply::Failed(libc::ENOENT),
-            Reply::Done(Some(256)),
-            Reply::Done(None),
-        ] {
-            assert_eq!(Reply::decode(&r.encode()), Some(r));
-        }
-        let env = [(OsString::from("A"), OsString::from("1=2"))];
-        let args = ["-c".to_string(), "echo hi".to_string()];
-        let request = Request {
-            program: OsStr::new("/bin/sh"),
-            arg0: OsStr::new("sh"),
-            args: &args,
-            dir: std::path::Path::new("/tmp"),
-            env: &env,
-        };
-        let p = prepare(&request.encode(), &[]).expect("well formed");
-        assert_eq!(p.program.as_bytes(), b"/bin/sh");
-        let argv: Vec<&[u8]> = p.argv.iter().map(|a| a.as_bytes()).collect();
-        assert_eq!(argv, [&b"sh"[..], b"-c", b"echo hi"]);
-        assert_eq!(p.dir.as_bytes(), b"/tmp");
-        assert!(p.envp.iter().any(|e| e.as_bytes() == b"A=1=2"));
-        assert!(prepare(b"qbad\0", &[]).is_none(), "an unknown item");
     }
 }
