@@ -155,7 +155,7 @@ impl GitRepo {
     /// index is refused.
     fn open_index(&self, index_path: &Path) -> Result<gix::index::File> {
         let index = if index_path.exists() {
-            super::index_file::read(&self.repo)?
+            super::index_file::take(&self.repo)?
         } else {
             gix::index::File::from_state(
                 gix::index::State::new(self.repo.object_hash()),
@@ -376,9 +376,10 @@ impl GitRepo {
     /// or commit signing asked for in a way vermas cannot do.
     pub fn check_can_commit(&self, dir: &str) -> Result<()> {
         self.signer()?;
-        match super::index_file::read(&self.repo) {
-            Ok(index) => refusal(&self.repo, &index, dir).map_or(Ok(()), Err),
-            Err(_) => Ok(()),
+        match super::index_file::look(&self.repo, |index| refusal(&self.repo, index, dir)) {
+            Ok(Some(refused)) => Err(refused),
+            // No index (or one that cannot be read: the commit itself will say so).
+            Ok(None) | Err(_) => Ok(()),
         }
     }
 

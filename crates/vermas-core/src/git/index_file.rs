@@ -38,29 +38,53 @@ impl Stamp {
 /// The last index read in this process: its path, its stamp when read, and the index.
 static LAST: Mutex<Option<(PathBuf, Stamp, gix::index::File)>> = Mutex::new(None);
 
-/// The index of `repo` (at `repo.index_path()`), read without verifying its checksum, or
-/// the copy of the last read when the file has not changed since.
-pub(super) fn read(repo: &gix::Repository) -> Result<gix::index::File> {
+/// Calls `look` with the index of `repo` (at `repo.index_path()`): the last one read when
+/// the file has not changed since, else read now (without verifying its checksum) and kept
+/// for the next caller.
+pub(super) fn look<R>(
+    repo: &gix::Repository,
+    look: impl FnOnce(&gix::index::File) -> R,
+) -> Result<R> {
     let path = repo.index_path();
-    let before = Stamp::of(&path);
     let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
-    if let (Some((p, stamp, index)), Some(now)) = (last.as_ref(), before)
-        && *p == path
-        && *stamp == now
+    if let Some((_, _, index)) = last
+        .as_ref()
+        .filter(|(p, stamp, _)| *p == path && Some(*stamp) == Stamp::of(&path))
     {
-        return Ok(index.clone());
+        return Ok(look(index));
     }
+    let (index, stamp) = read_now(repo, &path)?;
+    let answer = look(&index);
+    // Kept only when the file did not change while it was read.
+    *last = stamp.map(|s| (path, s, index));
+    Ok(answer)
+}
+
+/// The index of `repo` to change and write back: the one kept by [`look`] when the file
+/// has not changed since (taken, not copied), else read now.
+pub(super) fn take(repo: &gix::Repository) -> Result<gix::index::File> {
+    let path = repo.index_path();
+    let kept = LAST.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some((p, stamp, index)) = kept
+        && p == path
+        && Some(stamp) == Stamp::of(&path)
+    {
+        return Ok(index);
+    }
+    read_now(repo, &path).map(|(index, _)| index)
+}
+
+/// Reads the index at `path` without verifying its checksum; also its stamp, when the file
+/// did not change while it was read.
+fn read_now(repo: &gix::Repository, path: &Path) -> Result<(gix::index::File, Option<Stamp>)> {
+    let before = Stamp::of(path);
     let index = gix::index::File::at(
-        &path,
+        path,
         repo.object_hash(),
         true,
         gix::index::decode::Options::default(),
     )
     .map_err(|e| Error::git(format!("cannot read git's index {}: {e}", path.display())))?;
-    // Kept only when the file did not change while it was read.
-    *last = match (before, Stamp::of(&path)) {
-        (Some(a), Some(b)) if a == b => Some((path, a, index.clone())),
-        _ => None,
-    };
-    Ok(index)
+    let stamp = before.filter(|b| Stamp::of(path) == Some(*b));
+    Ok((index, stamp))
 }
