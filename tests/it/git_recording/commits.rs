@@ -488,3 +488,18 @@ fn an_index_whose_checksum_git_does_not_read_is_not_read_by_vermas_either() {
     }
     repo.git(&["fsck", "--no-progress"]);
 }
+
+#[test]
+fn with_index_skip_hash_the_index_is_written_as_git_writes_it() {
+    let repo = Repo::initialised();
+    repo.git(&["config", "index.skipHash", "true"]);
+    let id = repo.create("skips the hash", &[]);
+    let bytes = std::fs::read(repo.join(".git/index")).expect("index");
+    assert!(
+        bytes[bytes.len() - 20..].iter().all(|b| *b == 0),
+        "a null trailing checksum, as git writes with index.skipHash"
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]).trim(), "");
+    assert!(repo.git(&["ls-files"]).contains(&bead_path(&id)));
+    repo.git(&["fsck", "--no-progress"]);
+}

@@ -107,9 +107,17 @@ impl GitRepo {
         };
         update_index(&mut index, &states);
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
-        index
-            .write_to(&mut out, gix::index::write::Options::default())
-            .map_err(git_err)?;
+        // `index.skipHash` (set by `feature.manyFiles`): a null checksum, as git writes.
+        let skip_hash = self
+            .repo
+            .config_snapshot()
+            .boolean("index.skipHash")
+            .unwrap_or(false);
+        let options = gix::index::write::Options {
+            skip_hash,
+            ..Default::default()
+        };
+        index.write_to(&mut out, options).map_err(git_err)?;
         out.into_inner()
             .map_err(|e| git_err(e.into_error()))?
             .commit()
