@@ -37,7 +37,11 @@ impl GitRepo {
     /// Opens the repository whose work tree holds `dir`, honouring `GIT_DIR` and friends.
     /// `None` outside git, in a bare repository, or when `dir` is outside the work tree.
     pub fn open(dir: &Path) -> Option<GitRepo> {
-        let repo = gix::discover_with_environment_overrides(dir).ok()?;
+        let mut repo = gix::discover_with_environment_overrides(dir).ok()?;
+        // A commit reads HEAD's folder of records several times (each path it looks up,
+        // then the edit): decompressed once, kept here (a 10,000-bead folder is 500 KB; the
+        // cap bounds what it may add to memory).
+        repo.object_cache_size_if_unset(8 << 20);
         let workdir = repo.workdir()?.to_path_buf();
         let workdir = std::fs::canonicalize(&workdir).unwrap_or(workdir);
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
