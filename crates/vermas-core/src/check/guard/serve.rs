@@ -1,6 +1,6 @@
 //! The guard's side: take a request, start its command, end its tree, answer.
 
-use super::spawn::fork_command;
+use super::spawn::{Prepared, fork_command};
 use super::{MAX_REQUEST, Reply};
 use crate::check::supervisor::{self, STOP};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendFlags};
@@ -75,20 +75,6 @@ fn receive_request(socket: BorrowedFd<'_>, buf: &mut [u8]) -> Option<(Vec<u8>, V
 fn send_reply(socket: BorrowedFd<'_>, reply: Reply) -> io::Result<()> {
     rustix::net::send(socket, &reply.encode(), SendFlags::NOSIGNAL)?;
     Ok(())
-}
-
-/// A request taken apart, ready for `exec`.
-pub(super) struct Prepared {
-    /// The program.
-    pub program: CString,
-    /// `argv`, `arg0` first.
-    pub argv: Vec<CString>,
-    /// The working folder.
-    pub dir: CString,
-    /// The whole environment.
-    pub envp: Vec<CString>,
-    /// The PATH the program is looked up on, when the request sets one.
-    pub path: Option<CString>,
 }
 
 /// Takes a request apart; `None` when it is malformed.

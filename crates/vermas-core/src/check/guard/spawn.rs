@@ -1,9 +1,23 @@
 //! Starting a request's command from the guard.
 
-use super::serve::Prepared;
 use rustix::process::{Pid, Signal};
+use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+
+/// A request taken apart, ready for `exec`.
+pub(super) struct Prepared {
+    /// The program.
+    pub program: CString,
+    /// `argv`, `arg0` first.
+    pub argv: Vec<CString>,
+    /// The working folder.
+    pub dir: CString,
+    /// The whole environment.
+    pub envp: Vec<CString>,
+    /// The PATH the program is looked up on, when the request sets one.
+    pub path: Option<CString>,
+}
 
 /// Forks the command: in a process group of its own, killed if the guard dies, with its
 /// descriptors, folder, environment and an empty signal mask, then `exec`. An `exec`
