@@ -322,9 +322,14 @@ impl Catalog {
         for b in self.iter() {
             others.add(b.key(), &b);
         }
-        self.iter()
-            .filter(|b| graph::is_ready(b, want, &others))
-            .collect()
+        // Each bead is judged on its own: on the idle cores when there are many.
+        crate::par::par_map(&self.slots, |i, _| {
+            let b = IndexedBead {
+                text: &self.text,
+                slot: &self.slots[i],
+            };
+            graph::is_ready(&b, want, &others).then_some(b)
+        })
     }
 
     /// Open work (not a test spec or message) that waits for an open test spec through a
@@ -461,18 +466,15 @@ impl Catalog {
         ws: &Workspace,
         shown: &[IndexedBead<'a>],
     ) -> Result<JsonListing<'a>> {
-        let wanted: Vec<(&str, FileStamp)> = shown
-            .iter()
-            .map(|b| {
-                let unknown = FileStamp {
-                    size: 0,
-                    mtime_ns: 0,
-                    ctime_ns: 0,
-                    ino: 0,
-                };
-                (b.key(), b.stamp().unwrap_or(unknown))
-            })
-            .collect();
+        let unknown = FileStamp {
+            size: 0,
+            mtime_ns: 0,
+            ctime_ns: 0,
+            ino: 0,
+        };
+        // Each stamp is parsed from its line: on the idle cores when there are many.
+        let wanted: Vec<(&str, FileStamp)> =
+            crate::par::par_map(shown, |_, b| Some((b.key(), b.stamp().unwrap_or(unknown))));
         let cached = if shown.len() > FEW {
             tails::load(ws, &wanted)
         } else {
