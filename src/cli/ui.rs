@@ -106,7 +106,7 @@ impl Ui {
     /// as [`Ui::json`] would), rendering parts of a long list on every core.
     pub fn json_elements<T: Sync>(&mut self, items: &[T], write: impl Fn(&mut Vec<u8>, &T) + Sync) {
         /// Elements one thread renders at a time: buffers stay small and are reused.
-        const BLOCK: usize = 1024;
+        const BLOCK: usize = 512;
         if self.failed.is_some() {
             return;
         }
