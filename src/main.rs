@@ -8,7 +8,7 @@ mod ralph;
 mod session;
 
 fn main() {
-    vermas_core::par::one_heap();
+    vermas_core::par::tune_allocator();
     // Started as a check guard (see vermas_core::check::guard): serve, and nothing else.
     #[cfg(target_os = "linux")]
     if let Some(code) = vermas_core::check::guard::serve_or_enable() {
