@@ -1,7 +1,7 @@
-//! Running one external command safely: under a supervisor in its own process group, stdin
+//! Running one external command safely: under a guard in its own process group, stdin
 //! closed or fed, stdout and stderr merged and capped (the start and the end kept, where
 //! test runners print their verdicts), a deadline that ends its whole tree, and no
-//! descendant left running when it ends (see [`super::supervisor`], [`super::reaper`]).
+//! descendant left running when it ends (see [`super::guard`], [`super::reaper`]).
 
 use super::reaper::{self, Token};
 use std::io::Read;
@@ -337,6 +337,7 @@ fn launch(
     token: &Token,
     out: std::io::PipeWriter,
 ) -> std::io::Result<(Running, Option<Box<dyn std::io::Write + Send>>)> {
+    let found = on_path(&job.program, &job.env);
     #[cfg(target_os = "linux")]
     {
         use super::guard::{self, NotStarted, Request};
@@ -344,7 +345,6 @@ fn launch(
             Some(_) => Some(std::io::pipe()?),
             None => None,
         };
-        let found = on_path(&job.program, &job.env);
         let program = found
             .as_deref()
             .map_or(std::ffi::OsStr::new(&job.program), |p| p.as_os_str());
@@ -366,7 +366,7 @@ fn launch(
             Err(NotStarted::Unavailable) => {}
         }
     }
-    let mut cmd = command(job, token, out)?;
+    let mut cmd = command(job, found, token, out)?;
     let spawned = cmd.spawn();
     // The command holds our copies of the pipe's write end: drop it so the pipe can close.
     drop(cmd);
@@ -396,15 +396,17 @@ fn own_exe() -> Option<&'static PathBuf> {
     EXE.get_or_init(|| std::env::current_exe().ok()).as_ref()
 }
 
-/// The command of `job`: run under a supervisor on Linux (see [`super::supervisor`]), in
-/// a process group of its own, output and errors on `out`, tagged with `token` so its
-/// strays can be found where there is no supervisor.
+/// The command of `job` where no guard runs it: under a supervisor on Linux (see
+/// [`super::supervisor`]), in a process group of its own, `found` (its program on PATH,
+/// when looked up) run, output and errors on `out`, tagged with `token` so its strays can
+/// be found where there is no supervisor.
 fn command(
     job: &Job,
+    found: Option<PathBuf>,
     token: &Token,
     out: std::io::PipeWriter,
 ) -> std::io::Result<std::process::Command> {
-    let mut cmd = match on_path(&job.program, &job.env) {
+    let mut cmd = match found {
         Some(found) => {
             let mut cmd = std::process::Command::new(found);
             cmd.arg0(&job.program);

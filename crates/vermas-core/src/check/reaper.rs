@@ -1,7 +1,8 @@
-//! No process outlives the check that started it. On Linux each check runs under its own
-//! supervisor (see [`super::supervisor`]), which ends the check's whole tree; vermas knows
-//! the running supervisors, and on Ctrl-C or a termination signal asks each to end its
-//! check before vermas exits. As a fallback (no supervisor, or one that was killed), every
+//! No process outlives the check that started it. On Linux each check runs under a guard
+//! (see [`super::guard`]; else a supervisor of its own, [`super::supervisor`]), which ends
+//! the check's whole tree; vermas knows the running checks, and on Ctrl-C or a termination
+//! signal asks each one's guard to end it before vermas exits. As a fallback (neither, or one
+//! that was killed), every
 //! check carries a token in its environment, vermas adopts orphaned descendants (a child
 //! subreaper), and sweeps the token's processes.
 

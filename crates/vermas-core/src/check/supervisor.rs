@@ -1,11 +1,14 @@
-//! The supervisor every check runs under on Linux: vermas's child forks once more before it
-//! runs the command, and the first fork stays behind as a small supervisor that adopts every
-//! orphan of the check (a child subreaper), and ends the whole tree (whatever its process
-//! group, session or environment) when the command ends, when vermas asks, or when vermas
-//! dies (its parent-death signal). It then exits as the command did.
+//! Ending a check's whole tree, and the per-check supervisor. The loop that waits for the
+//! command, forwards termination signals to its group and then kills every process left
+//! (whatever its process group, session or environment) is shared by the guard (see
+//! [`super::guard`]), which runs one check after another, and by the supervisor used where
+//! no guard can be started: vermas's child forks once more before it runs the command, and
+//! the first fork stays behind, adopts every orphan of the check (a child subreaper), ends
+//! the tree when the command ends, when vermas asks, or when vermas dies (its parent-death
+//! signal), and exits as the command did.
 //!
-//! It runs between `fork` and `exec` of a multi-threaded program, so it uses only
-//! async-signal-safe system calls: no allocation, no locks, no Rust I/O.
+//! The supervisor runs between `fork` and `exec` of a multi-threaded program, so this code
+//! uses only async-signal-safe system calls: no allocation, no locks, no Rust I/O.
 
 use rustix::fs::{Mode, OFlags, open};
 use rustix::process::{Pid, Signal, WaitOptions, kill_process, kill_process_group, wait};

@@ -168,13 +168,13 @@ pub(super) fn start(
         return Err(NotStarted::Unavailable);
     }
     let idle = IDLE.with(|g| g.borrow_mut().take());
-    let mut guard = match idle {
+    let guard = match idle {
         Some(g) => g,
         None => Guard::spawn().map_err(|_| NotStarted::Unavailable)?,
     };
     let payload = request.encode();
     if payload.len() > MAX_REQUEST {
-        IDLE.with(|g| *g.borrow_mut() = Some(guard));
+        give_back(Some(guard));
         return Err(NotStarted::Unavailable);
     }
     let fds: Vec<BorrowedFd<'_>> = std::iter::once(out).chain(stdin).collect();
@@ -192,14 +192,14 @@ pub(super) fn start(
         return Err(NotStarted::Unavailable);
     }
     match guard.receive(RecvFlags::empty()) {
-        Some(Reply::Started(command)) => Ok(Running {
+        Received::Reply(Reply::Started(command)) => Ok(Running {
             failed: None,
             guard_pid: guard.pid(),
             guard: Some(guard),
             command,
         }),
-        Some(Reply::Failed(errno)) => {
-            IDLE.with(|g| *g.borrow_mut() = Some(guard));
+        Received::Reply(Reply::Failed(errno)) => {
+            give_back(Some(guard));
             Err(NotStarted::Failed(io::Error::from_raw_os_error(errno)))
         }
         // No answer: the guard died before the command started (its child dies with it).
@@ -218,19 +218,16 @@ impl Running {
     pub fn try_status(&mut self) -> Option<Option<ExitStatus>> {
         let guard = self.guard.as_mut()?;
         match guard.receive(RecvFlags::DONTWAIT) {
-            Some(Reply::Done(status)) => {
-                let status = status.map(ExitStatus::from_raw);
-                let guard = self.guard.take();
-                IDLE.with(|g| *g.borrow_mut() = guard);
-                Some(status)
+            Received::Reply(Reply::Done(status)) => {
+                give_back(self.guard.take());
+                Some(status.map(ExitStatus::from_raw))
             }
-            Some(Reply::Failed(errno)) => {
+            Received::Reply(Reply::Failed(errno)) => {
                 self.failed = Some(io::Error::from_raw_os_error(errno));
-                let guard = self.guard.take();
-                IDLE.with(|g| *g.borrow_mut() = guard);
+                give_back(self.guard.take());
                 Some(None)
             }
-            None if guard.would_block => None,
+            Received::Nothing => None,
             // Gone or confused: not used again.
             _ => {
                 self.guard = None;
@@ -250,14 +247,27 @@ impl Running {
     }
 }
 
+/// What a read of the guard's socket found.
+enum Received {
+    /// A reply.
+    Reply(Reply),
+    /// Nothing yet (a non-blocking read).
+    Nothing,
+    /// The guard is gone, or said something that is not a reply: not used again.
+    Gone,
+}
+
+/// Gives `guard` back to this thread for its next check.
+fn give_back(guard: Option<Guard>) {
+    IDLE.with(|g| *g.borrow_mut() = guard);
+}
+
 /// A guard process and vermas's end of its socket.
 struct Guard {
     /// The process.
     child: std::process::Child,
     /// vermas's end of the socket pair.
     socket: OwnedFd,
-    /// Set when the last non-blocking receive found nothing.
-    would_block: bool,
 }
 
 impl Drop for Guard {
@@ -293,7 +303,6 @@ impl Guard {
         Ok(Guard {
             child,
             socket: mine,
-            would_block: false,
         })
     }
 
@@ -302,26 +311,24 @@ impl Guard {
         self.child.id() as i32
     }
 
-    /// The next reply; `None` when there is none (see `would_block`) or the guard is gone.
-    fn receive(&mut self, flags: RecvFlags) -> Option<Reply> {
+    /// The next reply (with `DONTWAIT`, [`Received::Nothing`] when none is there yet).
+    fn receive(&self, flags: RecvFlags) -> Received {
         let mut buf = [0u8; 8];
         let mut control = RecvAncillaryBuffer::default();
         loop {
-            self.would_block = false;
             match rustix::net::recvmsg(
                 &self.socket,
                 &mut [IoSliceMut::new(&mut buf)],
                 &mut control,
                 flags,
             ) {
-                Ok(r) if r.bytes == buf.len() => return Reply::decode(&buf),
-                Ok(_) => return None,
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(rustix::io::Errno::AGAIN) => {
-                    self.would_block = true;
-                    return None;
+                Ok(r) if r.bytes == buf.len() => {
+                    return Reply::decode(&buf).map_or(Received::Gone, Received::Reply);
                 }
-                Err(_) => return None,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(rustix::io::Errno::AGAIN) => return Received::Nothing,
+                // Closed (zero bytes), a short message or a failed read.
+                _ => return Received::Gone,
             }
         }
     }
