@@ -24,12 +24,15 @@ need_hyperfine() {
 }
 
 # init_bench_repo: makes the current folder a git repository with a fixed identity and a
-# vermas workspace (prefix vm), acting as `bench`.
+# vermas workspace (prefix vm), acting as `bench`. No automatic gc: a commit of thousands
+# of generated files would start `git gc --auto` in the background, and its packing and
+# pruning would run through whatever is measured next (vermas and its floor alike).
 init_bench_repo() {
     git init -q -b main
     git config user.name "Bench User"
     git config user.email bench@example.com
     git config commit.gpgsign false
+    git config gc.auto 0
     export VERMAS_ACTOR=bench
     "$VM" init --prefix vm >/dev/null
 }

@@ -57,12 +57,10 @@ impl Changed {
 
 /// The new bead `new` describes (checked, its parent and dependencies resolved, its id
 /// chosen), not yet written, and the commit message `create` uses. Run inside the open
-/// change that writes it, so the id stays fresh.
-pub fn build_new(ws: &Workspace, actor: &str, new: NewBead) -> Result<(Bead, CommitMessage)> {
+/// change `txn` that writes it, so the id stays fresh.
+pub fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, CommitMessage)> {
+    let ws = txn.workspace();
     check_new(actor, &new)?;
-    // Only names are needed here: resolving goes file by file, so create stays fast in a
-    // workspace of many beads.
-    let ids = ws.bead_ids()?;
     let mut deps = Vec::new();
     for (dep_type, target) in &new.deps {
         let target = load_one(ws, target)?.id;
@@ -82,9 +80,18 @@ pub fn build_new(ws: &Workspace, actor: &str, new: NewBead) -> Result<(Bead, Com
         .map(|p| load_one(ws, p).map(|b| b.id))
         .transpose()?;
     let now = Timestamp::now();
+    // Only names are needed here, and for a top-level bead only their number, which git's
+    // index gives without listing the folder: create stays fast in a workspace of many
+    // beads.
     let new_id = match &parent {
-        Some(p) => next_child_id(&ids, p),
-        None => fresh_id(ws, &ids, &new.title, actor)?,
+        Some(p) => next_child_id(&ws.bead_ids()?, p),
+        None => {
+            let count = match txn.recorded_count(&ws.issues_dir(), ".md") {
+                Some(n) => n,
+                None => ws.bead_ids()?.len(),
+            };
+            fresh_id(ws, count, &new.title, actor)?
+        }
     };
     let mut bead = Bead::new(new_id, new.title.trim().to_string());
     bead.issue_type = new.issue_type;
@@ -127,9 +134,9 @@ pub fn check_new(actor: &str, new: &NewBead) -> Result<()> {
 }
 
 /// A free id for a new top-level bead.
-fn fresh_id(ws: &Workspace, ids: &[String], title: &str, actor: &str) -> Result<String> {
+fn fresh_id(ws: &Workspace, count: usize, title: &str, actor: &str) -> Result<String> {
     let prefix = ws.id_prefix()?;
-    Ok(id::fresh(prefix, title, actor, ids.len(), |c| {
+    Ok(id::fresh(prefix, title, actor, count, |c| {
         bead_path(ws, c).exists()
     }))
 }

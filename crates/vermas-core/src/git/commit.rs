@@ -1,8 +1,8 @@
 //! Committing exactly the paths vermas wrote, through gix, without disturbing the user's
 //! other staged or unstaged work. docs/ARCHITECTURE.md describes the traps avoided.
 
-use super::blobs::BlobWriter;
 use super::head_tree::HeadTree;
+use super::loose::LooseWriter;
 use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
@@ -94,20 +94,30 @@ impl GitRepo {
             return Err(refusal.into());
         }
         let (parent, head_tree_id) = self.head_and_tree()?;
-        let states = self.disk_states(rela_paths, &index)?;
-        let new_tree = self.new_tree(head_tree_id, &states)?;
+        let mut objects = LooseWriter::new(&self.repo);
+        let states = self.disk_states(rela_paths, &index, &mut objects)?;
+        let new_tree = self.new_tree(head_tree_id, &states, &mut objects)?;
         // A change interrupted after its commit but before its index write leaves the index
         // behind HEAD: bring our entries up to date even when there is nothing to commit.
         if new_tree.is_none() && !index_stale(&index, &states) {
             return Ok(None);
         }
         let commit_id = match new_tree {
-            Some(tree_id) => Some(self.write_commit(tree_id, parent, commit)?),
+            Some(tree_id) => Some(self.write_commit(tree_id, parent, commit, &mut objects)?),
             None => None,
         };
         update_index(&mut index, &states);
-        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
-        // `index.skipHash` (set by `feature.manyFiles`): a null checksum, as git writes.
+        self.write_index(&index, lock)?;
+        note.clear();
+        Ok(commit_id)
+    }
+
+    /// Writes `index` through its `lock` and puts it in place. The bytes are encoded whole,
+    /// then hashed in one pass (gix's own writer hashes each field as it goes: ten calls
+    /// per entry); `index.skipHash` (set by `feature.manyFiles`) gives a null checksum, as
+    /// git writes.
+    fn write_index(&self, index: &gix::index::File, mut lock: gix::lock::File) -> Result<()> {
+        use std::io::Write;
         let skip_hash = self
             .repo
             .config_snapshot()
@@ -117,13 +127,20 @@ impl GitRepo {
             skip_hash,
             ..Default::default()
         };
-        index.write_to(&mut out, options).map_err(git_err)?;
-        out.into_inner()
-            .map_err(|e| git_err(e.into_error()))?
-            .commit()
-            .map_err(|e| git_err(e.error))?;
-        note.clear();
-        Ok(commit_id)
+        let mut bytes = Vec::with_capacity(index.entries().len() * 96 + 4096);
+        let state: &gix::index::State = index;
+        state.write_to(&mut bytes, options).map_err(git_err)?;
+        let checksum = if skip_hash {
+            self.repo.object_hash().null()
+        } else {
+            let mut hasher = gix::hash::hasher(self.repo.object_hash());
+            hasher.update(&bytes);
+            hasher.try_finalize().map_err(git_err)?
+        };
+        bytes.extend_from_slice(checksum.as_slice());
+        lock.write_all(&bytes).map_err(git_err)?;
+        lock.commit().map_err(|e| git_err(e.error))?;
+        Ok(())
     }
 
     /// Takes git's own index lock (vermas and the git CLI serialise on it; held until the
@@ -196,16 +213,15 @@ impl GitRepo {
     }
 
     /// Each path as it is on disk. Only files whose stat differs from their index entry are
-    /// hashed (and written as blobs).
+    /// hashed (and written as blobs, by `objects`).
     fn disk_states(
         &self,
         rela_paths: &[BString],
         index: &gix::index::File,
+        objects: &mut LooseWriter,
     ) -> Result<Vec<DiskState>> {
         let stat_opts = stat::Options::default();
         let mut states = Vec::with_capacity(rela_paths.len());
-        // Made at the first blob: one compressor for all of them.
-        let mut blobs: Option<BlobWriter> = None;
         for rela in rela_paths {
             let abs = self.workdir.join(rela.to_str_lossy().as_ref());
             let mut written = false;
@@ -222,9 +238,7 @@ impl GitRepo {
                         _ => {
                             let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
                             written = true;
-                            blobs
-                                .get_or_insert_with(|| BlobWriter::new(&self.repo))
-                                .write(&bytes)?
+                            objects.write_blob(&bytes)?
                         }
                     };
                     Some((id, st, md.is_executable()))
@@ -247,6 +261,7 @@ impl GitRepo {
         &self,
         head_tree_id: gix::ObjectId,
         states: &[DiskState],
+        objects: &mut LooseWriter,
     ) -> Result<Option<gix::ObjectId>> {
         let mut head_tree = HeadTree::new(&self.repo, head_tree_id, states.len());
         let root: gix::objs::Tree = self
@@ -290,10 +305,7 @@ impl GitRepo {
         if !tree_changed {
             return Ok(None);
         }
-        let id = editor
-            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
-            .map_err(git_err)?;
-        Ok(Some(id))
+        editor.write(|tree| objects.write_object(tree)).map(Some)
     }
 
     /// Writes the commit object for `tree_id` (signed when git asks for signed commits)
@@ -303,6 +315,7 @@ impl GitRepo {
         tree_id: gix::ObjectId,
         parent: Option<gix::ObjectId>,
         new: &NewCommit,
+        objects: &mut LooseWriter,
     ) -> std::result::Result<gix::ObjectId, CommitError> {
         let repo = &self.repo;
         let message = new.message;
@@ -323,7 +336,7 @@ impl GitRepo {
             let sig = signer.sign(&payload)?;
             commit.extra_headers.push(("gpgsig".into(), sig.into()));
         }
-        let commit_id = repo.write_object(&commit).map_err(git_err)?.detach();
+        let commit_id = objects.write_object(&commit)?;
         let expected = match parent {
             Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
             None => PreviousValue::MustNotExist,
@@ -399,7 +412,7 @@ impl GitRepo {
     }
 
     /// `path` relative to the work tree, with `/` separators.
-    fn rela_path(&self, path: &Path) -> Result<BString> {
+    pub(super) fn rela_path(&self, path: &Path) -> Result<BString> {
         let rel = path.strip_prefix(&self.workdir).map_err(|_| {
             Error::git(format!(
                 "{} is outside the work tree {}",

@@ -1,7 +1,6 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
 mod ancestry;
-mod blobs;
 mod checkout;
 pub mod cli;
 mod commit;
@@ -11,6 +10,7 @@ mod hookdir;
 mod identity;
 mod index_file;
 pub mod leftovers;
+mod loose;
 mod recovery;
 mod sign;
 
@@ -107,6 +107,25 @@ impl GitRepo {
     pub fn ref_commit(&self, name: &str) -> Option<String> {
         let mut r = self.repo.find_reference(name).ok()?;
         r.peel_to_id().ok().map(|id| id.to_string())
+    }
+
+    /// How many files git's index holds directly in `dir` (absolute, inside the work
+    /// tree) whose names end in `suffix`.
+    pub fn tracked_count(&self, dir: &Path, suffix: &str) -> crate::error::Result<usize> {
+        let mut prefix = self.rela_path(dir)?;
+        prefix.push(b'/');
+        index_file::look(&self.repo, |index| {
+            let Some(range) = index.prefixed_entries_range(prefix.as_ref()) else {
+                return 0;
+            };
+            index.entries()[range]
+                .iter()
+                .filter(|e| {
+                    let name = &e.path(index)[prefix.len()..];
+                    name.ends_with(suffix.as_bytes()) && !name.contains(&b'/') && e.stage_raw() == 0
+                })
+                .count()
+        })
     }
 
     /// `user.name` from git's configuration, if set.

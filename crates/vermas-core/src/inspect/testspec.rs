@@ -37,7 +37,7 @@ pub fn create_in(
     new: NewBead,
 ) -> Result<(Vec<Bead>, CommitMessage)> {
     let no_spec = new.no_spec;
-    let (mut bead, mut msg) = ops::build_new(ws, actor, new)?;
+    let (mut bead, mut msg) = ops::build_new(txn, actor, new)?;
     let mut written = vec![];
     if !no_spec && ws.config.specs.auto_create && wants_spec(&bead) {
         let now = bead.created_at.unwrap_or_else(Timestamp::now);

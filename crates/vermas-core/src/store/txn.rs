@@ -93,6 +93,9 @@ pub struct Txn<'a> {
     /// False once committed: dropping an uncommitted change rolls it back.
     open: bool,
     record: bool,
+    /// The repository the change is recorded in, opened once (at the start when
+    /// recording, else when first needed).
+    repo: std::cell::OnceCell<Option<GitRepo>>,
 }
 
 impl<'a> Txn<'a> {
@@ -118,9 +121,10 @@ impl<'a> Txn<'a> {
             before: Vec::new(),
             open: true,
             record: ws.config.git.commit,
+            repo: std::cell::OnceCell::new(),
         };
         if txn.record
-            && let Some(repo) = GitRepo::open(&ws.beads_dir)
+            && let Some(repo) = txn.repo()
         {
             let dir = ws
                 .beads_dir
@@ -156,6 +160,21 @@ impl<'a> Txn<'a> {
     /// The workspace this change is in.
     pub fn workspace(&self) -> &Workspace {
         self.ws
+    }
+
+    /// The git repository holding `.beads`, if any.
+    fn repo(&self) -> Option<&GitRepo> {
+        self.repo
+            .get_or_init(|| GitRepo::open(&self.ws.beads_dir))
+            .as_ref()
+    }
+
+    /// How many records git's index holds in `dir` (inside `.beads`; not below it) whose
+    /// names end in `suffix`, when this change is recorded in git: a count that needs no
+    /// listing of the folder. `None` when not recorded or the index cannot be read.
+    pub fn recorded_count(&self, dir: &Path, suffix: &str) -> Option<usize> {
+        let repo = self.repo().filter(|_| self.record)?;
+        repo.tracked_count(dir, suffix).ok()
     }
 
     /// Writes `bytes` to `path` (inside `.beads`) atomically: temp file, then rename, as
@@ -316,7 +335,7 @@ impl<'a> Txn<'a> {
     /// Commits every touched path with `message` (unless commits are off or there is no
     /// repository), clears the journal, and releases the lock.
     pub fn commit(mut self, message: &CommitMessage) -> Result<Recorded> {
-        let head = || GitRepo::open(&self.ws.beads_dir).and_then(|r| r.head_commit());
+        let head = || self.repo().and_then(GitRepo::head_commit);
         let head_before = head();
         let recorded = self.record_in_git(message);
         // Rolled back only when no commit landed: one that did (and failed later, at the
@@ -341,7 +360,7 @@ impl<'a> Txn<'a> {
         } else if self.touched.is_empty() {
             Recorded::Unchanged
         } else {
-            match GitRepo::open(&self.ws.beads_dir) {
+            match self.repo() {
                 None => Recorded::NotARepository,
                 Some(repo) => {
                     let text = message.render();
