@@ -222,13 +222,17 @@ bench "$OUT/cold.json" 1 10 "rm -rf .beads/.cache" \
 "$VM" list --json >/dev/null   # leave a warm cache behind
 
 # ---------------------------------------------------------------- 4. create
-# $$ is the pid of the shell hyperfine spawns for each run: unique per run.
-# The git baseline writes one realistic bead file (printf is a shell builtin) then commits.
-GITCMD="printf -- '---\nid: vm-g%s\ntitle: Bench title %s\nstatus: open\npriority: 2\nissue_type: task\nlabels: []\nassignee: null\ncreated_at: 2026-11-22T10:00:00Z\ncreated_by: bench\nupdated_at: 2026-11-22T10:00:00Z\nclosed_at: null\nclose_reason: null\nparent: null\nspec: null\ndependencies: []\nnotes: []\n---\nBench description.\n' \$\$ \$\$ > .beads/issues/vm-g\$\$.md && git add .beads && git commit -q -m x"
-log "create vs git add+commit ($CREATE_RUNS runs each, warmup 2)"
-bench "$OUT/create.json" 2 "$CREATE_RUNS" "" \
-    "vermas create" "$VM create \"Bench title \$\$\" >/dev/null" \
-    "git add .beads && git commit" "$GITCMD"
+# Interleaved (vermas, git, vermas, git, ...: bench/interleave.py), so a change of the
+# machine's load hits both alike. Each run is one `sh -c` for both: vermas is exec'd by
+# it, and the git baseline is a script it runs, which writes one realistic bead file
+# (printf is a shell builtin) and commits. $$ is that shell's pid: unique per run.
+cat > "$WORK/floor.sh" <<'SH'
+printf -- '---\nid: vm-g%s\ntitle: Bench title %s\nstatus: open\npriority: 2\nissue_type: task\nlabels: []\nassignee: null\ncreated_at: 2026-11-22T10:00:00Z\ncreated_by: bench\nupdated_at: 2026-11-22T10:00:00Z\nclosed_at: null\nclose_reason: null\nparent: null\nspec: null\ndependencies: []\nnotes: []\n---\nBench description.\n' $$ $$ > .beads/issues/vm-g$$.md && git add .beads && git commit -q -m x
+SH
+log "create vs git add+commit ($CREATE_RUNS interleaved runs each, warmup 2)"
+WARMUP=2 python3 "$ROOT/bench/interleave.py" "$OUT/create.json" "$REPO" "$CREATE_RUNS" \
+    "vermas create" "$VM create \"Bench title \$\$\"" \
+    "git add .beads && git commit" "sh $WORK/floor.sh"
 git status --porcelain | head -5 | sed 's/^/    dirty after create bench: /' >&2 || true
 
 # ---------------------------------------------------------------- 5. summary
@@ -239,7 +243,9 @@ out, nb, nf = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 tool = "hyperfine" if sys.argv[4] == "1" else "python timing loop"
 load_start, load_end, ncpu = sys.argv[5], sys.argv[6], sys.argv[7]
 def load(n): return {r["command"]: r for r in json.load(open(f"{out}/{n}.json"))["results"]}
-warm, cold, create = load("warm"), load("cold"), load("create")
+warm, cold = load("warm"), load("cold")
+# interleave.py's medians: wall and CPU seconds per command.
+create = {n: {"median": r["wall"], "cpu": r["cpu"]} for n, r in json.load(open(f"{out}/create.json")).items()}
 ms = lambda r: r["median"] * 1000
 rows = []
 for name, r in list(warm.items()) + list(cold.items()):
@@ -252,7 +258,10 @@ for name, r in create.items():
         goal = "<= 0.3x git" if name == "vermas create" else "(info)"
         rows.append((name, ms(r), goal, f"{ms(r) / git:.2f}x git"))
 rows.append(("write file + git add .beads && git commit", git, "baseline", "1.00x"))
-print(f"\nvermas beads benchmark: {nb} beads, {nf + nb} files; medians by {tool}; "
+cpu = {n: r["cpu"] * 1000 for n, r in create.items()}
+print(f"\nvermas beads benchmark: {nb} beads, {nf + nb} files; list/ready medians by {tool}, "
+      f"create medians of interleaved runs (CPU {cpu['vermas create']:.1f} vs "
+      f"{cpu['git add .beads && git commit']:.1f} ms); "
       f"{ncpu} CPUs, load average {load_start} at start, {load_end} at end\n")
 w = max(len(r[0]) for r in rows)
 print(f"| {'command':<{w}} | median ms | goal        | ratio              |")
