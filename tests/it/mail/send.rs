@@ -295,3 +295,52 @@ fn groups_and_cc_deliver_one_file_per_mailbox_in_one_commit() {
     let err = repo.fails(&["mail", "send", "@bad", "-s", "x", "-m", "y"], 2);
     assert!(err.contains("mail.groups.bad"), "{err}");
 }
+
+/// Minimal messages `msg-c<first>`... up to `msg-c<last>` (not included) in `folder`
+/// (under `.beads/mail/`), not committed.
+fn write_many_messages(repo: &Repo, folder: &str, first: usize, last: usize) {
+    for i in first..last {
+        let id = format!("msg-c{i:04}");
+        repo.write(
+            &format!(".beads/mail/{folder}/{id}.md"),
+            &format!(
+                "---\nid: {id}\nfrom: mayor/\nto: inspector/\ncc: []\nsubject: \"m {i}\"\n\
+                 msg_type: notification\npriority: normal\nthread: {id}\nreply_to: null\n\
+                 created_at: 2026-11-26T04:00:00Z\nread: false\n---\nbody\n"
+            ),
+        );
+    }
+}
+
+#[test]
+fn new_ids_grow_with_the_number_of_messages_in_every_folder() {
+    // 600 messages need a 5-character hash (450 fit in 4), counted across mailboxes and
+    // archives: from git's index when recorded, by listing the folders when not.
+    let recorded = mail_repo();
+    write_many_messages(&recorded, "inspector", 0, 300);
+    write_many_messages(&recorded, "mayor/archive", 300, 600);
+    recorded.git(&["add", ".beads"]);
+    recorded.git(&["commit", "-q", "-m", "600 messages"]);
+    let id = send_id(&recorded, "critic/", "one more", &[]);
+    assert_eq!(id.len(), "msg-".len() + 5, "{id}");
+    assert!(
+        recorded
+            .join(&format!(".beads/mail/critic/{id}.md"))
+            .is_file()
+    );
+    assert_eq!(recorded.status(".beads"), "");
+
+    let unrecorded = mail_repo();
+    unrecorded.ok(&["config", "set", "git.commit", "false"]);
+    write_many_messages(&unrecorded, "inspector", 0, 300);
+    write_many_messages(&unrecorded, "mayor/archive", 300, 600);
+    let id = send_id(&unrecorded, "critic/", "one more", &[]);
+    assert_eq!(id.len(), "msg-".len() + 5, "{id}");
+
+    let few = mail_repo();
+    write_many_messages(&few, "inspector", 0, 400);
+    few.git(&["add", ".beads"]);
+    few.git(&["commit", "-q", "-m", "400 messages"]);
+    let id = send_id(&few, "inspector/", "one more", &[]);
+    assert_eq!(id.len(), "msg-".len() + 4, "{id}");
+}

@@ -86,8 +86,12 @@ pub fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, Comm
     let new_id = match &parent {
         Some(p) => next_child_id(&ws.bead_ids()?, p),
         None => {
-            let count = match txn.recorded_count(&ws.issues_dir(), ".md") {
-                Some(n) => n,
+            let issues = ws.issues_dir();
+            let count = match txn.recorded_folders(&issues, ".md") {
+                Some(folders) => folders
+                    .iter()
+                    .find(|(folder, _)| *folder == issues)
+                    .map_or(0, |(_, n)| *n),
                 None => ws.bead_ids()?.len(),
             };
             fresh_id(ws, count, &new.title, actor)?

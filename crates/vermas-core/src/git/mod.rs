@@ -109,22 +109,38 @@ impl GitRepo {
         r.peel_to_id().ok().map(|id| id.to_string())
     }
 
-    /// How many files git's index holds directly in `dir` (absolute, inside the work
-    /// tree) whose names end in `suffix`.
-    pub fn tracked_count(&self, dir: &Path, suffix: &str) -> crate::error::Result<usize> {
+    /// The folders at or below `dir` (absolute, inside the work tree) holding files that
+    /// git's index tracks whose names end in `suffix`, each with how many it holds, in the
+    /// index's order.
+    pub fn tracked_folders(
+        &self,
+        dir: &Path,
+        suffix: &str,
+    ) -> crate::error::Result<Vec<(PathBuf, usize)>> {
         let mut prefix = self.rela_path(dir)?;
         prefix.push(b'/');
         index_file::look(&self.repo, |index| {
+            let mut folders: Vec<(PathBuf, usize)> = Vec::new();
             let Some(range) = index.prefixed_entries_range(prefix.as_ref()) else {
-                return 0;
+                return folders;
             };
-            index.entries()[range]
-                .iter()
-                .filter(|e| {
-                    let name = &e.path(index)[prefix.len()..];
-                    name.ends_with(suffix.as_bytes()) && !name.contains(&b'/') && e.stage_raw() == 0
-                })
-                .count()
+            let mut last: &[u8] = &[];
+            for entry in &index.entries()[range] {
+                let path: &[u8] = entry.path(index);
+                if entry.stage_raw() != 0 || !path.ends_with(suffix.as_bytes()) {
+                    continue;
+                }
+                let folder = &path[..path.iter().rposition(|b| *b == b'/').unwrap_or(0)];
+                match folders.last_mut() {
+                    Some((_, n)) if folder == last => *n += 1,
+                    _ => {
+                        let rela = String::from_utf8_lossy(folder);
+                        folders.push((self.workdir.join(rela.as_ref()), 1));
+                        last = folder;
+                    }
+                }
+            }
+            folders
         })
     }
 

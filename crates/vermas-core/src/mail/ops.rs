@@ -2,13 +2,13 @@
 //! the queries inbox and thread.
 
 use super::address::{self, Address};
+use super::fresh::UsedIds;
 use super::message::{Message, MsgType, Priority};
 use super::store::{self, Dir, Located};
 use crate::error::{Error, Result};
-use crate::store::{CommitMessage, Recorded, Txn, id, write_atomic};
+use crate::store::{CommitMessage, Recorded, Txn, write_atomic};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
-use std::collections::HashSet;
 
 /// Everything `send` needs.
 #[derive(Debug, Clone)]
@@ -100,7 +100,7 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
     } else {
         Some(Txn::begin(ws)?)
     };
-    let (messages, verb, from) = compose(ws, out)?;
+    let (messages, verb, from) = compose(ws, txn.as_ref(), out)?;
     let recorded = write_all(ws, txn, verb, &from, &messages)?;
     Ok(Changed { messages, recorded })
 }
@@ -113,7 +113,7 @@ pub fn send_in(txn: &mut Txn<'_>, ws: &Workspace, out: Outgoing) -> Result<Vec<M
             "an ephemeral message is never committed".into(),
         ));
     }
-    let (messages, _, _) = compose(ws, out)?;
+    let (messages, _, _) = compose(ws, Some(txn), out)?;
     for m in &messages {
         let dir = Dir::new(ws, &m.mailbox, false, false);
         txn.write(&dir.file(&m.id), m.render().as_bytes())?;
@@ -121,8 +121,13 @@ pub fn send_in(txn: &mut Txn<'_>, ws: &Workspace, out: Outgoing) -> Result<Vec<M
     Ok(messages)
 }
 
-/// The messages `out` makes (one per recipient mailbox), the commit verb and the sender.
-fn compose(ws: &Workspace, out: Outgoing) -> Result<(Vec<Message>, &'static str, String)> {
+/// The messages `out` makes (one per recipient mailbox), the commit verb and the sender;
+/// `txn` is the change they are written in, if any.
+fn compose(
+    ws: &Workspace,
+    txn: Option<&Txn<'_>>,
+    out: Outgoing,
+) -> Result<(Vec<Message>, &'static str, String)> {
     let subject = out.subject.trim().to_string();
     if subject.is_empty() {
         return Err(Error::Invalid("the subject is empty".into()));
@@ -155,10 +160,11 @@ fn compose(ws: &Workspace, out: Outgoing) -> Result<(Vec<Message>, &'static str,
         .map(|q| store::find(ws, q)?.read(ws))
         .transpose()?;
     let now = Timestamp::now();
-    let mut used = store::used_ids(ws);
+    let mailboxes: Vec<&str> = recipients.iter().map(|r| r.mailbox()).collect();
+    let mut used = UsedIds::of(ws, txn, &mailboxes);
     let mut messages: Vec<Message> = Vec::new();
     for rcpt in &recipients {
-        let id = fresh_id(&mut used, &subject, &from);
+        let id = used.fresh(&subject, &from);
         let thread = match (&answered, messages.first()) {
             (Some(a), _) => a.thread.clone(),
             (None, Some(first)) => first.id.clone(),
@@ -255,13 +261,6 @@ fn write_all(
             .unwrap_or_default(),
         actor: actor.to_string(),
     })
-}
-
-/// A free `msg-<base36>` id, as short as the number of messages allows.
-fn fresh_id(used: &mut HashSet<String>, subject: &str, from: &str) -> String {
-    let id = id::fresh("msg", subject, from, used.len(), |c| used.contains(c));
-    used.insert(id.clone());
-    id
 }
 
 /// Runs `change` on message `query` under the write lock (none for ephemeral mail) and

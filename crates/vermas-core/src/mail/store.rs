@@ -6,7 +6,7 @@ use super::message::Message;
 use crate::error::{Error, Result};
 use crate::store::index::{self, Loaded, Snapshot};
 use crate::workspace::{Workspace, layout};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One folder of messages.
@@ -79,38 +79,44 @@ pub fn live_dirs(ws: &Workspace, mailbox: &str) -> [Dir; 2] {
 
 /// Every folder that can hold messages, found by walking both mail roots.
 pub fn all_dirs(ws: &Workspace) -> Vec<Dir> {
+    let mut out = dirs_under(ws, false);
+    out.extend(dirs_under(ws, true));
+    out
+}
+
+/// The folders that can hold messages under one mail root (`.beads/wisps/mail/` when
+/// `ephemeral`), found by walking it.
+pub fn dirs_under(ws: &Workspace, ephemeral: bool) -> Vec<Dir> {
     let mut out = Vec::new();
-    for ephemeral in [false, true] {
-        let base = root(ws, ephemeral);
-        let walk = walkdir::WalkDir::new(&base)
-            .min_depth(1)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.file_type().is_dir() && !e.file_name().to_string_lossy().starts_with('.')
-            });
-        for entry in walk.flatten() {
-            let Ok(rel) = entry.path().strip_prefix(&base) else {
-                continue;
-            };
-            let mut parts: Vec<String> = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            let archived = parts.last().is_some_and(|p| p == ARCHIVE);
-            if archived {
-                parts.pop();
-            }
-            if parts.is_empty() || parts.iter().any(|p| p == ARCHIVE) {
-                continue;
-            }
-            out.push(Dir {
-                path: entry.path().to_path_buf(),
-                mailbox: parts.join("/"),
-                archived,
-                ephemeral,
-            });
+    let base = root(ws, ephemeral);
+    let walk = walkdir::WalkDir::new(&base)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.file_type().is_dir() && !e.file_name().to_string_lossy().starts_with('.')
+        });
+    for entry in walk.flatten() {
+        let Ok(rel) = entry.path().strip_prefix(&base) else {
+            continue;
+        };
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let archived = parts.last().is_some_and(|p| p == ARCHIVE);
+        if archived {
+            parts.pop();
         }
+        if parts.is_empty() || parts.iter().any(|p| p == ARCHIVE) {
+            continue;
+        }
+        out.push(Dir {
+            path: entry.path().to_path_buf(),
+            mailbox: parts.join("/"),
+            archived,
+            ephemeral,
+        });
     }
     out
 }
@@ -198,14 +204,6 @@ pub fn ids_in(dirs: &[Dir]) -> Vec<(String, usize)> {
         }
     }
     out
-}
-
-/// Every message id in use, for picking a new one.
-pub fn used_ids(ws: &Workspace) -> HashSet<String> {
-    ids_in(&all_dirs(ws))
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect()
 }
 
 /// A message file found by id.

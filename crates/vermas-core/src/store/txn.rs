@@ -169,12 +169,13 @@ impl<'a> Txn<'a> {
             .as_ref()
     }
 
-    /// How many records git's index holds in `dir` (inside `.beads`; not below it) whose
-    /// names end in `suffix`, when this change is recorded in git: a count that needs no
-    /// listing of the folder. `None` when not recorded or the index cannot be read.
-    pub fn recorded_count(&self, dir: &Path, suffix: &str) -> Option<usize> {
+    /// The folders at or below `dir` (inside `.beads`) holding records that git's index
+    /// tracks whose names end in `suffix`, each with how many, when this change is
+    /// recorded in git: what is there without listing a folder. `None` when not recorded
+    /// or the index cannot be read.
+    pub fn recorded_folders(&self, dir: &Path, suffix: &str) -> Option<Vec<(PathBuf, usize)>> {
         let repo = self.repo().filter(|_| self.record)?;
-        repo.tracked_count(dir, suffix).ok()
+        repo.tracked_folders(dir, suffix).ok()
     }
 
     /// Writes `bytes` to `path` (inside `.beads`) atomically: temp file, then rename, as
