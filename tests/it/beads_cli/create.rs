@@ -268,10 +268,10 @@ fn beads_with_several_prefixes_and_no_configured_prefix_refuse_to_create() {
     assert!(repo.create("settled", &[]).starts_with("xx-"));
 }
 
-/// `n` minimal beads `vm-c0000`... written into `.beads/issues` (not committed).
-fn write_many_beads(repo: &Repo, n: usize) {
+/// `n` minimal beads `<prefix>-c0000`... written into `.beads/issues` (not committed).
+fn write_many_beads(repo: &Repo, prefix: &str, n: usize) {
     for i in 0..n {
-        let id = format!("vm-c{i:04}");
+        let id = format!("{prefix}-c{i:04}");
         repo.write(
             &bead_path(&id),
             &format!("---\nid: {id}\ntitle: bead {i}\nstatus: open\n---\n"),
@@ -284,7 +284,10 @@ fn new_ids_grow_with_the_number_of_beads_whether_committed_or_not() {
     // 600 beads need a 5-character hash (450 still fit in 4): the count comes from git's
     // index when changes are recorded, from the folder when they are not.
     let recorded = Repo::initialised();
-    write_many_beads(&recorded, 600);
+    // A folder below sorts between the two runs of beads in git's index: both count.
+    write_many_beads(&recorded, "aa", 300);
+    recorded.write(".beads/issues/notes/readme.md", "not a bead\n");
+    write_many_beads(&recorded, "vm", 300);
     recorded.git(&["add", ".beads"]);
     recorded.git(&["commit", "-q", "-m", "600 beads"]);
     let id = recorded.create("one more", &["--no-spec"]);
@@ -293,12 +296,12 @@ fn new_ids_grow_with_the_number_of_beads_whether_committed_or_not() {
 
     let unrecorded = Repo::initialised();
     unrecorded.ok(&["config", "set", "git.commit", "false"]);
-    write_many_beads(&unrecorded, 600);
+    write_many_beads(&unrecorded, "vm", 600);
     let id = unrecorded.create("one more", &["--no-spec"]);
     assert_eq!(id.len(), "vm-".len() + 5, "{id}");
 
     let few = Repo::initialised();
-    write_many_beads(&few, 400);
+    write_many_beads(&few, "vm", 400);
     few.git(&["add", ".beads"]);
     few.git(&["commit", "-q", "-m", "400 beads"]);
     let id = few.create("one more", &["--no-spec"]);

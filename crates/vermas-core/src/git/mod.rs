@@ -110,8 +110,7 @@ impl GitRepo {
     }
 
     /// The folders at or below `dir` (absolute, inside the work tree) holding files that
-    /// git's index tracks whose names end in `suffix`, each with how many it holds, in the
-    /// index's order.
+    /// git's index tracks whose names end in `suffix`, each once with how many it holds.
     pub fn tracked_folders(
         &self,
         dir: &Path,
@@ -140,6 +139,16 @@ impl GitRepo {
                     }
                 }
             }
+            // A folder's files are apart in the index when a subfolder sorts among them
+            // (`a/0.md`, `a/b/1.md`, `a/c.md`): its runs are added up.
+            folders.sort_by(|a, b| a.0.cmp(&b.0));
+            folders.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    kept.1 += later.1;
+                }
+                same
+            });
             folders
         })
     }
