@@ -96,51 +96,40 @@ impl GitRepo {
         let (parent, head_tree_id) = self.head_and_tree()?;
         let mut objects = LooseWriter::new(&self.repo);
         let states = self.disk_states(rela_paths, &index, &mut objects)?;
-        let new_tree = self.new_tree(head_tree_id, &states, &mut objects)?;
         // A change interrupted after its commit but before its index write leaves the index
         // behind HEAD: bring our entries up to date even when there is nothing to commit.
-        if new_tree.is_none() && !index_stale(&index, &states) {
-            return Ok(None);
-        }
-        let commit_id = match new_tree {
-            Some(tree_id) => Some(self.write_commit(tree_id, parent, commit, &mut objects)?),
-            None => None,
-        };
+        let stale = index_stale(&index, &states);
         update_index(&mut index, &states);
-        self.write_index(&index, lock)?;
-        note.clear();
-        Ok(commit_id)
-    }
-
-    /// Writes `index` through its `lock` and puts it in place. The bytes are encoded whole,
-    /// then hashed in one pass (gix's own writer hashes each field as it goes: ten calls
-    /// per entry); `index.skipHash` (set by `feature.manyFiles`) gives a null checksum, as
-    /// git writes.
-    fn write_index(&self, index: &gix::index::File, mut lock: gix::lock::File) -> Result<()> {
-        use std::io::Write;
+        // The new index is encoded on a second thread while the trees and the commit are
+        // written: neither needs the other, and on a big repository each takes milliseconds.
         let skip_hash = self
             .repo
             .config_snapshot()
             .boolean("index.skipHash")
             .unwrap_or(false);
-        let options = gix::index::write::Options {
-            skip_hash,
-            ..Default::default()
-        };
-        let mut bytes = Vec::with_capacity(index.entries().len() * 96 + 4096);
-        let state: &gix::index::State = index;
-        state.write_to(&mut bytes, options).map_err(git_err)?;
-        let checksum = if skip_hash {
-            self.repo.object_hash().null()
-        } else {
-            let mut hasher = gix::hash::hasher(self.repo.object_hash());
-            hasher.update(&bytes);
-            hasher.try_finalize().map_err(git_err)?
-        };
-        bytes.extend_from_slice(checksum.as_slice());
-        lock.write_all(&bytes).map_err(git_err)?;
-        lock.commit().map_err(|e| git_err(e.error))?;
-        Ok(())
+        let hash = self.repo.object_hash();
+        let (recorded, encoded) = std::thread::scope(|scope| {
+            let encoding = scope.spawn(|| encode_index(&index, skip_hash, hash));
+            let recorded = (|| -> std::result::Result<_, CommitError> {
+                let new_tree = self.new_tree(head_tree_id, &states, &mut objects)?;
+                let commit_id = match new_tree {
+                    Some(tree_id) => {
+                        Some(self.write_commit(tree_id, parent, commit, &mut objects)?)
+                    }
+                    None => None,
+                };
+                Ok((new_tree, commit_id))
+            })();
+            (recorded, encoding.join())
+        });
+        let (new_tree, commit_id) = recorded?;
+        if new_tree.is_none() && !stale {
+            return Ok(None);
+        }
+        let bytes = encoded.map_err(|_| Error::git("encoding git's index failed"))??;
+        write_index(lock, &bytes)?;
+        note.clear();
+        Ok(commit_id)
     }
 
     /// Takes git's own index lock (vermas and the git CLI serialise on it; held until the
@@ -457,6 +446,41 @@ impl From<Error> for CommitError {
     fn from(e: Error) -> Self {
         CommitError::Other(e)
     }
+}
+
+/// `index` as git stores it: its entries and extensions encoded whole, then hashed in one
+/// pass (gix's own writer hashes each field as it goes: ten calls per entry);
+/// `skip_hash` (`index.skipHash`, set by `feature.manyFiles`) gives a null checksum, as git
+/// writes.
+fn encode_index(
+    index: &gix::index::File,
+    skip_hash: bool,
+    hash: gix::hash::Kind,
+) -> Result<Vec<u8>> {
+    let options = gix::index::write::Options {
+        skip_hash,
+        ..Default::default()
+    };
+    let mut bytes = Vec::with_capacity(index.entries().len() * 96 + 4096);
+    let state: &gix::index::State = index;
+    state.write_to(&mut bytes, options).map_err(git_err)?;
+    let checksum = if skip_hash {
+        hash.null()
+    } else {
+        let mut hasher = gix::hash::hasher(hash);
+        hasher.update(&bytes);
+        hasher.try_finalize().map_err(git_err)?
+    };
+    bytes.extend_from_slice(checksum.as_slice());
+    Ok(bytes)
+}
+
+/// Writes the encoded index `bytes` through its `lock` and puts the file in place.
+fn write_index(mut lock: gix::lock::File, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    lock.write_all(bytes).map_err(git_err)?;
+    lock.commit().map_err(|e| git_err(e.error))?;
+    Ok(())
 }
 
 /// True when an index entry of `states` differs from the disk (or is missing, or left).
