@@ -2,19 +2,19 @@
 //! other staged or unstaged work. docs/ARCHITECTURE.md describes the traps avoided.
 
 use super::head_tree::HeadTree;
+use super::index_file::{DiskState, encode_index, index_stale, update_index, write_index};
 use super::loose::LooseWriter;
 use super::recovery::{CrashNote, Phase};
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
 use gix::bstr::{BString, ByteSlice};
-use gix::index::entry::{Flags, Mode, Stat, stat};
+use gix::index::entry::{Stat, stat};
 use gix::lock::acquire::Fail;
 use gix::objs::tree::EntryKind;
 use gix::refs::{
     Target,
     transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog},
 };
-use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
@@ -25,14 +25,6 @@ const CAS_ATTEMPTS: usize = 8;
 /// Commits made by this process on a detached HEAD (see [`super::detached_commits`]).
 pub(super) static DETACHED_COMMITS: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
-
-/// A path to commit as it is now on disk: its blob, or gone.
-struct DiskState {
-    rela: BString,
-    file: Option<(gix::ObjectId, Stat, bool)>,
-    /// True when this commit wrote the blob (so it is known to exist).
-    written: bool,
-}
 
 impl GitRepo {
     /// Commits the current content of `paths` (absolute, inside the work tree; missing files
@@ -448,102 +440,6 @@ impl From<Error> for CommitError {
     }
 }
 
-/// `index` as git stores it: its entries and extensions encoded whole, then hashed in one
-/// pass (gix's own writer hashes each field as it goes: ten calls per entry);
-/// `skip_hash` (`index.skipHash`, set by `feature.manyFiles`) gives a null checksum, as git
-/// writes.
-fn encode_index(
-    index: &gix::index::File,
-    skip_hash: bool,
-    hash: gix::hash::Kind,
-) -> Result<Vec<u8>> {
-    let options = gix::index::write::Options {
-        skip_hash,
-        ..Default::default()
-    };
-    let mut bytes = Vec::with_capacity(index.entries().len() * 96 + 4096);
-    let state: &gix::index::State = index;
-    state.write_to(&mut bytes, options).map_err(git_err)?;
-    let checksum = if skip_hash {
-        hash.null()
-    } else {
-        let mut hasher = gix::hash::hasher(hash);
-        hasher.update(&bytes);
-        hasher.try_finalize().map_err(git_err)?
-    };
-    bytes.extend_from_slice(checksum.as_slice());
-    Ok(bytes)
-}
-
-/// Writes the encoded index `bytes` through its `lock` and puts the file in place.
-fn write_index(mut lock: gix::lock::File, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    lock.write_all(bytes).map_err(git_err)?;
-    lock.commit().map_err(|e| git_err(e.error))?;
-    Ok(())
-}
-
-/// True when an index entry of `states` differs from the disk (or is missing, or left).
-fn index_stale(index: &gix::index::File, states: &[DiskState]) -> bool {
-    states
-        .iter()
-        .any(|s| match (&s.file, index.entry_by_path(s.rela.as_bstr())) {
-            (Some((id, _, _)), Some(e)) => e.id != *id,
-            (None, None) => false,
-            _ => true,
-        })
-}
-
-/// The index with `states` applied: those paths get their new id and stat, removed ones
-/// go, the rest is untouched; the cache tree forgets the folders that changed.
-fn update_index(index: &mut gix::index::File, states: &[DiskState]) {
-    let mut touched: Vec<BString> = Vec::new();
-    let mut new_entries = Vec::new();
-    for s in states {
-        if let Some((id, st, exe)) = &s.file {
-            let mode = if *exe {
-                Mode::FILE_EXECUTABLE
-            } else {
-                Mode::FILE
-            };
-            match index.entry_mut_by_path_and_stage(
-                s.rela.as_bstr(),
-                gix::index::entry::Stage::Unconflicted,
-            ) {
-                Some(e) => {
-                    if e.id != *id || e.mode != mode {
-                        touched.push(s.rela.clone());
-                    }
-                    e.id = *id;
-                    e.stat = *st;
-                    e.mode = mode;
-                }
-                None => {
-                    touched.push(s.rela.clone());
-                    new_entries.push((s.rela.clone(), *id, *st, mode));
-                }
-            }
-        } else if index.entry_by_path(s.rela.as_bstr()).is_some() {
-            touched.push(s.rela.clone());
-        }
-    }
-    let removed: HashSet<&[u8]> = states
-        .iter()
-        .filter(|s| s.file.is_none())
-        .map(|s| s.rela.as_bytes())
-        .collect();
-    index.remove_entries(|_, path, _| removed.contains(path.as_bytes()));
-    for (rela, id, st, mode) in new_entries {
-        index.dangerously_push_entry(st, id, Flags::empty(), mode, rela.as_bstr());
-    }
-    index.sort_entries();
-    if let Some(tree) = index.tree_mut() {
-        for p in &touched {
-            invalidate_cache_tree(tree, p);
-        }
-    }
-}
-
 /// The top folder all paths share, with a trailing `/` (`.beads/` in practice), or empty.
 fn top_dir(paths: &[BString]) -> String {
     let Some(first) = paths.first() else {
@@ -555,20 +451,6 @@ fn top_dir(paths: &[BString]) -> String {
             first[..=i].to_string()
         }
         _ => String::new(),
-    }
-}
-
-/// Invalidates the cached tree of every folder along `path`, as git's
-/// `cache_tree_invalidate_path` does (gix writes the extension back unchanged).
-fn invalidate_cache_tree(tree: &mut gix::index::extension::Tree, path: &[u8]) {
-    tree.num_entries = None;
-    if let Some(pos) = path.iter().position(|b| *b == b'/')
-        && let Some(child) = tree
-            .children
-            .iter_mut()
-            .find(|c| c.name.as_slice() == &path[..pos])
-    {
-        invalidate_cache_tree(child, &path[pos + 1..]);
     }
 }
 
