@@ -449,3 +449,42 @@ fn a_check_that_kills_what_runs_it_is_an_error_and_the_next_check_still_runs() {
         reason(&j, "runs after")
     );
 }
+
+#[test]
+fn a_check_that_kills_what_runs_it_runs_once_and_is_never_green() {
+    // Each check notes that it ran, then kills its runner at once: sometimes before the
+    // runner could say the check started. Such a check is never run a second time, and it
+    // never reads as passed.
+    let names: Vec<String> = (0..12).map(|i| format!("kills its runner {i}")).collect();
+    let links: Vec<(String, String)> = (0..12)
+        .map(|i| (names[i].clone(), format!("k.sh#test_k{i}")))
+        .collect();
+    let pairs: Vec<(&str, &str)> = links
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let repo = spec_repo(&pairs);
+    let mut script = String::new();
+    for i in 0..12 {
+        script.push_str(&format!(
+            "test_k{i}() {{ echo {i} >> \"$RAN\"; kill -9 $PPID; sleep 1; return 0; }}\n"
+        ));
+    }
+    repo.write("tests/k.sh", &script);
+    let ran = repo.join("ran.txt");
+    let r = run_env(
+        &repo,
+        &["status", "--verify", "--json", "--jobs", "2"],
+        &[("RAN", ran.to_str().expect("utf-8 path"))],
+    );
+    let j = r.json();
+    for name in &names {
+        assert_eq!(outcome(&j, name), "ERROR", "{}", reason(&j, name));
+    }
+    let text = std::fs::read_to_string(&ran).expect("the checks ran");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    let mut once: Vec<String> = (0..12).map(|i| i.to_string()).collect();
+    once.sort_unstable();
+    assert_eq!(lines, once, "each check ran exactly once");
+}

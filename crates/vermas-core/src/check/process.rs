@@ -205,7 +205,16 @@ pub fn run(job: &Job) -> Finished {
         Err(e) => return fail(e),
     };
     let (mut running, stdin) = match launch(job, &token, writer) {
-        Ok(r) => r,
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            // What ran it is gone before saying it started: whatever of the command is
+            // left is found by its token; no exit status can be had.
+            reaper::sweep(&token);
+            return Finished {
+                duration: start.elapsed(),
+                ..Finished::default()
+            };
+        }
         Err(e) => return fail(e),
     };
     let group = running.group();
@@ -330,13 +339,17 @@ impl Running {
     }
 }
 
+/// The write end of a job's stdin pipe.
+type StdinWriter = Box<dyn std::io::Write + Send>;
+
 /// Starts `job`, output and errors on `out`: under this thread's guard where there is one,
-/// else as vermas's child. Also the pipe to its stdin, when it takes one.
+/// else as vermas's child. Also the pipe to its stdin, when it takes one. `None`: the guard
+/// took the job and ended without saying it started (see [`super::guard`]'s `Lost`).
 fn launch(
     job: &Job,
     token: &Token,
     out: std::io::PipeWriter,
-) -> std::io::Result<(Running, Option<Box<dyn std::io::Write + Send>>)> {
+) -> std::io::Result<Option<(Running, Option<StdinWriter>)>> {
     let found = on_path(&job.program, &job.env);
     #[cfg(target_os = "linux")]
     {
@@ -359,10 +372,11 @@ fn launch(
         let input = stdin.as_ref().map(|(r, _)| r.as_fd());
         match guard::start(&request, out.as_fd(), input) {
             Ok(running) => {
-                let writer = stdin.map(|(_, w)| Box::new(w) as Box<dyn std::io::Write + Send>);
-                return Ok((Running::Guarded(running), writer));
+                let writer = stdin.map(|(_, w)| Box::new(w) as StdinWriter);
+                return Ok(Some((Running::Guarded(running), writer)));
             }
             Err(NotStarted::Failed(e)) => return Err(e),
+            Err(NotStarted::Lost) => return Ok(None),
             Err(NotStarted::Unavailable) => {}
         }
     }
@@ -372,11 +386,8 @@ fn launch(
     drop(cmd);
     let mut child = spawned?;
     let exited = pidfd(child.id() as i32);
-    let stdin = child
-        .stdin
-        .take()
-        .map(|s| Box::new(s) as Box<dyn std::io::Write + Send>);
-    Ok((Running::Child(child, exited), stdin))
+    let stdin = child.stdin.take().map(|s| Box::new(s) as StdinWriter);
+    Ok(Some((Running::Child(child, exited), stdin)))
 }
 
 /// The variables a job's process gets on top of vermas's: its check token, vermas's own

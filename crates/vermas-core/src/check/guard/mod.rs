@@ -155,6 +155,10 @@ pub(super) enum NotStarted {
     Unavailable,
     /// The guard could not start the command: why.
     Failed(io::Error),
+    /// The guard took the request and ended without a word: the command may have run (one
+    /// that kills what runs it does this), so it must not run again, and how it ended
+    /// cannot be told.
+    Lost,
 }
 
 /// Starts `request` under this thread's guard (starting one first when needed), its
@@ -202,8 +206,8 @@ pub(super) fn start(
             give_back(Some(guard));
             Err(NotStarted::Failed(io::Error::from_raw_os_error(errno)))
         }
-        // No answer: the guard died before the command started (its child dies with it).
-        _ => Err(NotStarted::Unavailable),
+        // No answer: the guard ended, before or after starting the command.
+        _ => Err(NotStarted::Lost),
     }
 }
 
