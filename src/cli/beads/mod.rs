@@ -104,9 +104,14 @@ pub(super) fn load_set(ctx: &Ctx, ws: &vermas_core::workspace::Workspace) -> Res
     Ok(set)
 }
 
-/// Loads every bead as the index holds it and warns about files that did not parse.
+/// Loads every bead as the index holds it (for a `--json` listing, when `ctx.json`) and
+/// warns about files that did not parse.
 fn load_catalog(ctx: &Ctx, ws: &vermas_core::workspace::Workspace) -> Result<Catalog> {
-    let catalog = Catalog::load(ws)?;
+    let catalog = if ctx.json {
+        Catalog::load_for_json(ws)?
+    } else {
+        Catalog::load(ws)?
+    };
     warn_broken(ctx, &catalog.broken);
     Ok(catalog)
 }

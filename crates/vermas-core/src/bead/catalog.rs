@@ -17,7 +17,7 @@ use crate::store::index::{self, FileStamp, ITEM, Indexed, LineSpan, PART, unesc_
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Every bead of a workspace, as index lines, plus the files that did not parse.
 pub struct Catalog {
@@ -27,6 +27,9 @@ pub struct Catalog {
     slots: Vec<Slot>,
     /// Bead files that could not be read.
     pub broken: Vec<Error>,
+    /// The JSON tails of the beads this load parsed, by key, when kept for a listing
+    /// ([`Catalog::load_for_json`]).
+    parsed_tails: HashMap<String, String>,
 }
 
 /// Where one bead's fields lie in the text, and the small ones already read.
@@ -239,20 +242,50 @@ impl Catalog {
     /// Every bead of `ws`, through the index: only files it does not hold are parsed (on
     /// the idle cores) and the index is brought up to date.
     pub fn load(ws: &Workspace) -> Result<Catalog> {
+        Catalog::load_keeping(ws, false)
+    }
+
+    /// As [`Catalog::load`], for a `--json` listing: the JSON tails of the beads it parses
+    /// are kept, so after the caches were lost the listing does not read those files again.
+    pub fn load_for_json(ws: &Workspace) -> Result<Catalog> {
+        Catalog::load_keeping(ws, true)
+    }
+
+    /// [`Catalog::load`], keeping the parsed beads' tails when `keep_tails`.
+    fn load_keeping(ws: &Workspace, keep_tails: bool) -> Result<Catalog> {
         let index_path = cache::index_path(ws);
+        let kept = std::sync::Mutex::new(Vec::new());
         let lines = index::lines::<Bead>(
             &ws.issues_dir(),
             &index_path,
             &ws.cache_dir(),
-            |path, text| match text {
-                Some(text) => parse_bead(ws, path, &text),
-                None => read_bead(ws, path),
+            |path, text| {
+                let bead = match text {
+                    Some(text) => parse_bead(ws, path, &text),
+                    None => read_bead(ws, path),
+                }?;
+                if keep_tails
+                    && let Some(stem) = path.file_stem()
+                    && let Some(tail) = tails::tail_of(&bead)
+                {
+                    // Keyed as the bead's index line is: its file name, escaped.
+                    let key = index::esc(&stem.to_string_lossy());
+                    kept.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((key, tail));
+                }
+                Ok(bead)
             },
         )?;
         let mut catalog = Catalog {
             text: lines.text,
             slots: Vec::new(),
             broken: lines.broken,
+            parsed_tails: kept
+                .into_inner()
+                .unwrap_or_else(|p| p.into_inner())
+                .into_iter()
+                .collect(),
         };
         let text = &catalog.text;
         let read = crate::par::par_map(&lines.spans, |_, span| {
@@ -475,11 +508,24 @@ impl Catalog {
         // Each stamp is parsed from its line: on the idle cores when there are many.
         let wanted: Vec<(&str, FileStamp)> =
             crate::par::par_map(shown, |_, b| Some((b.key(), b.stamp().unwrap_or(unknown))));
-        let cached = if shown.len() > FEW {
+        let mut cached = if shown.len() > FEW {
             tails::load(ws, &wanted)
         } else {
             Tails::default()
         };
+        // Tails this load made while parsing files (after the caches were lost): taken
+        // as they are, and saved with the rest.
+        let mut from_parse = Vec::new();
+        if shown.len() > FEW && !self.parsed_tails.is_empty() {
+            for (n, (key, stamp)) in wanted.iter().enumerate() {
+                if cached.get(n).is_none()
+                    && let Some(tail) = self.parsed_tails.get(*key)
+                {
+                    cached.insert(n, tail);
+                    from_parse.push((*key, *stamp, tail.as_str()));
+                }
+            }
+        }
         let missing: Vec<usize> = (0..shown.len())
             .filter(|&n| cached.get(n).is_none())
             .collect();
@@ -505,12 +551,13 @@ impl Catalog {
             }
             rows[n] = JsonRow::Read(Box::new(bead));
         }
-        if !fresh.is_empty() {
+        if !fresh.is_empty() || !from_parse.is_empty() {
             let current = self
                 .iter()
                 .filter_map(|b| Some((b.key(), b.stamp()?)))
                 .collect();
-            let fresh: Vec<_> = fresh.iter().map(|(k, s, t)| (*k, *s, t.as_str())).collect();
+            let mut fresh: Vec<_> = fresh.iter().map(|(k, s, t)| (*k, *s, t.as_str())).collect();
+            fresh.extend(from_parse);
             tails::save(ws, &current, &fresh);
         }
         Ok(JsonListing {

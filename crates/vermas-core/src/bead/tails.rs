@@ -80,6 +80,15 @@ impl Tails {
         let range = self.found.get(n)?.clone()?;
         Some(&self.text[range])
     }
+
+    /// Sets the tail of wanted bead `n` to `tail`, made from its file just now.
+    pub fn insert(&mut self, n: usize, tail: &str) {
+        if let Some(slot) = self.found.get_mut(n) {
+            let start = self.text.len();
+            self.text.push_str(tail);
+            *slot = Some(start..self.text.len());
+        }
+    }
 }
 
 /// One entry of the cache: its key, stamp and tail; `None` when malformed.
