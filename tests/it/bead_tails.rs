@@ -204,3 +204,47 @@ fn a_corrupt_cache_is_rebuilt_silently() {
         assert_eq!(listings(&repo), before, "{what}, rebuilt");
     }
 }
+
+#[test]
+fn a_big_cache_read_on_several_cores_gives_every_tail() {
+    // Over a megabyte of entries: the cache is read in parts, on the idle cores.
+    const MANY: usize = 1500;
+    let repo = Repo::initialised();
+    let body = "A long description line that makes each entry big. ".repeat(18);
+    let mut paths = Vec::new();
+    for n in 0..MANY {
+        let rel = format!(".beads/issues/vm-b{n:04}.md");
+        repo.write(
+            &rel,
+            &format!("---\nid: vm-b{n:04}\ntitle: Big {n}\nstatus: open\n---\nBead {n}. {body}\n"),
+        );
+        paths.push(repo.join(&rel));
+    }
+    let ok = Command::new("touch")
+        .args(["-d", "2020-01-01 00:00:00"])
+        .args(&paths)
+        .status()
+        .expect("touch")
+        .success();
+    assert!(ok, "touch");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "big beads"]);
+    std::thread::sleep(Duration::from_millis(2100));
+    let first = listings(&repo);
+    let cache = repo.read(TAILS);
+    assert!(cache.len() > 1 << 20, "{} bytes", cache.len());
+    assert_eq!(cached_ids(&repo).len(), MANY);
+    assert_eq!(listings(&repo), first, "answered from the cache alike");
+    // Entries near the start, the middle and the end are all taken from the cache.
+    let mut edited = cache.clone();
+    for n in [0, MANY / 2, MANY - 1] {
+        edited = edited.replacen(&format!("Bead {n}. "), &format!("Cached {n}. "), 1);
+    }
+    repo.write(TAILS, &edited);
+    let [list, _] = listings(&repo);
+    for n in [0, MANY / 2, MANY - 1] {
+        assert!(list.contains(&format!("Cached {n}. ")), "bead {n}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&list).expect("json");
+    assert_eq!(v.as_array().expect("array").len(), MANY);
+}

@@ -68,25 +68,36 @@ pub fn tail_of(bead: &Bead) -> Option<String> {
 /// The cached tails of some beads.
 #[derive(Debug, Default)]
 pub struct Tails {
-    /// The tails found, one after another.
-    text: String,
-    /// Per wanted bead, where its tail lies in `text`.
+    /// The tails found, one after another, in parts (one per thread that read them).
+    parts: Vec<String>,
+    /// Per wanted bead, where its tail lies in the parts taken as one text.
     found: Vec<Option<Range<usize>>>,
 }
 
 impl Tails {
     /// The tail of wanted bead `n`, when cached and current.
     pub fn get(&self, n: usize) -> Option<&str> {
-        let range = self.found.get(n)?.clone()?;
-        Some(&self.text[range])
+        let mut range = self.found.get(n)?.clone()?;
+        for part in &self.parts {
+            if range.start < part.len() {
+                return part.get(range);
+            }
+            range = range.start - part.len()..range.end - part.len();
+        }
+        None
     }
 
     /// Sets the tail of wanted bead `n` to `tail`, made from its file just now.
     pub fn insert(&mut self, n: usize, tail: &str) {
+        let before: usize = self.parts.iter().map(String::len).sum();
         if let Some(slot) = self.found.get_mut(n) {
-            let start = self.text.len();
-            self.text.push_str(tail);
-            *slot = Some(start..self.text.len());
+            if self.parts.is_empty() {
+                self.parts.push(String::new());
+            }
+            let last = self.parts.len() - 1;
+            let start = before;
+            self.parts[last].push_str(tail);
+            *slot = Some(start..start + tail.len());
         }
     }
 }
@@ -135,13 +146,18 @@ fn each_line(ws: &Workspace, mut each: impl FnMut(&[u8])) {
 }
 
 /// The cached tails of `wanted` (each bead's id and its file's stamp as just stat'ed), in
-/// that order: read in one pass over the cache in large blocks, keeping only those.
+/// that order: read in large blocks, a big cache in parts cut at line starts (one per
+/// core, read on the idle ones), keeping only those.
 pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
     let mut tails = Tails {
-        text: String::new(),
+        parts: Vec::new(),
         found: vec![None; wanted.len()],
     };
-    let Ok(mut file) = std::fs::File::open(tails_path(ws)) else {
+    let Ok(file) = std::fs::File::open(tails_path(ws)) else {
+        return tails;
+    };
+    let size = file.metadata().map_or(0, |m| m.len());
+    let Some(first) = after_header(&file) else {
         return tails;
     };
     let mut by_key: IdMap<&[u8], usize> = IdMap::default();
@@ -149,57 +165,136 @@ pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
     for (n, (key, _)) in wanted.iter().enumerate() {
         by_key.insert(key.as_bytes(), n);
     }
-    // The kept tails are never longer than the file: room for them all at once, so the
-    // text is never copied to grow (pages never written to cost no memory).
-    let size = file.metadata().map_or(0, |m| m.len());
-    tails.text.reserve(usize::try_from(size).unwrap_or(0));
-    let mut header = true;
-    let read = each_block_line(&mut file, |line| {
-        if header {
-            header = false;
-            return line == format!("{HEADER}\n").as_bytes();
-        }
-        let Some(&n) = entry_key(line).and_then(|k| by_key.get(k)) else {
-            return true;
-        };
-        if let Some((_, stamp, tail)) = entry(line)
-            && stamp == wanted[n].1
-            && tails.found[n].is_none()
-        {
-            let start = tails.text.len();
-            tails.text.push_str(tail);
-            tails.found[n] = Some(start..tails.text.len());
-        }
-        true
+    // A big cache in as many parts as there are cores, read on those idle now.
+    let parts = if size - first >= SPLIT_FROM {
+        crate::par::cores()
+    } else {
+        1
+    };
+    let ranges = line_ranges(&file, first, size, parts);
+    let read = crate::par::pool(ranges.len(), crate::par::idle_cores(), |i| {
+        let (from, to) = ranges[i];
+        // The kept tails are never longer than the range: room for them all at once, so
+        // the text is never copied to grow (pages never written to cost no memory).
+        let mut text = String::with_capacity(usize::try_from(to - from).unwrap_or(0));
+        let mut found = Vec::new();
+        let read = each_block_line(&file, from, to, |line| {
+            let Some(&n) = entry_key(line).and_then(|k| by_key.get(k)) else {
+                return true;
+            };
+            if let Some((_, stamp, tail)) = entry(line)
+                && stamp == wanted[n].1
+            {
+                // Offsets within one part: a part of 4 GiB would not be a cache.
+                let start = text.len();
+                text.push_str(tail);
+                if let (Ok(n), Ok(start), Ok(end)) = (
+                    u32::try_from(n),
+                    u32::try_from(start),
+                    u32::try_from(text.len()),
+                ) {
+                    found.push((n, start, end));
+                }
+            }
+            true
+        });
+        // Kept while the listing is written: no spare room.
+        text.shrink_to_fit();
+        read.map(|()| (text, found))
     });
-    if read.is_err() {
-        tails.found.iter_mut().for_each(|f| *f = None);
+    let mut offset = 0;
+    for part in read {
+        let Ok((text, found)) = part else {
+            tails.parts.clear();
+            tails.found.iter_mut().for_each(|f| *f = None);
+            return tails;
+        };
+        // An id found twice: the first in the file counts.
+        for (n, start, end) in found {
+            let slot = &mut tails.found[n as usize];
+            if slot.is_none() {
+                *slot = Some(start as usize + offset..end as usize + offset);
+            }
+        }
+        offset += text.len();
+        tails.parts.push(text);
     }
-    // Kept while the listing is written: no spare room.
-    tails.text.shrink_to_fit();
     tails
 }
 
-/// Calls `each` with every whole line of `file` (with its newline; a last line without
-/// one is left out) until it returns false, reading large blocks rather than line by line.
+/// From how many bytes of entries the cache is read on more than one core.
+const SPLIT_FROM: u64 = 1 << 20;
+
+/// Where the entries of the cache `file` start: after its header line, when it is the
+/// one this version writes.
+fn after_header(file: &std::fs::File) -> Option<u64> {
+    use std::os::unix::fs::FileExt;
+    let want = format!("{HEADER}\n");
+    let mut head = vec![0; want.len()];
+    file.read_exact_at(&mut head, 0).ok()?;
+    (head == want.as_bytes()).then_some(want.len() as u64)
+}
+
+/// `[first, size)` of `file` cut into up to `parts` ranges, each starting at a line.
+fn line_ranges(file: &std::fs::File, first: u64, size: u64, parts: usize) -> Vec<(u64, u64)> {
+    use std::os::unix::fs::FileExt;
+    let mut cuts = vec![first];
+    let step = (size - first) / parts.max(1) as u64;
+    for i in 1..parts as u64 {
+        let from = (first + i * step).max(*cuts.last().unwrap_or(&first));
+        // The line start after `from`: past the next newline.
+        let mut window = vec![0; 1 << 16];
+        let mut at = from;
+        let cut = loop {
+            let n = match file.read_at(&mut window, at) {
+                Ok(0) | Err(_) => break size,
+                Ok(n) => n,
+            };
+            if let Some(nl) = window[..n].iter().position(|&b| b == b'\n') {
+                break at + nl as u64 + 1;
+            }
+            at += n as u64;
+        };
+        if cut < size && cut > *cuts.last().unwrap_or(&first) {
+            cuts.push(cut);
+        }
+    }
+    cuts.iter()
+        .zip(cuts.iter().skip(1).chain(std::iter::once(&size)))
+        .map(|(&a, &b)| (a, b))
+        .collect()
+}
+
+/// Calls `each` with every whole line of `file` between `from` and `to` (with its
+/// newline; a last line without one is left out) until it returns false, reading large
+/// blocks rather than line by line. `from` must start a line.
 fn each_block_line(
-    file: &mut std::fs::File,
+    file: &std::fs::File,
+    from: u64,
+    to: u64,
     mut each: impl FnMut(&[u8]) -> bool,
 ) -> std::io::Result<()> {
-    use std::io::{BufRead, Read};
+    use std::io::BufRead;
+    use std::os::unix::fs::FileExt;
     let mut buf = vec![0; 1 << 18];
     let mut filled = 0;
+    let mut at = from;
     loop {
         if filled == buf.len() {
             // A line longer than the block.
             buf.resize(buf.len() * 2, 0);
         }
-        let n = match file.read(&mut buf[filled..]) {
+        let room = (buf.len() - filled).min(usize::try_from(to - at).unwrap_or(usize::MAX));
+        if room == 0 {
+            return Ok(());
+        }
+        let n = match file.read_at(&mut buf[filled..filled + room], at) {
             Ok(0) => return Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
+        at += n as u64;
         let mut start = 0;
         let end = filled + n;
         // Only the new bytes can hold the end of the pending line.
@@ -268,7 +363,7 @@ mod tests {
         file.write_all(text).unwrap();
         file.rewind().unwrap();
         let mut out = Vec::new();
-        each_block_line(&mut file, |l| {
+        each_block_line(&file, 0, text.len() as u64, |l| {
             out.push(l.to_vec());
             true
         })
@@ -286,6 +381,40 @@ mod tests {
         let mut want_long = long.clone();
         want_long.push(b'\n');
         assert_eq!(lines, vec![b"a\n".to_vec(), want_long, b"b\n".to_vec()]);
+    }
+
+    #[test]
+    fn ranges_cut_at_line_starts_cover_the_file_and_read_each_line_once() {
+        let text: String = (0..50_000).map(|n| format!("line {n}\n")).collect();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+        let size = text.len() as u64;
+        for parts in [1, 2, 3, 7] {
+            let ranges = super::line_ranges(&file, 5, size, parts);
+            assert_eq!(ranges.len(), parts, "{ranges:?}");
+            assert_eq!(ranges[0].0, 5);
+            assert_eq!(ranges.last().unwrap().1, size);
+            for pair in ranges.windows(2) {
+                assert_eq!(pair[0].1, pair[1].0, "contiguous");
+                assert_eq!(
+                    text.as_bytes()[pair[1].0 as usize - 1],
+                    b'\n',
+                    "a line start"
+                );
+            }
+            let mut lines = Vec::new();
+            for (from, to) in &ranges {
+                each_block_line(&file, *from, *to, |l| {
+                    lines.push(l.to_vec());
+                    true
+                })
+                .unwrap();
+            }
+            // The first range starts inside line 0: its rest, then every other line.
+            assert_eq!(lines.len(), 50_000, "{parts} parts");
+            assert_eq!(lines[1], b"line 1\n");
+            assert_eq!(lines[49_999], b"line 49999\n");
+        }
     }
 
     #[test]
