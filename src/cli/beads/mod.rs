@@ -104,11 +104,15 @@ pub(super) fn load_set(ctx: &Ctx, ws: &vermas_core::workspace::Workspace) -> Res
     Ok(set)
 }
 
-/// Loads every bead as the index holds it (for a `--json` listing, when `ctx.json`) and
-/// warns about files that did not parse.
-fn load_catalog(ctx: &Ctx, ws: &vermas_core::workspace::Workspace) -> Result<Catalog> {
+/// Loads every bead as the index holds it (for a `--json` listing of at most `limit`
+/// beads, 0: all, when `ctx.json`) and warns about files that did not parse.
+fn load_catalog(
+    ctx: &Ctx,
+    ws: &vermas_core::workspace::Workspace,
+    limit: usize,
+) -> Result<Catalog> {
     let catalog = if ctx.json {
-        Catalog::load_for_json(ws)?
+        Catalog::load_for_json(ws, limit)?
     } else {
         Catalog::load(ws)?
     };
@@ -139,7 +143,8 @@ pub fn list(ctx: &Ctx, ui: &mut Ui, a: ListArgs) -> CmdResult {
         title: a.title,
         ..Filter::default()
     };
-    let catalog = load_catalog(ctx, &ws)?;
+    let limit = a.limit.unwrap_or(LIST_LIMIT);
+    let catalog = load_catalog(ctx, &ws, limit)?;
     let mut beads: Vec<IndexedBead<'_>> = catalog
         .iter()
         .filter(|b| {
@@ -150,7 +155,6 @@ pub fn list(ctx: &Ctx, ui: &mut Ui, a: ListArgs) -> CmdResult {
                 && filter.keeps(b)
         })
         .collect();
-    let limit = a.limit.unwrap_or(LIST_LIMIT);
     first_in_order(&mut beads, limit);
     let shown = limited(&beads, limit, ui.json);
     print_indexed(ui, &ws, &catalog, shown, "No beads found.", None)
@@ -441,13 +445,13 @@ pub fn ready(ctx: &Ctx, ui: &mut Ui, a: ReadyArgs) -> CmdResult {
         priority: a.priority,
         ..Filter::default()
     };
-    let catalog = load_catalog(ctx, &ws)?;
+    let limit = a.limit.unwrap_or(READY_LIMIT);
+    let catalog = load_catalog(ctx, &ws, limit)?;
     let mut ready: Vec<IndexedBead<'_>> = catalog
         .ready(want)
         .into_iter()
         .filter(|b| filter.keeps(b))
         .collect();
-    let limit = a.limit.unwrap_or(READY_LIMIT);
     first_in_order(&mut ready, limit);
     let shown = limited(&ready, limit, ui.json);
     let heading = format!("Ready work ({}):", ready.len());

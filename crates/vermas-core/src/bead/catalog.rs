@@ -245,10 +245,11 @@ impl Catalog {
         Catalog::load_keeping(ws, false)
     }
 
-    /// As [`Catalog::load`], for a `--json` listing: the JSON tails of the beads it parses
-    /// are kept, so after the caches were lost the listing does not read those files again.
-    pub fn load_for_json(ws: &Workspace) -> Result<Catalog> {
-        Catalog::load_keeping(ws, true)
+    /// As [`Catalog::load`], for a `--json` listing of at most `limit` beads (0: all): for
+    /// a long one the JSON tails of the beads it parses are kept, so after the caches were
+    /// lost the listing does not read those files again.
+    pub fn load_for_json(ws: &Workspace, limit: usize) -> Result<Catalog> {
+        Catalog::load_keeping(ws, limit == 0 || limit > FEW)
     }
 
     /// [`Catalog::load`], keeping the parsed beads' tails when `keep_tails`.
