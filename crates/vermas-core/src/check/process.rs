@@ -208,8 +208,10 @@ pub fn run(job: &Job) -> Finished {
         Ok(Some(r)) => r,
         Ok(None) => {
             // What ran it is gone before saying it started: whatever of the command is
-            // left is found by its token; no exit status can be had.
+            // left is found by its token; no exit status can be had. A guard ended by
+            // vermas's own cleanup on Ctrl-C gives no result at all.
             reaper::sweep(&token);
+            reaper::halt_if_interrupted();
             return Finished {
                 duration: start.elapsed(),
                 ..Finished::default()
