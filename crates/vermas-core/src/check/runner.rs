@@ -224,8 +224,15 @@ pub fn contained(root: &Path, file: &str) -> Result<std::path::PathBuf, String> 
     }
 }
 
-/// The command line as a person would type it.
+/// The command line as a person would type it (vermas's own wrapper that sources a file
+/// and calls its function shown by what it does).
 pub fn describe(job: &Job) -> String {
+    if let ["-c", _, "vermas", file, function] =
+        job.args.iter().map(String::as_str).collect::<Vec<_>>()[..]
+        && job.program == "bash"
+    {
+        return format!("bash -c 'source {file}; {function}'");
+    }
     let mut parts = vec![job.program.clone()];
     for a in &job.args {
         if a.contains(|c: char| c.is_whitespace() || "\"'$;&|<>()".contains(c)) {
