@@ -13,11 +13,13 @@ pub mod leftovers;
 mod loose;
 mod recovery;
 mod sign;
+mod snapshot;
 
 pub use checkout::{LinkedCheckout, linked_checkout};
 pub use history::FileChange;
 pub use hookdir::PushBase;
 pub use recovery::recover_left_locks;
+pub use snapshot::FolderChange;
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};
