@@ -3,5 +3,6 @@
 //! and the job summary `status --verify` appends under GITHUB_STEP_SUMMARY.
 
 mod browser;
+mod job_summary;
 mod page;
 mod scripted;
