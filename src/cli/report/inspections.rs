@@ -98,11 +98,7 @@ fn facts(i: &Inspected) -> Markup {
             dt { "Commit judged" } dd { @match &i.head { Some(h) => code { (h) }, None => (unknown()) } }
             @if let Some(t) = &i.tree { dt { "Tree judged" } dd { code { (t) } } }
             dt { "Diff base" } dd { @match &i.base { Some(b) => code { (b) }, None => (unknown()) } }
-            dt { "Approvals" } dd { @match i.authenticated {
-                Some(true) => "authenticated (signed by an approver)",
-                Some(false) => "not authenticated",
-                None => (unknown()),
-            } }
+            dt { "Approvals" } dd { @match &i.approval { Some(a) => (a), None => (unknown()) } }
             @if let Some(s) = &i.spec {
                 dt { "Test spec" } dd {
                     code { (s.id) } " approved"

@@ -158,7 +158,7 @@ fn fields_this_vermas_does_not_know_are_ignored_and_absent_ones_unknown() {
         &format!(".beads/results/{id}.yaml"),
         &format!(
             "key: {id}\nverdict: PASS\nconfidence: 0.8\nat: 2026-11-22T10:00:00Z\nhead: 0123456789abcdef0123456789abcdef01234567\n\
-             tree: fedcba9876543210fedcba9876543210fedcba98\nauthenticated: false\nsigned_by: null\n\
+             tree: fedcba9876543210fedcba9876543210fedcba98\napproval: 'approvals are not authenticated: anyone can approve'\nsigned_by: null\n\
              checks:\n- criterion: ac-1\n  kind: verify_command\n  command: 'true'\n  exit_code: 0\n  outcome: PASS\n  duration_ms: 1\n  attempt: 1\n  proof: {{pid: 4}}\n"
         ),
     );
@@ -169,7 +169,7 @@ fn fields_this_vermas_does_not_know_are_ignored_and_absent_ones_unknown() {
         "the inspection shows"
     );
     assert!(html.contains("fedcba9876543210fedcba9876543210fedcba98"));
-    assert!(html.contains("not authenticated"));
+    assert!(html.contains("approvals are not authenticated: anyone can approve"));
     assert!(html.contains("Diff base</dt><dd><span class=\"muted\">not recorded"));
 }
 

@@ -50,7 +50,7 @@ pub(super) fn inspections(ledger: &Ledger, past: &Past, only_recorded: bool) -> 
                 head: r.head.clone(),
                 tree: r.tree.clone(),
                 base: r.base.clone(),
-                authenticated: r.authenticated,
+                approval: r.approval.clone(),
                 reasons: r.reasons.clone(),
                 checks: checks(r, spec),
                 briefs: briefs(r),

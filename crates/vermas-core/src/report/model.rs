@@ -316,8 +316,8 @@ pub struct Inspected {
     pub tree: Option<String>,
     /// The diff's base, where recorded.
     pub base: Option<String>,
-    /// Whether the approvals were authenticated (`None`: not recorded).
-    pub authenticated: Option<bool>,
+    /// What the test spec's approval rested on, in words (`None`: not recorded).
+    pub approval: Option<String>,
     /// Why.
     pub reasons: Vec<String>,
     /// Each criterion's outcome and evidence.

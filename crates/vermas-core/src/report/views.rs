@@ -33,10 +33,9 @@ pub struct ResultView {
     /// The diff's base, where recorded.
     #[serde(alias = "diff_base")]
     pub base: Option<String>,
-    /// Whether the approvals behind the verdict were signed by an approver, where
-    /// recorded (absent: unknown).
-    #[serde(alias = "approvals_authenticated")]
-    pub authenticated: Option<bool>,
+    /// What the test spec's approval rested on, in words (an approver's signed commit,
+    /// or not authenticated), where recorded.
+    pub approval: Option<String>,
 }
 
 /// One check of a result record.
@@ -116,10 +115,14 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_ignored_and_absent_ones_unknown() {
-        let text = b"key: vm-a\nverdict: PASS\njudged: {commit: abc, tree: def}\nauthenticated: false\nchecks:\n- criterion: ac-1\n  outcome: SOMETHING_NEW\n  extra: 1\n";
+        let text = b"key: vm-a\nverdict: PASS\njudged: {commit: abc}\ntree: def\napproval: approvals are not authenticated\nchecks:\n- criterion: ac-1\n  outcome: SOMETHING_NEW\n  extra: 1\n";
         let r: ResultView = parse(text, "r.yaml").expect("reads");
         assert_eq!(r.verdict.as_deref(), Some("PASS"));
-        assert_eq!(r.authenticated, Some(false));
+        assert_eq!(r.tree.as_deref(), Some("def"));
+        assert_eq!(
+            r.approval.as_deref(),
+            Some("approvals are not authenticated")
+        );
         assert_eq!(r.head, None);
         assert_eq!(outcome_of(&r.checks[0].outcome), None);
         assert!(!r.is_gate());
