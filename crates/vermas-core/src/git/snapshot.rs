@@ -1,6 +1,7 @@
-//! A committed state read without a checkout: a revision resolved, the files of a folder
-//! at a commit, and the commits that changed the files of a folder, with what they wrote
-//! (what `vermas report` reads, so every clone shows the same page).
+//! A committed state read a folder at a time, without a checkout: a revision resolved, the
+//! files and folders of a folder at a commit, and the commits that changed the files of a
+//! folder, with what they wrote (what `vermas report` reads, so every clone shows the same
+//! page; one file at a commit is `objects.rs`'s).
 
 use super::{GitRepo, git_err};
 use crate::error::{Error, Result};
@@ -70,16 +71,6 @@ impl GitRepo {
             }
         }
         Ok(out)
-    }
-
-    /// The file at `path` (repository-relative) in `commit`, if it is there.
-    pub fn file_at(&self, commit: &str, path: &str) -> Result<Option<Vec<u8>>> {
-        let tree = self.find_commit(commit)?.tree().map_err(git_err)?;
-        let entry = tree.lookup_entry_by_path(path).map_err(git_err)?;
-        match entry.filter(|e| e.mode().is_blob()) {
-            Some(e) => Ok(Some(self.blob(e.object_id())?)),
-            None => Ok(None),
-        }
     }
 
     /// Every commit reachable from `tip` and not from `since` that added or changed

@@ -57,7 +57,7 @@ impl<'a> PastSpecs<'a> {
             let rela = super::ledger::join(&self.root, path);
             let text = self
                 .repo
-                .and_then(|r| r.file_at(commit, &rela).ok().flatten())
+                .and_then(|r| r.file_at(commit, &rela))
                 .map(|b| String::from_utf8_lossy(&b).into_owned());
             self.texts.insert(key.clone(), text);
         }
@@ -80,7 +80,7 @@ impl<'a> PastSpecs<'a> {
             let rela = super::ledger::join(&self.root, file);
             let text = self
                 .repo
-                .and_then(|r| r.file_at(commit, &rela).ok().flatten())
+                .and_then(|r| r.file_at(commit, &rela))
                 .map(|b| String::from_utf8_lossy(&b).into_owned());
             self.texts.insert(key.clone(), text);
         }
