@@ -197,3 +197,53 @@ fn the_scripted_page_holds_the_failure_report_and_the_question() {
     assert!(html.contains(&format!("<code>{}</code>", s.asked)));
     assert!(html.contains(&format!("<code>{}</code>", s.passed)));
 }
+
+#[test]
+fn a_clone_and_a_linked_worktree_write_the_same_page() {
+    let s = scripted();
+    let original = page(&s.repo, &[]);
+    let clone = tempfile::tempdir().expect("tmp");
+    let there = clone.path().join("elsewhere");
+    s.repo.git(&[
+        "clone",
+        "-q",
+        s.repo.path().to_str().expect("utf-8"),
+        there.to_str().expect("utf-8"),
+    ]);
+    let out = s
+        .repo
+        .cmd_in(&there, &["report", "--out", "page.html"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cloned = std::fs::read_to_string(there.join("page.html")).expect("page");
+    assert_eq!(cloned, original, "the clone's page differs");
+
+    // A linked worktree reads the one ledger: the same records.
+    let linked = clone.path().join("linked");
+    s.repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        linked.to_str().expect("utf-8"),
+        "-b",
+        "side",
+    ]);
+    let out = s
+        .repo
+        .cmd_in(&linked, &["report", "--out", "page.html"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let side = std::fs::read_to_string(linked.join("page.html")).expect("page");
+    assert!(side.contains(&format!(r#"id="work-{}""#, s.failed)));
+    assert!(side.contains(QUESTION));
+}

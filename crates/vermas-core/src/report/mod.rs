@@ -83,7 +83,7 @@ pub fn gather(p: &Project, req: &Request) -> Result<Report> {
         })
         .collect();
     Ok(Report {
-        project: project_name(&p.root),
+        project: project_name(&p.root, repo.as_ref()),
         as_of: committed.and_then(|(r, c)| r.commit_time(c).ok()),
         branch: repo.as_ref().and_then(GitRepo::head_branch),
         since,
@@ -144,8 +144,20 @@ fn history(
     Ok((runs, past))
 }
 
-/// The repository's folder name.
-fn project_name(root: &std::path::Path) -> String {
+/// The project's name: the last part of `origin`'s URL (so every clone says the same),
+/// else the repository's folder name.
+fn project_name(root: &std::path::Path, repo: Option<&GitRepo>) -> String {
+    let from_origin = repo
+        .and_then(|r| r.config_value("remote.origin.url"))
+        .and_then(|url| {
+            let url = url.trim_end_matches('/');
+            let last = url.rsplit(['/', ':']).next()?;
+            let last = last.strip_suffix(".git").unwrap_or(last);
+            (!last.is_empty()).then(|| last.to_string())
+        });
+    if let Some(name) = from_origin {
+        return name;
+    }
     root.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "project".into())
