@@ -281,6 +281,10 @@ pub struct Bead {
     /// Test specs only: what approval froze (see [`super::approval`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved: Option<Approval>,
+    /// The branch the work is done on, as `sling` recorded it: the refinery judges that
+    /// branch as this work and no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
@@ -316,6 +320,7 @@ impl Bead {
             notes: Vec::new(),
             acceptance_criteria: Vec::new(),
             approved: None,
+            branch: None,
             description: String::new(),
             partial: false,
         }
@@ -431,6 +436,9 @@ impl Bead {
                 opt_scalar(a.by.as_deref()),
                 ts(&a.at)
             ));
+        }
+        if let Some(branch) = &self.branch {
+            out.push_str(&format!("branch: {}\n", scalar(branch)));
         }
         out.push_str("---\n");
         if !self.description.is_empty() {

@@ -76,7 +76,7 @@ fn answered(ws: &Workspace, git: &Git, req: &MergeRequest) -> bool {
         crate::git::GitRepo::open(&ws.root)
             .and_then(|r| r.work_fingerprint(&tip, crate::workspace::BEADS_DIR))
     });
-    crate::inspect::route::latest_answer(ws, &work, state.as_deref()).is_some()
+    crate::inspect::answer::latest(ws, &work, state.as_deref()).is_some()
 }
 
 /// Verifies and settles one request: marks it `verifying` (one commit), then records how
