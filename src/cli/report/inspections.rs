@@ -20,14 +20,15 @@ pub(super) fn section(report: &Report) -> Markup {
                     li data-count="inspections" { b { (report.inspections.len()) } "inspected" }
                     @for v in verdicts { li data-count=(v) { b { (count(v)) } (badge(v)) } }
                 }
-                @for i in &report.inspections { (inspected(i)) }
+                @for i in &report.inspections { (inspected(i, report.approvers_set)) }
             }
         }
     }
 }
 
-/// One inspected work item.
-fn inspected(i: &Inspected) -> Markup {
+/// One inspected work item; with `approvers_set`, a recorded answer is said to count only
+/// when an approver signed it.
+fn inspected(i: &Inspected, approvers_set: bool) -> Markup {
     html! {
         article.inspection id=(format!("work-{}", i.work)) data-verdict=(i.verdict) aria-labelledby=(format!("work-{}-h", i.work)) {
             h3 id=(format!("work-{}-h", i.work)) {
@@ -60,7 +61,12 @@ fn inspected(i: &Inspected) -> Markup {
                 h4 { "Question and answer" }
                 dl.facts.qa {
                     dt { "Asked" } dd { (q) }
-                    dt { "Answer" } dd { @match &i.answer { Some(a) => (a), None => span.muted { "not answered yet" } } }
+                    dt { "Answer" } dd {
+                        @match &i.answer { Some(a) => (a), None => span.muted { "not answered yet" } }
+                        @if approvers_set && i.answer.is_some() {
+                            " " span.muted { "(as recorded: it counts only if an approver signed the commit that recorded it)" }
+                        }
+                    }
                 }
             }
             @if !i.briefs.is_empty() {

@@ -247,3 +247,55 @@ fn a_clone_and_a_linked_worktree_write_the_same_page() {
     assert!(side.contains(&format!(r#"id="work-{}""#, s.failed)));
     assert!(side.contains(QUESTION));
 }
+
+#[test]
+fn the_answer_shown_is_a_reply_from_the_address_asked_or_an_answer_note() {
+    let s = scripted();
+    let before = page(&s.repo, &[]);
+    let asked = &before[before
+        .find(r#"<table id="questions">"#)
+        .expect("the question")..];
+    let msg = asked
+        .split("<code>")
+        .nth(2)
+        .and_then(|c| c.split("</code>").next())
+        .expect("the question's message")
+        .to_string();
+    // A reply from someone the question was not asked of is not an answer.
+    s.repo.ok(&[
+        "mail",
+        "reply",
+        &msg,
+        "-m",
+        "Use Jenkins (not asked)",
+        "--from",
+        "alice/",
+    ]);
+    let html = page(&s.repo, &[]);
+    assert!(html.contains("not answered yet"), "{msg}");
+    assert!(!html.contains("Use Jenkins"));
+    s.repo.ok(&[
+        "mail",
+        "reply",
+        &msg,
+        "-m",
+        "Use Buildkite on our runners",
+        "--from",
+        "mayor/",
+    ]);
+    let html = page(&s.repo, &[]);
+    assert!(
+        html.contains("<dd>Use Buildkite on our runners"),
+        "the mayor's reply answers"
+    );
+    s.repo.ok(&["answer", &s.asked, "GitHub Actions, hosted"]);
+    let html = page(&s.repo, &[]);
+    assert!(
+        html.contains("<dd>GitHub Actions, hosted"),
+        "the answer note wins"
+    );
+    assert!(
+        !html.contains(r#"<table id="questions">"#),
+        "no question waits"
+    );
+}

@@ -6,6 +6,7 @@ use super::ledger::Ledger;
 use super::model::{FailureReport, Inspected, InspectedCheck, PastVerdict, SpecApproval};
 use super::views::ResultView;
 use crate::bead::model::{Bead, IssueType};
+use crate::inspect::answer::ASKED_OF;
 use std::collections::HashMap;
 
 /// The order roles are shown in; any other role follows, by name.
@@ -121,12 +122,15 @@ fn asked(work: &Bead, ledger: &Ledger) -> (Option<String>, Option<String>) {
         .rev()
         .find_map(|n| n.text.strip_prefix("Answer:"))
         .map(|a| a.trim().to_string());
+    // A reply counts only from the address the question was asked of (as the Inspector
+    // reads answers; with approvers set it also wants an approver's signature, which the
+    // page says it does not check).
     let mailed = || {
         let msg = asked_in.as_deref()?;
         ledger
             .mail
             .iter()
-            .filter(|m| m.reply_to.as_deref() == Some(msg))
+            .filter(|m| m.reply_to.as_deref() == Some(msg) && m.from == ASKED_OF)
             .max_by_key(|m| m.created_at)
             .map(|m| without_markers(&m.body))
     };

@@ -92,6 +92,7 @@ pub fn gather(p: &Project, req: &Request) -> Result<Report> {
         specs,
         inspections: inspections::inspections(&ledger, &past, req.since.is_some()),
         problems: ledger.problems.clone(),
+        approvers_set: p.config.approvers.is_some(),
         source: ledger.source,
     })
 }

@@ -28,6 +28,9 @@ pub struct Report {
     pub inspections: Vec<Inspected>,
     /// Files that could not be read.
     pub problems: Vec<String>,
+    /// Approvers are set: approvals and answers count only when an approver signed them
+    /// (the page shows what is recorded and says so).
+    pub approvers_set: bool,
 }
 
 /// Where a check's `file:line` points.
