@@ -39,6 +39,7 @@ mod hook_payloads;
 mod hooks;
 mod hostile_checks;
 mod hostile_specs;
+mod html_report;
 mod inspect_pipeline;
 mod inspect_specs;
 mod inspector_loop;
