@@ -198,6 +198,10 @@ pub enum Command {
         /// this work and no other.
         #[arg(long, value_name = "NAME")]
         branch: Option<String>,
+        /// Give the worker a git worktree of its own on that branch (config
+        /// `sling.worktree: true` does it every time); its path is in WORK ASSIGNED.
+        #[arg(long)]
+        worktree: bool,
         /// Bypass the test-spec gate (recorded; needs --reason).
         #[arg(long, requires = "reason")]
         force: bool,

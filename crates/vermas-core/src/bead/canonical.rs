@@ -63,7 +63,7 @@ struct Fields<'a> {
 }
 
 /// Every key in the order [`Bead::render`] writes them.
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "id",
     "title",
     "status",
@@ -81,6 +81,7 @@ const KEYS: [&str; 17] = [
     "dependencies",
     "notes",
     "branch",
+    "worktree",
 ];
 
 impl<'a> Fields<'a> {
@@ -164,6 +165,7 @@ fn apply(bead: &mut Bead, key: &str, value: &str) -> Option<()> {
         "parent" => bead.parent = optional(value)?,
         "spec" => bead.spec = optional(value)?,
         "branch" => bead.branch = optional(value)?,
+        "worktree" => bead.worktree = optional(value)?,
         "dependencies" | "notes" if value == "[]" => {}
         _ => return None,
     }

@@ -285,6 +285,9 @@ pub struct Bead {
     /// branch as this work and no other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
+    /// The worker's worktree the work is done in, when `sling --worktree` made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
@@ -321,6 +324,7 @@ impl Bead {
             acceptance_criteria: Vec::new(),
             approved: None,
             branch: None,
+            worktree: None,
             description: String::new(),
             partial: false,
         }
@@ -439,6 +443,9 @@ impl Bead {
         }
         if let Some(branch) = &self.branch {
             out.push_str(&format!("branch: {}\n", scalar(branch)));
+        }
+        if let Some(worktree) = &self.worktree {
+            out.push_str(&format!("worktree: {}\n", scalar(worktree)));
         }
         out.push_str("---\n");
         if !self.description.is_empty() {

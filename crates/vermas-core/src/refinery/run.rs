@@ -58,7 +58,9 @@ pub fn run(
         else {
             break;
         };
-        let t = take(ws, &git, actor, next, opts)?;
+        let mut t = take(ws, &git, actor, next, opts)?;
+        t.warnings
+            .extend(super::worker::remove_after(ws, &git, &t.request));
         seen(&t);
         taken.push(t);
         if opts.once {

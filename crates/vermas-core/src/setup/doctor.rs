@@ -38,6 +38,7 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     }
     settings_findings(ws, &mut add);
     approval_findings(ws, &mut add);
+    worktree_findings(ws, &mut add);
     record_findings(ws, &mut add)?;
     git_findings(ws, &mut add);
     driver_findings(ws, &mut add);
@@ -64,6 +65,20 @@ fn approval_findings(ws: &Workspace, add: &mut Add<'_>) {
     }
     if let Ok(Some(problem)) = trusted.records_problem(ws) {
         add("warning", problem);
+    }
+}
+
+/// `doctor` on workers' worktrees: those left although their work is closed.
+fn worktree_findings(ws: &Workspace, add: &mut Add<'_>) {
+    for (dir, bead) in crate::refinery::worker::left_over(ws) {
+        add(
+            "warning",
+            format!(
+                "the worker worktree {dir} is left although its work {} is closed: `git \
+                 worktree remove {dir}`",
+                bead.id
+            ),
+        );
     }
 }
 
