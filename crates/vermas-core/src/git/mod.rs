@@ -9,6 +9,7 @@ mod history;
 mod hookdir;
 mod identity;
 mod index_file;
+mod ledger;
 pub mod leftovers;
 mod loose;
 mod recovery;
@@ -17,6 +18,7 @@ mod sign;
 pub use checkout::{LinkedCheckout, linked_checkout};
 pub use history::FileChange;
 pub use hookdir::PushBase;
+pub use ledger::Changed;
 pub use recovery::recover_left_locks;
 
 use crate::error::Error;

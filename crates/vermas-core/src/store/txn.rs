@@ -6,6 +6,12 @@
 //! and committing leaves a record the next change commits. A change that fails instead
 //! (its commit refused, an error half-way) is rolled back: its files get their earlier
 //! content again, so a retry never makes a duplicate.
+//!
+//! A change commits only what vermas itself changed: a record it rewrites that already
+//! held someone else's uncommitted edit (it differed from HEAD before the change) is
+//! refused, naming the file, unless an interrupted vermas change left it (the journal) or
+//! the caller adopts it on purpose ([`Txn::include`]). A sync's merge an interrupted
+//! process left half landed is finished first ([`super::landing`]).
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
@@ -83,6 +89,9 @@ pub struct Txn<'a> {
     touched_set: HashSet<PathBuf>,
     /// The paths of `before`, likewise.
     remembered: HashSet<PathBuf>,
+    /// Paths committed as they are, whatever they held before: left by an interrupted
+    /// change, included on purpose, or brought by a landed merge.
+    adopted: HashSet<PathBuf>,
     /// The journal, opened once for the whole change.
     journal_file: Option<File>,
     /// Folders this change checked to stay inside the repository and made: each is
@@ -116,6 +125,7 @@ impl<'a> Txn<'a> {
             touched: Vec::new(),
             touched_set: HashSet::new(),
             remembered: HashSet::new(),
+            adopted: HashSet::new(),
             journal_file: None,
             ready_dirs: HashSet::new(),
             before: Vec::new(),
@@ -144,11 +154,62 @@ impl<'a> Txn<'a> {
                     && ws.contain(&path).is_ok()
                     && txn.touched_set.insert(path.clone())
                 {
+                    txn.adopted.insert(path.clone());
                     txn.touched.push(path);
                 }
             }
         }
+        txn.finish_landing()?;
         Ok(txn)
+    }
+
+    /// Finishes a sync's merge an interrupted process left half landed (see
+    /// [`super::landing`]): one failed read when there is none.
+    fn finish_landing(&mut self) -> Result<()> {
+        let intent = self.ws.cache_dir().join(super::landing::INTENT);
+        if !intent.exists() {
+            return Ok(());
+        }
+        let Some(repo) = GitRepo::open(&self.ws.beads_dir) else {
+            return Ok(());
+        };
+        let ledger = self.ledger_in(&repo);
+        super::landing::finish(&repo, &intent, &ledger, &mut |rel, bytes| {
+            let path = self.ws.beads_dir.join(rel);
+            self.write_landed(&path, bytes)
+        })
+    }
+
+    /// The ledger's folder relative to `repo`'s work tree (`.beads`).
+    pub fn ledger_in(&self, repo: &GitRepo) -> String {
+        let beads =
+            std::fs::canonicalize(&self.ws.beads_dir).unwrap_or_else(|_| self.ws.beads_dir.clone());
+        beads
+            .strip_prefix(repo.workdir())
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| crate::workspace::BEADS_DIR.to_string())
+    }
+
+    /// Writes (or with `None` removes) `path` as a landed merge brings it: journalled and
+    /// committed as it is, never rolled back (the branch holds it already).
+    pub fn write_landed(&mut self, path: &Path, bytes: Option<&[u8]>) -> Result<()> {
+        let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+        self.adopted.insert(path.to_path_buf());
+        self.journal_found(path, found, false)?;
+        match bytes {
+            Some(bytes) => {
+                let tmp_dir = self.ws.cache_dir().join("tmp");
+                self.ready_dir(&tmp_dir)?;
+                if let Some(parent) = path.parent() {
+                    self.ready_dir(parent)?;
+                }
+                replace(&tmp_dir, path, bytes)
+            }
+            None => match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
+                _ => Ok(()),
+            },
+        }
     }
 
     /// Overrides `git.commit` for this change (a config change that turns recording on
@@ -182,7 +243,7 @@ impl<'a> Txn<'a> {
     /// [`write_atomic`] does; the folders are checked and made once per change.
     pub fn write(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
         let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
-        self.journal_found(path, found)?;
+        self.journal_found(path, found, true)?;
         let tmp_dir = self.ws.cache_dir().join("tmp");
         self.ready_dir(&tmp_dir)?;
         if let Some(parent) = path.parent() {
@@ -216,8 +277,9 @@ impl<'a> Txn<'a> {
     }
 
     /// Adds `path` (inside `.beads`, as it is on disk) to what this change commits,
-    /// without writing it.
+    /// without writing it, whoever changed it.
     pub fn include(&mut self, path: &Path) -> Result<()> {
+        self.adopted.insert(path.to_path_buf());
         self.journal(path)
     }
 
@@ -274,13 +336,18 @@ impl<'a> Txn<'a> {
     /// take outside the repository.
     fn journal(&mut self, path: &Path) -> Result<()> {
         let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
-        self.journal_found(path, found)
+        self.journal_found(path, found, true)
     }
 
     /// [`Txn::journal`] for a `path` whose `lstat` found `found`: its folders are checked
     /// once per change, the file itself only when it is a symlink. Checked before its old
     /// content is read, so nothing behind a symlink leading outside is ever read.
-    fn journal_found(&mut self, path: &Path, found: Option<std::fs::FileType>) -> Result<()> {
+    fn journal_found(
+        &mut self,
+        path: &Path,
+        found: Option<std::fs::FileType>,
+        keep_before: bool,
+    ) -> Result<()> {
         let rel = path
             .strip_prefix(&self.ws.beads_dir)
             .map_err(|_| Error::Invalid(format!("{} is outside .beads", path.display())))?;
@@ -295,7 +362,9 @@ impl<'a> Txn<'a> {
                 _ => {}
             }
         }
-        self.remember(path, found.is_some());
+        if keep_before {
+            self.remember(path, found.is_some());
+        }
         if self.touched_set.contains(path) {
             return Ok(());
         }
@@ -371,6 +440,7 @@ impl<'a> Txn<'a> {
                         &text,
                         self.ws.config.git.author.as_deref(),
                         &owner,
+                        &self.expected_before(),
                     )? {
                         Some(id) => Recorded::Commit(id.to_string()),
                         None => Recorded::Unchanged,
@@ -378,6 +448,26 @@ impl<'a> Txn<'a> {
                 }
             }
         })
+    }
+}
+
+impl Txn<'_> {
+    /// What each path this change rewrote must hold in HEAD for the commit to be only
+    /// vermas's own change: the blob of its content before the change (`None`: absent).
+    /// Adopted paths are left out.
+    fn expected_before(&self) -> Vec<(PathBuf, Option<String>)> {
+        self.before
+            .iter()
+            .filter(|(path, _)| !self.adopted.contains(path))
+            .map(|(path, old)| {
+                let blob = old.as_ref().map(|bytes| {
+                    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
+                        .map(|id| id.to_string())
+                        .unwrap_or_default()
+                });
+                (path.clone(), blob)
+            })
+            .collect()
     }
 }
 
