@@ -66,11 +66,14 @@ pub fn sync(ctx: &Ctx, ui: &mut Ui, remote: Option<&str>) -> CmdResult {
             synced.branch
         );
     }
-    for path in &synced.kept_deleted {
+    for k in &synced.kept_deleted {
+        let short = &k.changed_in[..k.changed_in.len().min(10)];
         outln!(
             ui,
-            "Kept deleted: {path} (deleted on one side, changed on the other; the change \
-             stays in history: `git log -p -- {path}`)"
+            "Kept deleted: {} (deleted on one side, changed on the other; the change: `git \
+             show {short}:{}`)",
+            k.path,
+            k.path
         );
     }
     Ok(0)

@@ -194,8 +194,25 @@ impl GitRepo {
     }
 
     /// Moves the branch HEAD names from `old` to `new` if it is still at `old` (a
-    /// compare-and-swap), with a reflog entry saying `why`; false when it had moved.
-    pub fn move_branch(&self, old: &str, new: &str, why: &str) -> Result<bool> {
+    /// compare-and-swap), with a reflog entry saying `why`; false when it had moved. The
+    /// ref lock files it takes are named in the crash note at `note` first, so those a
+    /// kill leaves behind are removed by the next vermas commit or sync.
+    pub fn move_branch(
+        &self,
+        old: &str,
+        new: &str,
+        why: &str,
+        note: &std::path::Path,
+    ) -> Result<bool> {
+        let index_lock = self.repo.index_path().with_extension("lock");
+        let crash = super::recovery::CrashNote::new(note.to_path_buf(), index_lock);
+        crash.recover();
+        let mut locks = self.ref_lock_paths();
+        locks.push(self.repo.common_dir().join("packed-refs.lock"));
+        crash.record(&super::recovery::Phase::Committing {
+            index_ino: 0,
+            ref_locks: &locks,
+        });
         let (_, committer) = super::identity::identity(&self.repo, None).or_else(|_| {
             super::identity::identity(&self.repo, Some("vermas <vermas@localhost>"))
         })?;

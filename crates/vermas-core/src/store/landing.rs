@@ -14,6 +14,10 @@ use std::path::Path;
 /// The intent's file name in `.beads/.cache/`.
 pub const INTENT: &str = "landing";
 
+/// The crash note naming the ref lock files a landing takes (the one vermas's commits
+/// keep, so either cleans up after the other).
+const CRASH_NOTE: &str = "commit-in-progress";
+
 /// How a landing hands over a ledger file to write: its path relative to the ledger's
 /// folder, and its new bytes (`None`: remove it).
 pub type WriteLedger<'w> = dyn FnMut(&Path, Option<&[u8]>) -> Result<()> + 'w;
@@ -32,10 +36,12 @@ pub fn land(
 ) -> Result<bool> {
     // Written whole, then renamed into place: a reader finds both commits or none.
     let tmp = intent.with_extension("tmp");
-    std::fs::write(&tmp, format!("{old} {new}\n"))
+    let folder = intent.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder)
+        .and_then(|()| std::fs::write(&tmp, format!("{old} {new}\n")))
         .and_then(|()| std::fs::rename(&tmp, intent))
         .map_err(|e| Error::io(intent, e))?;
-    if !repo.move_branch(old, new, why)? {
+    if !repo.move_branch(old, new, why, &folder.join(CRASH_NOTE))? {
         remove(intent);
         return Ok(false);
     }

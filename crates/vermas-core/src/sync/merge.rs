@@ -22,7 +22,17 @@ pub(super) struct Merged {
     /// Files under the ledger's folder the merge changed.
     pub pulled: usize,
     /// Records deleted on one side and changed on the other: they stay deleted.
-    pub kept_deleted: Vec<String>,
+    pub kept_deleted: Vec<KeptDeleted>,
+}
+
+/// A record deleted on one side and changed on the other: it stays deleted, and the
+/// change is in the history of the side that made it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KeptDeleted {
+    /// The record's path, relative to the work tree.
+    pub path: String,
+    /// The commit whose tree holds the change (`git show COMMIT:PATH`).
+    pub changed_in: String,
 }
 
 /// Merges commit `theirs` into the ledger's branch under the write lock (which also
@@ -98,7 +108,7 @@ pub(super) fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<Mer
 }
 
 /// The merge commit's message: what was merged, and each record kept deleted.
-fn message(target: &Target, kept: &[String]) -> String {
+fn message(target: &Target, kept: &[KeptDeleted]) -> String {
     let mut text = format!(
         "vermas sync: merge {}/{}\n",
         target.remote, target.remote_branch
@@ -108,8 +118,11 @@ fn message(target: &Target, kept: &[String]) -> String {
             "\nDeleted on one side and changed on the other: the delete wins, the change \
              stays in history.\n",
         );
-        for path in kept {
-            text.push_str(&format!("Kept deleted: {path}\n"));
+        for k in kept {
+            text.push_str(&format!(
+                "Kept deleted: {} (the change: git show {}:{})\n",
+                k.path, k.changed_in, k.path
+            ));
         }
     }
     text
@@ -128,7 +141,7 @@ fn merged_tree(
     base: Option<&str>,
     ours: &str,
     theirs: &str,
-) -> Result<(String, Vec<String>)> {
+) -> Result<(String, Vec<KeptDeleted>)> {
     let base_tree = base.map(|b| repo.commit_tree_id(b)).transpose()?;
     let (ours_tree, theirs_tree) = (repo.commit_tree_id(ours)?, repo.commit_tree_id(theirs)?);
     let split = |changes: Vec<Changed>| -> (BTreeMap<String, Changed>, bool) {
@@ -164,7 +177,10 @@ fn merged_tree(
             (Some(m), Some(x)) => Some(merge_record(repo, path, was.as_deref(), m, x)?),
             // Deleted on one side, changed on the other: the delete wins.
             _ => {
-                kept_deleted.push(path.clone());
+                kept_deleted.push(KeptDeleted {
+                    path: path.clone(),
+                    changed_in: if mine.is_some() { ours } else { theirs }.to_string(),
+                });
                 None
             }
         };

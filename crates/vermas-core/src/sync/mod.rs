@@ -6,6 +6,8 @@
 
 mod merge;
 
+pub use merge::KeptDeleted;
+
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
 use crate::git::cli::{GitFailed, command, stdout};
@@ -36,7 +38,7 @@ pub struct Synced {
     /// True when the branch has no upstream, so sync chose `remote/remote_branch`.
     pub chosen: bool,
     /// Records deleted on one side and changed on the other: they stay deleted.
-    pub kept_deleted: Vec<String>,
+    pub kept_deleted: Vec<KeptDeleted>,
 }
 
 /// Where a sync goes: the ledger's checkout, its branch and the remote's branch.
