@@ -38,9 +38,11 @@ pub struct KeptDeleted {
 /// Merges commit `theirs` into the ledger's branch under the write lock (which also
 /// finishes a merge an interrupted sync left half landed).
 pub(super) fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<Merged> {
+    let repo = &target.repo;
+    if repo.head_commit().as_deref() == Some(theirs) {
+        return Ok(Merged::default());
+    }
     let txn = Txn::begin(ws)?;
-    let repo = GitRepo::open(&ws.beads_dir)
-        .ok_or_else(|| Error::git("the ledger is no longer in a git repository"))?;
     let ours = repo
         .head_commit()
         .ok_or_else(|| Error::git("the ledger's branch has no commit yet"))?;
@@ -51,7 +53,7 @@ pub(super) fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<Mer
     let (new, kept_deleted) = if base.as_deref() == Some(ours.as_str()) {
         (theirs.to_string(), Vec::new())
     } else {
-        let (tree, kept) = merged_tree(target, &repo, base.as_deref(), &ours, theirs)?;
+        let (tree, kept) = merged_tree(target, repo, base.as_deref(), &ours, theirs)?;
         let message = message(target, &kept);
         let parents = [ours.clone(), theirs.to_string()];
         let author = ws.config.git.author.as_deref();
@@ -64,7 +66,7 @@ pub(super) fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<Mer
         Some(&repo.commit_tree_id(&ours)?),
         Some(&repo.commit_tree_id(&new)?),
     )?;
-    in_the_way(target, &repo, &changes)?;
+    in_the_way(target, repo, &changes)?;
     let ledger = &target.beads;
     let prefix = format!("{ledger}/");
     let pulled = changes
@@ -78,7 +80,7 @@ pub(super) fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<Mer
     );
     let mut txn = txn;
     let landed = crate::store::landing::land(
-        &repo,
+        repo,
         &intent,
         ledger,
         (&ours, &new),

@@ -95,8 +95,6 @@ impl Target {
 /// `origin`); `exe_dir` is put first on git's PATH so git finds `vermas merge-file`.
 pub fn sync(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Result<Synced> {
     let target = locate(ws, remote, exe_dir)?;
-    // The driver must be registered before git merges a record.
-    crate::setup::driver::register(ws)?;
     let mut merged = merge::Merged::default();
     let mut last = String::new();
     for tries in 1..=MAX_TRIES {
