@@ -98,7 +98,13 @@ pub fn sync(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Res
     let mut merged = merge::Merged::default();
     let mut last = String::new();
     for tries in 1..=MAX_TRIES {
-        let theirs = fetch(&target)?;
+        // The first look asks the remote for its tip alone: when this clone has that
+        // commit already (nothing new there), no fetch is needed.
+        let theirs = if tries == 1 {
+            peek(&target)?
+        } else {
+            fetch(&target)?
+        };
         if let Some(theirs) = &theirs {
             let now = merge::merge(ws, &target, theirs)?;
             merged.pulled += now.pulled;
@@ -222,6 +228,30 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
         repo,
         chosen,
     })
+}
+
+/// The remote branch's tip without fetching when this clone holds it already in the
+/// ledger's branch (the tracking ref then set to it), else as [`fetch`] finds it.
+fn peek(target: &Target) -> Result<Option<String>> {
+    let branch = format!("refs/heads/{}", target.remote_branch);
+    let listed = target.git(&["ls-remote", "-q", &target.remote, &branch])?;
+    let Some(tip) = listed
+        .lines()
+        .find_map(|l| l.strip_suffix(&branch)?.trim_end().get(..40).map(str::to_string))
+    else {
+        return fetch(target);
+    };
+    let Some(head) = target.commit("HEAD") else {
+        return fetch(target);
+    };
+    let known = tip == head || target.repo.merge_base(&head, &tip).ok().flatten() == Some(tip.clone());
+    if !known {
+        return fetch(target);
+    }
+    if target.commit(&target.tracking()).as_deref() != Some(tip.as_str()) {
+        target.git(&["update-ref", &target.tracking(), &tip])?;
+    }
+    Ok(Some(tip))
 }
 
 /// Fetches the remote's branch into its tracking ref; its commit, `None` when the remote
