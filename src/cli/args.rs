@@ -99,6 +99,10 @@ pub enum Command {
         /// Why it is closed.
         #[arg(short, long)]
         reason: Option<String>,
+        /// Close work whose approved test spec has not passed an inspection, recorded as a
+        /// bypass (needs --reason).
+        #[arg(long)]
+        force: bool,
     },
     /// Reopen closed beads.
     Reopen {
@@ -190,6 +194,10 @@ pub enum Command {
         id: String,
         /// The agent (default: you).
         agent: Option<String>,
+        /// The branch the work is done on (default: AGENT/ID); the refinery judges it as
+        /// this work and no other.
+        #[arg(long, value_name = "NAME")]
+        branch: Option<String>,
         /// Bypass the test-spec gate (recorded; needs --reason).
         #[arg(long, requires = "reason")]
         force: bool,

@@ -148,7 +148,9 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::List(a) => beads::list(&ctx, ui, a),
         Command::Show { ids } => beads::show(&ctx, ui, &ids),
         Command::Update(a) => beads::update(&ctx, ui, a),
-        Command::Close { ids, reason } => beads::close(&ctx, ui, &ids, reason.as_deref()),
+        Command::Close { ids, reason, force } => {
+            beads::close(&ctx, ui, &ids, reason.as_deref(), force)
+        }
         Command::Reopen { ids } => beads::reopen(&ctx, ui, &ids),
         Command::Dep(cmd) => beads::dep(&ctx, ui, cmd),
         Command::Ready(a) => beads::ready(&ctx, ui, a),
@@ -200,9 +202,17 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Sling {
             id,
             agent,
+            branch,
             force,
             reason,
-        } => sling::sling(&ctx, ui, &id, agent.as_deref(), force, reason.as_deref()),
+        } => sling::sling(
+            &ctx,
+            ui,
+            &id,
+            (agent.as_deref(), branch.as_deref()),
+            force,
+            reason.as_deref(),
+        ),
     }
 }
 

@@ -5,6 +5,7 @@ use crate::yaml;
 use keys::find_key_line;
 pub(crate) use keys::key_parts;
 
+mod approvers;
 pub mod bd;
 mod checks;
 mod keys;
@@ -14,6 +15,7 @@ mod render;
 mod session;
 mod timeouts;
 mod unset;
+pub use approvers::Approvers;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
 pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
@@ -61,6 +63,8 @@ pub struct Config {
     pub layout: LayoutConfig,
     /// The agent command each role runs in its pane.
     pub agents: BTreeMap<String, String>,
+    /// Who approves (see [`Approvers`]); `None`: approvals are not authenticated.
+    pub approvers: Option<Approvers>,
 }
 
 /// `inspect.*` settings.
@@ -236,6 +240,7 @@ impl Default for Config {
             refinery: RefineryConfig::default(),
             layout: LayoutConfig::default(),
             agents: BTreeMap::new(),
+            approvers: None,
         }
     }
 }

@@ -105,7 +105,7 @@ fn now_local() -> gix::date::Time {
     // time_t is 64 bits wide on every target vermas is built for.
     let t = seconds as libc::time_t;
     // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid for the
-    // call, and vermas never changes its environment while it runs.
+    // call, and vermas changes its environment only in `main`, before any thread starts.
     let offset = unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
         if libc::localtime_r(&t, &mut tm).is_null() {
@@ -127,4 +127,13 @@ fn parse_identity(text: &str) -> Option<(String, String)> {
     let email = text[open + 1..close].trim();
     (close > open && !name.is_empty() && !email.is_empty())
         .then(|| (name.to_string(), email.to_string()))
+}
+
+impl super::GitRepo {
+    /// Who a commit made here now is by, as `Name <email>`: git's committer identity, else
+    /// `configured` (`git.author`); `None` when neither is known.
+    pub fn committer(&self, configured: Option<&str>) -> Option<String> {
+        let (_, c) = identity(&self.repo, configured).ok()?;
+        Some(format!("{} <{}>", c.name, c.email))
+    }
 }

@@ -11,8 +11,7 @@ use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
-/// The label of work slung past its gate.
-pub const GATE_BYPASSED: &str = "gate-bypassed";
+pub use crate::bead::ops::GATE_BYPASSED;
 
 /// What `sling` did.
 #[derive(Debug, Clone)]
@@ -27,14 +26,16 @@ pub struct Slung {
     pub recorded: Recorded,
 }
 
-/// Assigns work `id` to `agent` (else the actor): `in_progress`, mail "WORK ASSIGNED" with
-/// its criteria, one commit. Refused while its test spec is missing or not approved,
+/// Assigns work `id` to `agent` (else the actor) on `branch` (else `<agent>/<id>`): records
+/// the branch on the work (the refinery judges that branch as this work), `in_progress`,
+/// mail "WORK ASSIGNED" with its criteria, one commit. Refused while its test spec is missing or not approved,
 /// unless `force` carries a reason.
 pub fn sling(
     ws: &Workspace,
     actor: &str,
     id: &str,
     agent: Option<&str>,
+    branch: Option<&str>,
     force: Option<&str>,
 ) -> Result<Slung> {
     if let Some(reason) = force
@@ -62,6 +63,20 @@ pub fn sling(
     } else {
         format!("{agent}/")
     };
+    let branch = match branch {
+        Some(b) => b.trim().to_string(),
+        None => format!("{}/{}", agent.trim_end_matches('/'), work.id),
+    };
+    if let Some(other) = crate::bead::store::owner_of_branch(ws, &branch)?
+        && other.id != work.id
+    {
+        return Err(Error::conflict(format!(
+            "branch '{branch}' is the work of {} already",
+            other.id
+        ))
+        .with_help("name another branch with --branch NAME"));
+    }
+    work.branch = Some(branch);
     work.assignee = Some(agent.clone());
     work.status = Status::InProgress;
     work.updated_at = Some(now);
@@ -135,6 +150,13 @@ fn assignment(work: &Bead, spec: Option<&Bead>) -> String {
             let (kind, target) = testspec::kind_of(c);
             let _ = writeln!(body, "- {}: {}  ({kind}: {target})", c.id, c.description);
         }
+    }
+    if let Some(branch) = &work.branch {
+        let _ = writeln!(
+            body,
+            "\nBranch: {branch} (the refinery judges this branch as {})",
+            work.id
+        );
     }
     let _ = writeln!(body, "\nWhen done: vermas inspect run {}", work.id);
     body

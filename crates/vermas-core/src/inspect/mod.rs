@@ -4,11 +4,15 @@
 //! What comes before the work (the designer, the strategist, `plan`) is `crate::planning`;
 //! the Inspector's loop over its mail is `crate::mail_loop`.
 
+pub mod answer;
 pub mod assign;
+pub mod basis;
 pub mod evidence;
+pub mod frozen;
 pub mod hook_guard;
 pub mod hooks;
 pub mod inspection;
+pub mod judged;
 pub mod pipeline;
 pub mod roles;
 pub mod route;

@@ -78,6 +78,7 @@ pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead) -> Bead {
     field!(close_reason, opt);
     field!(parent, opt);
     field!(spec, opt);
+    field!(branch, opt);
     field!(created_at, |v: &Option<Timestamp>| v
         .map_or("none".into(), |t| t.to_string()));
     field!(closed_at, |v: &Option<Timestamp>| v

@@ -1,9 +1,9 @@
 //! The merge queue: submitting a branch (one request record, one commit), listing the
 //! requests, and the lock that lets one `refinery run` at a time take them.
 
-use super::git_cli::Git;
 use super::request::{self, MergeRequest, State};
 use crate::error::{Error, Result};
+use crate::git::Git;
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
@@ -143,22 +143,56 @@ fn target_of(ws: &Workspace, git: &Git, into: Option<&str>) -> Result<String> {
     Ok(target)
 }
 
-/// The work bead: `given` (a test spec stands for its work), else the bead whose id is
-/// the branch's last `/` part (`polecat/vm-k3f9`).
+/// The work bead the branch is judged as: the one `sling` recorded the branch on; else
+/// `given` (a test spec stands for its work), else the bead whose id is the branch's last
+/// `/` part (`polecat/vm-k3f9`). Refused when `given` is another bead than the branch's,
+/// or when the bead is recorded with another branch: a branch is judged as the work it is.
 fn bead_of(ws: &Workspace, branch: &str, given: Option<&str>) -> Result<String> {
-    if let Some(id) = given {
-        return Ok(crate::inspect::pipeline::work_and_spec(ws, id)?.0.id);
-    }
-    let last = branch.rsplit('/').next().unwrap_or(branch);
-    let named = ws.bead_ids()?.into_iter().find(|id| id == last);
-    match named {
-        Some(id) => Ok(crate::inspect::pipeline::work_and_spec(ws, &id)?.0.id),
-        None => Err(
-            Error::usage(format!("no bead to judge branch '{branch}' by")).with_help(
-                "give --bead ID: the work whose approved test spec decides whether the branch \
-                 lands (or name the branch after it, e.g. `polecat/vm-k3f9`)",
+    let owner = crate::bead::store::owner_of_branch(ws, branch)?;
+    let named = match given {
+        Some(id) => Some(crate::inspect::pipeline::work_and_spec(ws, id)?.0),
+        None if owner.is_some() => None,
+        None => {
+            let last = branch.rsplit('/').next().unwrap_or(branch);
+            match ws.bead_ids()?.into_iter().find(|id| id == last) {
+                Some(id) => Some(crate::inspect::pipeline::work_and_spec(ws, &id)?.0),
+                None => {
+                    return Err(
+                        Error::usage(format!("no bead to judge branch '{branch}' by")).with_help(
+                            "give --bead ID: the work whose approved test spec decides whether \
+                         the branch lands (or name the branch after it, e.g. \
+                         `polecat/vm-k3f9`)",
+                        ),
+                    );
+                }
+            }
+        }
+    };
+    match (owner, named) {
+        (Some(o), Some(n)) if o.id != n.id => Err(Error::invalid_with_help(
+            format!(
+                "branch '{branch}' is the work of {} (sling recorded it), not of {}",
+                o.id, n.id
             ),
-        ),
+            format!(
+                "a branch is judged as the work it is: submit it for {} (or leave --bead out)",
+                o.id
+            ),
+        )),
+        (Some(o), _) => Ok(o.id),
+        (None, Some(n)) => match &n.branch {
+            Some(other) if other != branch => Err(Error::invalid_with_help(
+                format!("{} is recorded with branch '{other}', not '{branch}'", n.id),
+                format!(
+                    "submit '{other}' for {}, or sling it again to move its work",
+                    n.id
+                ),
+            )),
+            _ => Ok(n.id),
+        },
+        (None, None) => Err(Error::usage(format!(
+            "no bead to judge branch '{branch}' by"
+        ))),
     }
 }
 
