@@ -6,8 +6,11 @@
 #      write in the main worktree                                               goal <= 1.1x
 #   4. `vermas sync` merging one bead another clone changed (and pushing a local
 #      change), against `git pull --no-rebase && git push` doing the same      goal <= 1.5x
+#   5. contention: CLONES clones each making ROUNDS notes and syncing after each, all
+#      at once without pause: how many syncs gave up (the remote kept moving through
+#      every retry) and the slowest sync; afterwards every clone equal, each note once
 # 2 and 4 run their two commands in turn (interleaved), each set up untimed before it.
-# Env: VERMAS_BIN (else a release build), RUNS.
+# Env: VERMAS_BIN (else a release build), RUNS, CLONES (8), ROUNDS (15).
 set -euo pipefail
 RUNS=${RUNS:-30}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -83,3 +86,39 @@ interleaved "$WORK/4.json" "$RUNS" \
     sync "$prep" "$VM sync" \
     git "$prep-git" "git pull -q --no-rebase --no-edit && git push -q"
 echo "sync merging one changed bead: $(ratio "$WORK/4.json" sync git) (goal <= 1.5x)"
+
+log "5. contention: ${CLONES:=8} clones syncing ${ROUNDS:=15} times each without pause"
+for c in $(seq 1 "$CLONES"); do
+    git clone -q "$WORK/remote.git" "$WORK/c$c"
+    (cd "$WORK/c$c" && git config user.name "C$c" && git config user.email c@example.com \
+        && git config gc.auto 0 && "$VM" list >/dev/null)
+done
+for c in $(seq 1 "$CLONES"); do
+    (
+        cd "$WORK/c$c"
+        for r in $(seq 1 "$ROUNDS"); do
+            "$VM" update "$peer_id" --notes "contention-c$c-r$r-end" >/dev/null
+            start=$(date +%s.%N)
+            if "$VM" sync >/dev/null 2>"$WORK/c$c.err"; then ok=1; else ok=0; fi
+            echo "$ok $(python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$start" "$(date +%s.%N)")"
+        done >"$WORK/c$c.log"
+    ) &
+done
+wait
+for c in $(seq 1 "$CLONES"); do (cd "$WORK/c$c" && "$VM" sync >/dev/null); done
+for c in $(seq 1 "$CLONES"); do (cd "$WORK/c$c" && "$VM" sync >/dev/null); done
+cat "$WORK"/c*.log | python3 -c "
+import sys
+rows = [l.split() for l in sys.stdin if l.strip()]
+failed = [float(t) for ok, t in rows if ok == '0']
+slowest = max(float(t) for _, t in rows)
+print(f'contention: {len(rows)} syncs, {len(failed)} gave up' + (f' (after {max(failed):.1f} s at most)' if failed else '') + f'; slowest sync {slowest:.1f} s')
+"
+cd "$WORK/c1"
+tree=$(git rev-parse HEAD^{tree})
+for c in $(seq 2 "$CLONES"); do
+    [[ $(git -C "$WORK/c$c" rev-parse HEAD^{tree}) == "$tree" ]] || { echo "clone c$c differs" >&2; exit 1; }
+done
+n=$(grep -o 'contention-c[0-9]*-r[0-9]*-end' ".beads/issues/$peer_id.md" | sort | uniq -d | wc -l)
+all=$(grep -o 'contention-c[0-9]*-r[0-9]*-end' ".beads/issues/$peer_id.md" | wc -l)
+echo "contention: every clone equal; $all notes, $n written twice (goal: $((CLONES * ROUNDS)), 0)"

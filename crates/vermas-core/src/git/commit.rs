@@ -29,16 +29,13 @@ pub(super) static DETACHED_COMMITS: std::sync::atomic::AtomicUsize =
 impl GitRepo {
     /// Commits the current content of `paths` (absolute, inside the work tree; missing files
     /// are removed) on the current branch with `message`. Returns the new commit, or `None`
-    /// when nothing differed from HEAD. `expected` names paths whose blob in HEAD must be
-    /// the given one (`None`: absent), so the commit holds no change but the caller's: one
-    /// that differs is refused, nothing committed.
+    /// when nothing differed from HEAD.
     pub fn commit_paths(
         &self,
         paths: &[std::path::PathBuf],
         message: &str,
         author: Option<&str>,
         owner_file: &Path,
-        expected: &[(std::path::PathBuf, Option<String>)],
     ) -> Result<Option<gix::ObjectId>> {
         let mut rela_paths: Vec<BString> = paths
             .iter()
@@ -46,15 +43,10 @@ impl GitRepo {
             .collect::<Result<_>>()?;
         rela_paths.sort();
         rela_paths.dedup();
-        let expected: Vec<(BString, Option<String>)> = expected
-            .iter()
-            .map(|(p, blob)| Ok((self.rela_path(p)?, blob.clone())))
-            .collect::<Result<_>>()?;
         let commit = NewCommit {
             message,
             author,
             signer: self.signer()?,
-            expected: &expected,
         };
         let mut last_conflict = None;
         for _ in 0..CAS_ATTEMPTS {
@@ -94,10 +86,6 @@ impl GitRepo {
             return Err(refusal.into());
         }
         let (parent, head_tree_id) = self.head_and_tree()?;
-        foreign_change(
-            &mut HeadTree::new(&self.repo, head_tree_id, 0),
-            commit.expected,
-        )?;
         let mut objects = LooseWriter::new(&self.repo);
         let states = self.disk_states(rela_paths, &index, &mut objects)?;
         // A change interrupted after its commit but before its index write leaves the index
@@ -466,22 +454,6 @@ fn top_dir(paths: &[BString]) -> String {
     }
 }
 
-/// Refuses a commit that would carry a change vermas did not make: a path whose content
-/// before vermas's change (`expected`) is not what HEAD holds.
-fn foreign_change(head: &mut HeadTree, expected: &[(BString, Option<String>)]) -> Result<()> {
-    for (rela, blob) in expected {
-        let in_head = head.id_of(rela.as_bstr())?.map(|id| id.to_string());
-        if in_head != *blob {
-            return Err(Error::git(format!(
-                "{rela} holds a change vermas did not make (it differed from HEAD before this \
-                 command): nothing was changed. Commit it as it is (`vermas doctor --fix`) or \
-                 drop it (`git checkout -- {rela}`), then run the command again"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// What one commit is made of besides its tree and parent.
 struct NewCommit<'a> {
     /// The full message.
@@ -490,6 +462,4 @@ struct NewCommit<'a> {
     author: Option<&'a str>,
     /// Set when git asks for signed commits.
     signer: Option<super::sign::Signer>,
-    /// Paths whose blob in HEAD must be the one given (see [`GitRepo::commit_paths`]).
-    expected: &'a [(BString, Option<String>)],
 }

@@ -7,11 +7,9 @@
 //! (its commit refused, an error half-way) is rolled back: its files get their earlier
 //! content again, so a retry never makes a duplicate.
 //!
-//! A change commits only what vermas itself changed: a record it rewrites that already
-//! held someone else's uncommitted edit (it differed from HEAD before the change) is
-//! refused, naming the file, unless an interrupted vermas change left it (the journal) or
-//! the caller adopts it on purpose ([`Txn::include`]). A sync's merge an interrupted
-//! process left half landed is finished first ([`super::landing`]).
+//! A sync's merge an interrupted process left half landed is finished first
+//! ([`super::landing`]), so a change never commits another machine's records under its
+//! own name.
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
@@ -89,9 +87,6 @@ pub struct Txn<'a> {
     touched_set: HashSet<PathBuf>,
     /// The paths of `before`, likewise.
     remembered: HashSet<PathBuf>,
-    /// Paths committed as they are, whatever they held before: left by an interrupted
-    /// change, included on purpose, or brought by a landed merge.
-    adopted: HashSet<PathBuf>,
     /// The journal, opened once for the whole change.
     journal_file: Option<File>,
     /// Folders this change checked to stay inside the repository and made: each is
@@ -125,7 +120,6 @@ impl<'a> Txn<'a> {
             touched: Vec::new(),
             touched_set: HashSet::new(),
             remembered: HashSet::new(),
-            adopted: HashSet::new(),
             journal_file: None,
             ready_dirs: HashSet::new(),
             before: Vec::new(),
@@ -154,7 +148,6 @@ impl<'a> Txn<'a> {
                     && ws.contain(&path).is_ok()
                     && txn.touched_set.insert(path.clone())
                 {
-                    txn.adopted.insert(path.clone());
                     txn.touched.push(path);
                 }
             }
@@ -194,7 +187,6 @@ impl<'a> Txn<'a> {
     /// committed as it is, never rolled back (the branch holds it already).
     pub fn write_landed(&mut self, path: &Path, bytes: Option<&[u8]>) -> Result<()> {
         let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
-        self.adopted.insert(path.to_path_buf());
         self.journal_found(path, found, false)?;
         match bytes {
             Some(bytes) => {
@@ -277,9 +269,8 @@ impl<'a> Txn<'a> {
     }
 
     /// Adds `path` (inside `.beads`, as it is on disk) to what this change commits,
-    /// without writing it, whoever changed it.
+    /// without writing it.
     pub fn include(&mut self, path: &Path) -> Result<()> {
-        self.adopted.insert(path.to_path_buf());
         self.journal(path)
     }
 
@@ -440,7 +431,6 @@ impl<'a> Txn<'a> {
                         &text,
                         self.ws.config.git.author.as_deref(),
                         &owner,
-                        &self.expected_before(),
                     )? {
                         Some(id) => Recorded::Commit(id.to_string()),
                         None => Recorded::Unchanged,
@@ -448,26 +438,6 @@ impl<'a> Txn<'a> {
                 }
             }
         })
-    }
-}
-
-impl Txn<'_> {
-    /// What each path this change rewrote must hold in HEAD for the commit to be only
-    /// vermas's own change: the blob of its content before the change (`None`: absent).
-    /// Adopted paths are left out.
-    fn expected_before(&self) -> Vec<(PathBuf, Option<String>)> {
-        self.before
-            .iter()
-            .filter(|(path, _)| !self.adopted.contains(path))
-            .map(|(path, old)| {
-                let blob = old.as_ref().map(|bytes| {
-                    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
-                        .map(|id| id.to_string())
-                        .unwrap_or_default()
-                });
-                (path.clone(), blob)
-            })
-            .collect()
     }
 }
 

@@ -235,16 +235,19 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
 fn peek(target: &Target) -> Result<Option<String>> {
     let branch = format!("refs/heads/{}", target.remote_branch);
     let listed = target.git(&["ls-remote", "-q", &target.remote, &branch])?;
-    let Some(tip) = listed
-        .lines()
-        .find_map(|l| l.strip_suffix(&branch)?.trim_end().get(..40).map(str::to_string))
-    else {
+    let Some(tip) = listed.lines().find_map(|l| {
+        l.strip_suffix(&branch)?
+            .trim_end()
+            .get(..40)
+            .map(str::to_string)
+    }) else {
         return fetch(target);
     };
     let Some(head) = target.commit("HEAD") else {
         return fetch(target);
     };
-    let known = tip == head || target.repo.merge_base(&head, &tip).ok().flatten() == Some(tip.clone());
+    let known =
+        tip == head || target.repo.merge_base(&head, &tip).ok().flatten() == Some(tip.clone());
     if !known {
         return fetch(target);
     }
