@@ -90,7 +90,13 @@ fn a_sync_killed_at_thirty_random_points_leaves_nothing_the_next_sync_cannot_fin
         ok_in(&a, da, &["sync"]);
         expected.extend(change(&a, db, "b", round, shared));
         let head = git(a.path(), db, &["rev-parse", "HEAD"]);
-        let after = Duration::from_millis(random.below(span));
+        // A third anywhere in the sync, the rest in its middle half, where it merges and
+        // lands (between the fetch and the push).
+        let after = Duration::from_millis(if round % 3 == 0 {
+            random.below(span)
+        } else {
+            span / 4 + random.below(span / 2)
+        });
         if kill_sync(&a, db, after) {
             finished += 1;
         }
