@@ -216,6 +216,10 @@ pub enum Command {
     /// design -> create -> strategize as the mol-spec-planning molecule; the same request
     /// again (or --resume MOL) continues an unfinished plan where it stopped.
     Plan(super::design::args::PlanArgs),
+    /// Write one self-contained HTML page of the committed ledger and its history: work by
+    /// state, live specs and each criterion's outcomes over time, inspections and why
+    /// (default .beads/.cache/report.html; prints its file:// link).
+    Report(super::report::args::ReportArgs),
     /// The Refinery: merge a branch only once the Inspector passed the merge result.
     #[command(subcommand)]
     Refinery(super::refinery::args::RefineryCmd),

@@ -20,6 +20,7 @@ mod ralph;
 mod redraw;
 mod refinery;
 mod render;
+mod report;
 mod session;
 mod setup;
 mod sling;
@@ -180,6 +181,7 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Design(a) => design::design(&ctx, ui, a),
         Command::Strategize(a) => design::strategize(&ctx, ui, a),
         Command::Plan(a) => design::plan(&ctx, ui, a),
+        Command::Report(a) => report::report(ui, a),
         Command::Refinery(cmd) => refinery::refinery(&ctx, ui, cmd),
         Command::Inspector(cmd) => inspector::inspector(&ctx, ui, cmd),
         Command::MergeFile {

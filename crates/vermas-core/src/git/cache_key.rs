@@ -7,12 +7,26 @@
 use super::GitRepo;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 impl GitRepo {
     /// The cache key of this repository, made the first time it is asked for; `None` when
     /// it can be neither read nor made (then nothing is taken from a cache).
     pub fn cache_key(&self) -> Option<Vec<u8>> {
+        static KNOWN: Mutex<Vec<(PathBuf, Vec<u8>)>> = Mutex::new(Vec::new());
         let dir = self.repo.common_dir().join("vermas");
+        let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, key)) = known.iter().find(|(d, _)| *d == dir) {
+            return Some(key.clone());
+        }
+        let key = self.read_or_make_key(&dir)?;
+        known.push((dir, key.clone()));
+        Some(key)
+    }
+
+    /// The key in `dir`, made when there is none (the first one made wins a race).
+    fn read_or_make_key(&self, dir: &Path) -> Option<Vec<u8>> {
         let path = dir.join("cache.key");
         if let Ok(key) = std::fs::read(&path)
             && key.len() == 32
@@ -24,8 +38,13 @@ impl GitRepo {
         if n != key.len() {
             return None;
         }
-        std::fs::create_dir_all(&dir).ok()?;
-        let tmp = dir.join(format!("cache.key.{}", std::process::id()));
+        std::fs::create_dir_all(dir).ok()?;
+        let tmp = dir.join(format!(
+            "cache.key.{}.{:02x}{:02x}",
+            std::process::id(),
+            key[0],
+            key[1]
+        ));
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)

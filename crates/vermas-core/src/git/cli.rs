@@ -34,7 +34,8 @@ impl From<GitFailed> for Error {
 /// unquoted, replacement objects ignored, and the caller's `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` (set when
 /// vermas runs inside a git hook) removed so that `dir` alone says which repository.
 pub fn command(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
+    // Never a `git` from a PATH entry inside the repository (or `.`, or an empty one).
+    let mut cmd = Command::new(crate::check::safe_path::program("git", dir));
     cmd.current_dir(dir)
         .args(["--no-optional-locks", "-c", "core.quotepath=off"])
         .stdin(Stdio::null())

@@ -121,7 +121,7 @@ impl GitRepo {
     }
 
     /// The bytes of blob `id`.
-    pub fn blob(&self, id: &str) -> Result<Vec<u8>> {
+    pub fn blob_bytes(&self, id: &str) -> Result<Vec<u8>> {
         let object = self.repo.find_object(oid(id)?).map_err(git_err)?;
         Ok(object.detach().data)
     }

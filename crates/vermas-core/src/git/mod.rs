@@ -17,6 +17,7 @@ mod loose;
 mod objects;
 mod recovery;
 mod sign;
+mod snapshot;
 mod temp_worktree;
 
 pub use checkout::{LinkedCheckout, linked_checkout};
@@ -25,6 +26,7 @@ pub use history::FileChange;
 pub use hookdir::PushBase;
 pub use ledger::Changed;
 pub use recovery::recover_left_locks;
+pub use snapshot::FolderChange;
 pub use temp_worktree::TempWorktree;
 
 use crate::error::Error;

@@ -37,6 +37,7 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
         );
     }
     settings_findings(ws, &mut add);
+    approval_findings(ws, &mut add);
     record_findings(ws, &mut add)?;
     git_findings(ws, &mut add);
     driver_findings(ws, &mut add);
@@ -45,6 +46,26 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
 
 /// Adds one `doctor` finding: its level and message.
 type Add<'a> = dyn FnMut(&'static str, String) + 'a;
+
+/// `doctor` on what verdicts rest on: whether approvals are authenticated (and how to turn
+/// it on), and what of the settings or the Inspector's records a verdict would not use.
+fn approval_findings(ws: &Workspace, add: &mut Add<'_>) {
+    let trusted = match crate::trusted::Trusted::of(ws) {
+        Ok(t) => t,
+        Err(e) => {
+            add("warning", format!("cannot tell what verdicts rest on: {e}"));
+            return;
+        }
+    };
+    // Not authenticated is how every repository starts: said plainly, not warned about.
+    add("ok", format!("Approvals: {}", trusted.note()));
+    for w in &trusted.warnings {
+        add("warning", w.clone());
+    }
+    if let Ok(Some(problem)) = trusted.records_problem(ws) {
+        add("warning", problem);
+    }
+}
 
 /// `doctor` on the settings: where the prefix comes from, LLM commands that cannot run.
 fn settings_findings(ws: &Workspace, add: &mut Add<'_>) {

@@ -97,7 +97,11 @@ fn bring(
     for c in changes {
         match c.path.strip_prefix(&prefix) {
             Some(rest) => {
-                let bytes = c.after.as_deref().map(|id| repo.blob(id)).transpose()?;
+                let bytes = c
+                    .after
+                    .as_deref()
+                    .map(|id| repo.blob_bytes(id))
+                    .transpose()?;
                 write(Path::new(rest), bytes.as_deref())?;
             }
             None if c.after.is_some() => present.push(c.path),

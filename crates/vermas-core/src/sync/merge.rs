@@ -200,7 +200,7 @@ fn merge_record(
     theirs: &str,
 ) -> Result<String> {
     let text = |id: &str| -> Result<String> {
-        String::from_utf8(repo.blob(id)?)
+        String::from_utf8(repo.blob_bytes(id)?)
             .map_err(|_| Error::Invalid(format!("{path} is not UTF-8 text")))
     };
     let base = base.map(text).transpose()?.unwrap_or_default();
