@@ -71,6 +71,8 @@ mod smart_ralph_habits;
 mod spec_links;
 mod stranger_path;
 mod sync;
+mod sync_kill;
+mod sync_rules;
 mod tasks;
 mod verdict_basis;
 mod verdicts;
