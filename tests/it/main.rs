@@ -78,4 +78,5 @@ mod verdict_basis;
 mod verdicts;
 mod watch_plain;
 mod watch_tmux;
+mod worker_worktrees;
 mod worktrees;

@@ -252,7 +252,11 @@ fn variables(
     criterion: Option<&AcceptanceCriterion>,
     test_file: Option<&str>,
 ) -> BTreeMap<&'static str, String> {
-    let root = ws.root.to_string_lossy().into_owned();
+    let root = ws.root.to_string_lossy();
+    let root = match root.trim_end_matches('/') {
+        "" => "/".to_string(),
+        trimmed => trimmed.to_string(),
+    };
     let test_file = test_file
         .map(str::to_string)
         .or_else(|| criterion.and_then(target_file));
