@@ -249,6 +249,10 @@ pub enum Command {
     /// A language server on stdin/stdout for spec markdown (links, diagnostics, hover,
     /// "Run this criterion"); an editor starts it.
     Lsp,
+    /// A stand-in for a model, to try the Inspector without one: answers each role's
+    /// prompt on stdin from the checks alone, labelled as a stand-in (never the default:
+    /// `vermas config set llm.command "vermas stand-in"`).
+    StandIn,
     /// Share the ledger: fetch REMOTE, merge its branch (records by meaning) and push,
     /// retrying while someone else pushes.
     Sync {

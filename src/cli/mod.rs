@@ -190,6 +190,13 @@ fn dispatch(cli: Cli) -> CmdResult {
             theirs,
             path,
         } => merge_file::merge_file(&base, &ours, &theirs, &path),
+        Command::StandIn => {
+            let mut prompt = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut prompt)
+                .map_err(|e| Error::io("stdin", e))?;
+            ui::out!(ui, "{}", vermas_core::inspect::stand_in::reply(&prompt));
+            Ok(0)
+        }
         Command::Lsp => {
             let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
             crate::lsp::serve_stdio(&cwd)

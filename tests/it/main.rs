@@ -69,6 +69,7 @@ mod session;
 mod setup_cli;
 mod smart_ralph_habits;
 mod spec_links;
+mod stand_in;
 mod stranger_path;
 mod sync;
 mod sync_kill;

@@ -113,6 +113,16 @@ fn render(ui: &mut Ui, ins: &Inspection, routed: Option<&route::Routed>) {
     if let Some(a) = &ins.approval {
         outln!(ui, "  approval: {}", p(a));
     }
+    if ins
+        .briefs
+        .values()
+        .any(|b| b.starts_with(vermas_core::inspect::stand_in::MARK))
+    {
+        outln!(
+            ui,
+            "  roles: vermas's stand-in, not a model (`vermas stand-in`)"
+        );
+    }
     for c in &ins.checks {
         outln!(
             ui,

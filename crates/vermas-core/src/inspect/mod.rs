@@ -18,6 +18,7 @@ pub mod roles;
 pub mod route;
 pub mod rules;
 pub mod sequence;
+pub mod stand_in;
 pub mod testspec;
 pub mod verifier;
 

@@ -125,6 +125,17 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
     {
         return ins.error(e);
     }
+    if ins
+        .briefs
+        .values()
+        .any(|b| b.starts_with(super::stand_in::MARK))
+    {
+        ins.warnings.push(
+            "the roles were answered by vermas's stand-in (`vermas stand-in`), not a model: \
+             its verdict only restates the checks"
+                .into(),
+        );
+    }
     super::rules::settle(ws, &mut ins, opts.upto);
     ins
 }
