@@ -73,13 +73,23 @@ pub fn create(ctx: &Ctx, ui: &mut Ui, a: CreateArgs, quiet: bool) -> CmdResult {
         ui.json(&v);
     } else if quiet {
         outln!(ui, "{}", bead.id);
+        if let Some(spec) =
+            test_spec.filter(|_| std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        {
+            eprintln!(
+                "note: {} waits for its test spec {} (`vermas inspect pending`); --no-spec \
+                 makes work that needs none",
+                bead.id, spec.id
+            );
+        }
     } else {
         outln!(ui, "Created {}: {}", bead.id, bead.title);
         if let Some(spec) = test_spec {
             outln!(
                 ui,
                 "  with its test spec {} (inspector/ was mailed): the work waits until the \
-                 spec has criteria and is approved (`vermas inspect pending`)",
+                 spec has criteria and is approved (`vermas inspect pending`); work that needs \
+                 no test spec: `--no-spec`, or a type without one (`-t chore`, `-t epic`)",
                 spec.id
             );
         }

@@ -117,6 +117,16 @@ pub fn init(
         for w in &report.written {
             outln!(ui, "  wrote {w}");
         }
+        match short_commit(&report.recorded) {
+            Some(c) => outln!(ui, "  committed them as {c} (`git log` is the audit trail)"),
+            None => outln!(ui, "  not committed (see above)"),
+        }
+        outln!(
+            ui,
+            "Next: track work with `vermas create \"TITLE\"`, or write a live spec \
+             (specs/NAME.md, a \"Success Criteria\" section with [verify](tests/x.sh#fn) \
+             links) and run `vermas status --verify`"
+        );
     }
     if !ui.json {
         for f in report.roles.iter().filter(|f| !f.written) {

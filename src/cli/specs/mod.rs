@@ -115,6 +115,13 @@ pub fn status(ctx: &Ctx, ui: &mut Ui, a: StatusArgs) -> CmdResult {
             "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
             kinds.heading().to_lowercase().replace(" + ", " or ")
         );
+        if done.runs.is_empty() && a.specs.is_empty() {
+            eprintln!(
+                "  write a first live spec: specs/NAME.md with a \"## Success Criteria\" list \
+                 whose items link their checks, e.g. `- [ ] 15 prints FizzBuzz \
+                 [verify](tests/fizz.sh#test_fizz)`; `vermas spec list` shows what vermas reads"
+            );
+        }
     }
     Ok(done.exit_code())
 }
@@ -349,7 +356,13 @@ fn spec_check(ui: &mut Ui, p: &Project, fix: bool) -> CmdResult {
             }
         }
     }
-    let findings = lint::check(&p.root, &specs);
+    let mut findings = lint::check(&p.root, &specs);
+    if let Some(ws) = &p.ws {
+        let ids = ws.bead_ids().unwrap_or_default();
+        findings.extend(lint::missing_beads(&p.root, &specs, |id| {
+            ids.iter().any(|b| b == id)
+        }));
+    }
     let errors = findings
         .iter()
         .filter(|f| f.level == lint::Level::Error)
