@@ -71,6 +71,7 @@ mod spec_links;
 mod stranger_path;
 mod sync;
 mod tasks;
+mod tasks_protocol;
 mod verdicts;
 mod watch_plain;
 mod watch_tmux;
