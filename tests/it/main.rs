@@ -16,6 +16,7 @@ mod bd_commands;
 mod bd_export;
 mod bd_gates;
 mod bd_interop;
+mod bd_ready_rules;
 mod bead_index;
 mod bead_tails;
 mod beads_cli;

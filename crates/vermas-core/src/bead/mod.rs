@@ -11,6 +11,8 @@ mod file;
 mod front;
 pub mod graph;
 pub mod history;
+pub mod holds;
+pub mod idmap;
 pub mod input;
 pub mod model;
 pub mod ops;

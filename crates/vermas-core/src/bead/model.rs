@@ -35,6 +35,9 @@ pub enum Status {
     Closed,
     /// Inspected and refused.
     Rejected,
+    /// bd's persistent bead that stays open indefinitely: never ready work, and never
+    /// holds back what depends on it.
+    Pinned,
 }
 
 /// What kind of record a bead is.
@@ -146,6 +149,39 @@ pub struct Dependency {
     /// The kind of edge.
     #[serde(rename = "type", default = "default_dep_type")]
     pub dep_type: DepType,
+    /// A `waits-for` edge's gate (absent: bd's default, `all-children`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
+}
+
+impl Dependency {
+    /// An edge of `dep_type` to `target`, without a gate.
+    pub fn new(target: impl Into<String>, dep_type: DepType) -> Dependency {
+        Dependency {
+            depends_on_id: target.into(),
+            dep_type,
+            gate: None,
+        }
+    }
+}
+
+/// When a `waits-for` edge stops holding its bead back, as bd's gates say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gate {
+    /// Once none of the target's children is open (bd's default).
+    AllChildren,
+    /// As soon as one of the target's children is closed.
+    AnyChildren,
+}
+
+impl std::str::FromStr for Gate {
+    type Err = crate::error::Error;
+
+    /// Parses `all-children` or `any-children`.
+    fn from_str(text: &str) -> Result<Gate> {
+        parse_choice("gate", text, &["all-children", "any-children"])
+    }
 }
 
 fn default_dep_type() -> DepType {
@@ -339,6 +375,17 @@ impl Bead {
         if bead.title.trim().is_empty() {
             return Err(at_key("title", "title is empty".to_string()).into());
         }
+        if let Some(d) = bead
+            .dependencies
+            .iter()
+            .find(|d| d.gate.is_some() && d.dep_type != DepType::WaitsFor)
+        {
+            let msg = format!(
+                "the dependency on {} is {}: only a waits-for edge has a gate",
+                d.depends_on_id, d.dep_type
+            );
+            return Err(at_key("dependencies", msg).into());
+        }
         Ok(bead)
     }
 
@@ -372,11 +419,18 @@ impl Bead {
         out.push_str(&format!("parent: {}\n", opt_scalar(self.parent.as_deref())));
         out.push_str(&format!("spec: {}\n", opt_scalar(self.spec.as_deref())));
         push_list(&mut out, "dependencies", &self.dependencies, |d| {
-            format!(
-                "{{depends_on_id: {}, type: {}}}",
-                scalar(&d.depends_on_id),
-                d.dep_type
-            )
+            match d.gate {
+                Some(gate) => format!(
+                    "{{depends_on_id: {}, type: {}, gate: {gate}}}",
+                    scalar(&d.depends_on_id),
+                    d.dep_type
+                ),
+                None => format!(
+                    "{{depends_on_id: {}, type: {}}}",
+                    scalar(&d.depends_on_id),
+                    d.dep_type
+                ),
+            }
         });
         push_list(&mut out, "notes", &self.notes, |n| {
             format!(
@@ -466,7 +520,7 @@ macro_rules! display_as_serde {
         }
     )*};
 }
-display_as_serde!(Status, IssueType, DepType);
+display_as_serde!(Status, IssueType, DepType, Gate);
 
 #[cfg(test)]
 mod tests {
@@ -480,6 +534,7 @@ mod tests {
         b.dependencies.push(Dependency {
             depends_on_id: "vm-2b7c".into(),
             dep_type: DepType::Blocks,
+            gate: None,
         });
         b.notes.push(Note {
             at: Timestamp(1),
