@@ -53,6 +53,7 @@ mod mail;
 mod merge_driver;
 mod messages;
 mod mol;
+mod mol_inspect;
 mod processes;
 mod progress;
 mod ralph;
