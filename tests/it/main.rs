@@ -66,6 +66,7 @@ mod reports;
 mod robust_edges;
 mod robustness;
 mod role_contexts;
+mod role_workspaces;
 mod session;
 mod setup_cli;
 mod smart_ralph_habits;

@@ -16,7 +16,7 @@ mod timeouts;
 mod unset;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
-pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
+pub use session::{LayoutConfig, PaneConfig, RolesConfig, SESSION_ROLES};
 use timeouts::spelled;
 pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 
@@ -61,6 +61,8 @@ pub struct Config {
     pub layout: LayoutConfig,
     /// The agent command each role runs in its pane.
     pub agents: BTreeMap<String, String>,
+    /// The roles' context files and workspaces.
+    pub roles: RolesConfig,
 }
 
 /// `inspect.*` settings.
@@ -236,6 +238,7 @@ impl Default for Config {
             refinery: RefineryConfig::default(),
             layout: LayoutConfig::default(),
             agents: BTreeMap::new(),
+            roles: RolesConfig::default(),
         }
     }
 }
@@ -479,7 +482,7 @@ fn unknown_key(key: &str) -> Error {
          hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
          inspect.min_confidence, inspect.hook_timeout, refinery.target, refinery.strategy, \
          refinery.max_retries, layout.ratio, layout.left.role, layout.left.command, \
-         layout.right.role, layout.right.command, agents.ROLE",
+         layout.right.role, layout.right.command, agents.ROLE, roles.workspaces",
     )
 }
 
