@@ -109,6 +109,8 @@ pub fn record_criterion(
         briefs: Default::default(),
         reasons: Vec::new(),
         head: None,
+        tree: None,
+        approval: None,
         prompt_hashes: Default::default(),
     });
     record.checks.retain(|c| c.criterion != criterion);

@@ -82,6 +82,16 @@ fn approval_freezes_the_criteria_and_an_edit_puts_the_spec_back_to_pending() {
     let path = format!(".beads/issues/{spec}.md");
     let text = repo.read(&path).replace("test -f ok", "true");
     repo.write(&path, &text);
+    // Not committed, the edit decides nothing: the committed criteria are judged.
+    let r = run(&repo, &["inspect", "run", &work]);
+    r.expect_code(1);
+    assert!(
+        r.stderr
+            .contains(&format!("{spec} has changes that are not committed")),
+        "{}",
+        r.stderr
+    );
+    repo.git(&["commit", "-q", "-m", "weaker", "--", &path]);
     let r = run(&repo, &["inspect", "run", &work]);
     r.expect_code(3);
     assert!(

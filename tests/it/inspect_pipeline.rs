@@ -261,6 +261,7 @@ fn lifecycle_hooks_fire_with_their_payload_and_a_pre_hook_stops_its_step() {
         "#!/bin/sh\necho nope >&2\nexit 5\n",
     );
     write_exec(&repo, ".beads/hooks/PostVerify.d/20-runs", &record);
+    commit_hooks(&repo);
     let r = run(&repo, &["inspect", "run", "vm-fizz"]);
     r.expect_code(1);
     assert!(
@@ -296,6 +297,7 @@ fn lifecycle_hooks_fire_with_their_payload_and_a_pre_hook_stops_its_step() {
         ".beads/hooks/PreInspect",
         "#!/bin/sh\necho 'not today' >&2\nexit 3\n",
     );
+    commit_hooks(&repo);
     let r = run(&repo, &["inspect", "run", "vm-fizz"]);
     r.expect_code(3);
     assert!(
@@ -441,6 +443,7 @@ fn every_pipeline_hook_point_fires_and_a_failing_role_is_an_error() {
     for p in points {
         write_exec(&repo, &format!(".beads/hooks/{p}"), &record);
     }
+    commit_hooks(&repo);
     run(&repo, &["inspect", "run", "vm-fizz"]).expect_code(0);
     let run_points = |repo: &Repo| -> Vec<String> {
         let text = std::fs::read_to_string(repo.join("hooks.log")).unwrap_or_default();
@@ -472,4 +475,11 @@ fn every_pipeline_hook_point_fires_and_a_failing_role_is_an_error() {
     );
     r.expect_code(3);
     assert!(r.stdout.contains("critic: the LLM command"), "{}", r.stdout);
+}
+
+/// Commits the lifecycle hooks written under `.beads/hooks/`: a verdict runs them only as
+/// committed.
+fn commit_hooks(repo: &Repo) {
+    repo.git(&["add", ".beads/hooks"]);
+    repo.git(&["commit", "-q", "-m", "hooks"]);
 }

@@ -36,6 +36,7 @@ pub mod sync;
 pub mod tasks;
 pub mod textpos;
 pub mod time;
+pub mod trusted;
 pub mod verify;
 pub mod words;
 pub mod workspace;

@@ -390,9 +390,11 @@ impl Workspace {
             .unwrap_or_else(|| "unknown".to_string())
     }
 
-    /// A path as the user should see it: relative to the root when inside it.
+    /// A path as the user should see it: relative to the root when inside it (or to the
+    /// ledger's checkout, for a record while the root is a temporary worktree).
     pub fn display(&self, path: &Path) -> String {
         path.strip_prefix(&self.root)
+            .or_else(|_| path.strip_prefix(&self.ledger_root))
             .unwrap_or(path)
             .to_string_lossy()
             .into_owned()

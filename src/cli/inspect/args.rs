@@ -47,6 +47,10 @@ pub enum InspectCmd {
         /// The test spec (or its work).
         #[arg(add = crate::cli::complete::bead_id())]
         spec: String,
+        /// Also freeze this file as part of the checks (a helper a `--cmd` criterion runs);
+        /// the files the criteria link are frozen without it. Repeatable.
+        #[arg(long, value_name = "PATH")]
+        freeze: Vec<String>,
     },
     /// The verifier alone: run every criterion (no LLM, writes nothing).
     Verify(StepArgs),

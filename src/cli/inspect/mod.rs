@@ -47,7 +47,9 @@ pub fn inspect(ctx: &Ctx, ui: &mut Ui, cmd: InspectCmd) -> CmdResult {
             };
             super::inspect::spec::add_criteria(ctx, ui, &spec, &description, check)
         }
-        InspectCmd::Approve { spec } => super::inspect::spec::approve(ctx, ui, &spec),
+        InspectCmd::Approve { spec, freeze } => {
+            super::inspect::spec::approve(ctx, ui, &spec, &freeze)
+        }
         InspectCmd::Status { id } => status(ctx, ui, id.as_deref()),
     }
 }
@@ -105,6 +107,12 @@ fn render(ui: &mut Ui, ins: &Inspection, routed: Option<&route::Routed>) {
         return;
     }
     outln!(ui, "Inspect: {} {}", ins.work, p(&ins.title));
+    if let Some(head) = &ins.head {
+        outln!(ui, "  judged: commit {}", &head[..head.len().min(12)]);
+    }
+    if let Some(a) = &ins.approval {
+        outln!(ui, "  approval: {}", p(a));
+    }
     for c in &ins.checks {
         outln!(
             ui,

@@ -132,9 +132,9 @@ pub fn add_criteria(
 }
 
 /// `inspect approve SPEC`.
-pub fn approve(ctx: &Ctx, ui: &mut Ui, spec: &str) -> CmdResult {
+pub fn approve(ctx: &Ctx, ui: &mut Ui, spec: &str, freeze: &[String]) -> CmdResult {
     let ws = ctx.workspace()?;
-    let (spec, recorded) = testspec::approve(&ws, &ctx.actor(&ws)?, spec)?;
+    let (spec, recorded) = testspec::approve(&ws, &ctx.actor(&ws)?, spec, freeze)?;
     recorded_note(&recorded);
     if ui.json {
         ui.json(&versioned(json!({"id": spec.id, "approved": true})));

@@ -23,8 +23,11 @@ fn ready_orders_by_priority_then_age_and_excludes_what_is_not_ready() {
     at("1700000200", "older p1", "1");
     at("1700000000", "oldest p3", "3");
     at("1700000050", "urgent p0", "0");
-    let spec = at("1699999000", "a test spec", "0");
-    mutate(&repo, &["update", &spec, "-t", "test-spec"]);
+    ok_env(
+        &repo,
+        &["q", "a test spec", "-p", "0", "-t", "test-spec"],
+        &[("VERMAS_NOW", "1699999000")],
+    );
     repo.create("a message", &["-t", "message", "-p", "0"]);
     let waiting = at("1699999000", "waiting", "0");
     mutate(&repo, &["clarify", &waiting, "which one?"]);

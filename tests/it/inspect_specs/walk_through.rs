@@ -78,6 +78,14 @@ fn the_fizzbuzz_walk_through_from_create_to_sling() {
         "tests/judges/fizz.sh#test_idiomatic",
     ]);
     assert!(out.contains("Added ac-4"), "{out}");
+    // Approval freezes the checks as committed: the rubric is committed first.
+    let err = repo.fails(&["inspect", "approve", &spec], 2);
+    assert!(
+        err.contains("the check file tests/judges/fizz.sh is not committed"),
+        "{err}"
+    );
+    repo.git(&["add", "tests/judges/fizz.sh"]);
+    repo.git(&["commit", "-q", "-m", "the rubric"]);
     repo.ok(&["inspect", "approve", &spec]);
     assert!(
         mail_subjects(&repo, "mayor/")
@@ -232,6 +240,8 @@ fn show_approve_and_sling_report_what_they_did() {
     assert_eq!(shown["spec"]["criteria"][1]["kind"], "judge");
     assert_eq!(shown["latest"], serde_json::Value::Null);
 
+    repo.git(&["add", "tests"]);
+    repo.git(&["commit", "-q", "-m", "the checks"]);
     let before = repo.commit_count();
     let approved = repo.json(&["inspect", "approve", &spec]);
     assert_eq!(approved["approved"], true);

@@ -23,10 +23,19 @@ pub fn criteria_hash(criteria: &[AcceptanceCriterion]) -> String {
 }
 
 impl Approval {
-    /// The stamp for approving `criteria` now, as `by`, at `commit`.
-    pub fn of(criteria: &[AcceptanceCriterion], by: &str, commit: Option<String>) -> Approval {
+    /// The stamp for approving `criteria` now, as `by`, at `commit`, freezing `files`
+    /// (path → committed blob) and the live spec `spec`.
+    pub fn of(
+        criteria: &[AcceptanceCriterion],
+        files: std::collections::BTreeMap<String, String>,
+        spec: Option<String>,
+        by: &str,
+        commit: Option<String>,
+    ) -> Approval {
         Approval {
             criteria: criteria_hash(criteria),
+            files,
+            spec,
             commit,
             by: Some(by.to_string()),
             at: Some(Timestamp::now()),

@@ -20,5 +20,6 @@ pub mod query;
 pub mod store;
 pub mod tails;
 
+pub use file::parse_text;
 pub use model::{Bead, DepType, IssueType, Status};
 pub use store::BeadSet;

@@ -239,6 +239,13 @@ impl AcceptanceCriterion {
 pub struct Approval {
     /// The hash of the approved criteria (see [`super::approval::criteria_hash`]).
     pub criteria: String,
+    /// The check files approval froze, each with its committed blob (see
+    /// `inspect::frozen`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub files: std::collections::BTreeMap<String, String>,
+    /// The live spec the work linked when it was approved, frozen with its checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
     /// The commit the repository was at when they were approved.
     #[serde(default)]
     pub commit: Option<String>,
@@ -460,9 +467,20 @@ impl Bead {
             );
         }
         if let Some(a) = &self.approved {
+            out.push_str(&format!("approved: {{criteria: {}", scalar(&a.criteria)));
+            if !a.files.is_empty() {
+                let files: Vec<String> = a
+                    .files
+                    .iter()
+                    .map(|(path, blob)| format!("{}: {}", scalar(path), scalar(blob)))
+                    .collect();
+                out.push_str(&format!(", files: {{{}}}", files.join(", ")));
+            }
+            if let Some(spec) = &a.spec {
+                out.push_str(&format!(", spec: {}", scalar(spec)));
+            }
             out.push_str(&format!(
-                "approved: {{criteria: {}, commit: {}, by: {}, at: {}}}\n",
-                scalar(&a.criteria),
+                ", commit: {}, by: {}, at: {}}}\n",
                 opt_scalar(a.commit.as_deref()),
                 opt_scalar(a.by.as_deref()),
                 ts(&a.at)

@@ -226,6 +226,17 @@ pub fn update(ws: &Workspace, actor: &str, ids: &[String], changes: &Changes) ->
             bead.assignee = a.clone().filter(|s| !s.is_empty());
         }
         if let Some(t) = changes.issue_type {
+            if (t == IssueType::TestSpec) != (bead.issue_type == IssueType::TestSpec) {
+                return Err(Error::invalid_with_help(
+                    format!(
+                        "{} cannot become a {t}: a test spec stays a test spec, and nothing \
+                         else becomes one",
+                        bead.id
+                    ),
+                    "a test spec is made with its work (or `vermas inspect create-spec \
+                     WORK`); change its criteria with `vermas inspect add-criteria`",
+                ));
+            }
             bead.issue_type = t;
         }
         if let Some(d) = &changes.description {
@@ -466,6 +477,8 @@ fn set_status(bead: &mut Bead, status: Status, now: Timestamp) {
     if status != Status::Closed {
         bead.closed_at = None;
         bead.close_reason = None;
+        // A test spec opened again waits for a person's approval again.
+        bead.approved = None;
     }
     bead.status = status;
 }

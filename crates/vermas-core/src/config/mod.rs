@@ -5,6 +5,7 @@ use crate::yaml;
 use keys::find_key_line;
 pub(crate) use keys::key_parts;
 
+mod approvers;
 pub mod bd;
 mod checks;
 mod keys;
@@ -14,6 +15,7 @@ mod render;
 mod session;
 mod timeouts;
 mod unset;
+pub use approvers::Approvers;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
 pub use session::{LayoutConfig, PaneConfig, RolesConfig, SESSION_ROLES};
@@ -63,6 +65,8 @@ pub struct Config {
     pub agents: BTreeMap<String, String>,
     /// The roles' context files and workspaces.
     pub roles: RolesConfig,
+    /// Who approves (see [`Approvers`]); `None`: approvals are not authenticated.
+    pub approvers: Option<Approvers>,
 }
 
 /// `inspect.*` settings.
@@ -239,6 +243,7 @@ impl Default for Config {
             layout: LayoutConfig::default(),
             agents: BTreeMap::new(),
             roles: RolesConfig::default(),
+            approvers: None,
         }
     }
 }

@@ -20,6 +20,7 @@ impl Config {
             self.mail_section(),
             self.inspect_section(),
             self.refinery_section(),
+            super::approvers::section(&self.approvers),
             self.layout_section(),
             self.agents_section(),
             self.roles_section(),

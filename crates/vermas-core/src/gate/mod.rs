@@ -379,6 +379,8 @@ fn record(ws: &Workspace, actor: &str, bead: &Bead, run: &mut GateRun) -> Result
         briefs: BTreeMap::new(),
         reasons: Vec::new(),
         head: None,
+        tree: None,
+        approval: None,
         prompt_hashes: BTreeMap::new(),
     });
     let previous = record

@@ -128,3 +128,12 @@ fn parse_identity(text: &str) -> Option<(String, String)> {
     (close > open && !name.is_empty() && !email.is_empty())
         .then(|| (name.to_string(), email.to_string()))
 }
+
+impl super::GitRepo {
+    /// Who a commit made here now is by, as `Name <email>`: git's committer identity, else
+    /// `configured` (`git.author`); `None` when neither is known.
+    pub fn committer(&self, configured: Option<&str>) -> Option<String> {
+        let (_, c) = identity(&self.repo, configured).ok()?;
+        Some(format!("{} <{}>", c.name, c.email))
+    }
+}

@@ -3,6 +3,7 @@
 mod ancestry;
 mod checkout;
 pub mod cli;
+mod commands;
 mod commit;
 mod head_tree;
 mod history;
@@ -11,13 +12,17 @@ mod identity;
 mod index_file;
 pub mod leftovers;
 mod loose;
+mod objects;
 mod recovery;
 mod sign;
+mod temp_worktree;
 
 pub use checkout::{LinkedCheckout, linked_checkout};
+pub use commands::{Git, Merged};
 pub use history::FileChange;
 pub use hookdir::PushBase;
 pub use recovery::recover_left_locks;
+pub use temp_worktree::TempWorktree;
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,9 @@
 
 use super::push::PushTarget;
 use crate::error::Result;
+use crate::git::Git;
 use crate::git::GitRepo;
-use crate::refinery::git_cli::Git;
-use crate::refinery::worktree::TempWorktree;
+use crate::git::TempWorktree;
 use std::path::{Path, PathBuf};
 
 /// A checkout of one pushed commit, for as long as it is needed.

@@ -42,8 +42,11 @@ pub struct Inspection {
     pub title: String,
     /// Its test-spec bead, if it has one.
     pub spec: Option<String>,
-    /// The commit verified.
+    /// The commit judged.
     pub head: Option<String>,
+    /// Its root tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree: Option<String>,
     /// The verifier's results.
     pub checks: Vec<CriterionCheck>,
     /// The auditor's findings.
@@ -67,7 +70,11 @@ pub struct Inspection {
     /// The question a person must answer, with NEEDS_HUMAN.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
-    /// Hook failures that did not stop anything.
+    /// What the test spec's approval rests on (signed by an approver, or not
+    /// authenticated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
+    /// Warnings: hook failures that did not stop anything, what a verdict left out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// The state of the work a question and its answer are about (the fingerprint of

@@ -5,10 +5,13 @@
 //! the Inspector's loop over its mail is `crate::mail_loop`.
 
 pub mod assign;
+pub mod basis;
 pub mod evidence;
+pub mod frozen;
 pub mod hook_guard;
 pub mod hooks;
 pub mod inspection;
+pub mod judged;
 pub mod pipeline;
 pub mod roles;
 pub mod route;

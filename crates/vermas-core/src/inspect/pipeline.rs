@@ -21,6 +21,9 @@ pub struct Options {
     pub use_cache: bool,
     /// An answer a person gave to the judge's question, added to the evidence.
     pub answer: Option<String>,
+    /// Why nothing may be judged, when what the inspection rests on does not hold (see
+    /// [`super::basis`]).
+    pub refused: Option<String>,
 }
 
 pub use super::inspection::{AuditLine, Inspection, Upto, Verdict};
@@ -47,7 +50,8 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
         work: work.id.clone(),
         title: work.title.clone(),
         spec: spec.as_ref().map(|s| s.id.clone()),
-        head: crate::git::GitRepo::open(&ws.root).and_then(|r| r.head_commit()),
+        head: None,
+        tree: None,
         checks: Vec::new(),
         audit: Vec::new(),
         briefs: BTreeMap::new(),
@@ -59,12 +63,23 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
         question: None,
         warnings: Vec::new(),
         work_state: None,
+        approval: None,
     };
+    if let Some(repo) = crate::git::GitRepo::open(&ws.root) {
+        ins.head = repo.head_commit();
+        ins.tree = ins.head.as_deref().and_then(|c| repo.tree_id(c));
+    }
+    if let Some(why) = &opts.refused {
+        return ins.error(why.clone());
+    }
     if let Some(s) = spec
         && s.status != Status::Closed
     {
         let (why, next) = super::testspec::not_approved(s);
         return ins.error(format!("{why}: {next}"));
+    }
+    if let Some(why) = spec.and_then(|s| super::frozen::changed(s, &ws.root, ins.head.as_deref())) {
+        return ins.error(why);
     }
     let payload = serde_json::json!({"bead_id": work.id, "title": work.title, "spec": ins.spec});
     if let Some(stop) = hook(ws, HookPoint::PreInspect, &payload, &mut ins) {

@@ -305,6 +305,8 @@ fn record_of(ins: &Inspection, at: Timestamp) -> ResultRecord {
         briefs: ins.briefs.clone(),
         reasons: ins.reasons.clone(),
         head: ins.head.clone(),
+        tree: ins.tree.clone(),
+        approval: ins.approval.clone(),
         prompt_hashes: ins.prompt_hashes.clone(),
     }
 }

@@ -17,6 +17,8 @@ struct Decision {
     confidence: Option<f64>,
     /// Why.
     reasons: Vec<String>,
+    /// What to ask a person, when the rule itself has the question.
+    question: Option<String>,
 }
 
 impl Decision {
@@ -26,6 +28,7 @@ impl Decision {
             verdict,
             confidence: Some(1.0),
             reasons,
+            question: None,
         }
     }
 }
@@ -33,7 +36,7 @@ impl Decision {
 /// Settles `ins`'s verdict, confidence, reasons and question by the rules.
 pub fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
     let mut d = decide(ins, upto);
-    let mut question = None;
+    let mut question = d.question.take();
     if d.verdict == Verdict::Pass && ins.judgment.is_some() {
         let min = ws.config.inspect.min_confidence;
         match d.confidence {
@@ -107,6 +110,7 @@ fn decide(ins: &Inspection, upto: Upto) -> Decision {
             verdict: j.decision,
             confidence: j.confidence,
             reasons: j.reasons.clone(),
+            question: None,
         };
     }
     if upto >= Upto::Audit && !ins.audit.is_empty() {
@@ -121,8 +125,8 @@ fn decide(ins: &Inspection, upto: Upto) -> Decision {
     )
 }
 
-/// FAIL when a check failed (overruling a judge's PASS), ERROR when one could not run;
-/// `None` when neither.
+/// FAIL when a check failed (overruling a judge's PASS), ERROR when one could not run,
+/// NEEDS_HUMAN when one was skipped; `None` when none of these.
 fn checks_decision(checks: &[CriterionCheck], judge: Option<Verdict>) -> Option<Decision> {
     let failed: Vec<&str> = checks
         .iter()
@@ -150,11 +154,41 @@ fn checks_decision(checks: &[CriterionCheck], judge: Option<Verdict>) -> Option<
             )
         })
         .collect();
-    (!errored.is_empty()).then(|| {
-        Decision::certain(
+    if !errored.is_empty() {
+        return Some(Decision::certain(
             Verdict::Error,
             vec![format!("could not run: {}", errored.join(", "))],
-        )
+        ));
+    }
+    skipped_decision(checks)
+}
+
+/// NEEDS_HUMAN when a check was skipped (a skip code, pytest's skip, a tool missing, no
+/// check defined): nothing verified that criterion, so the work cannot pass on it, whatever
+/// the judge says; `None` when none was skipped.
+fn skipped_decision(checks: &[CriterionCheck]) -> Option<Decision> {
+    let skipped: Vec<String> = checks
+        .iter()
+        .filter(|c| c.result.outcome == Outcome::Skip)
+        .map(|c| {
+            format!(
+                "{} ({})",
+                c.id,
+                c.result.reason.as_deref().unwrap_or("skipped")
+            )
+        })
+        .collect();
+    (!skipped.is_empty()).then(|| {
+        let why = format!(
+            "nothing verified {}: a skipped check is not a pass",
+            skipped.join(", ")
+        );
+        let mut d = Decision::certain(Verdict::NeedsHuman, vec![why.clone()]);
+        d.question = Some(format!(
+            "{why}. Make it run (install what it needs), or change the criterion and approve \
+             the test spec again."
+        ));
+        d
     })
 }
 

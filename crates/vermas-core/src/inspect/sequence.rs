@@ -5,6 +5,7 @@
 //! Inspector's loop and the refinery all go through [`run`]; they hear what happens through
 //! their [`Observer`] and only render it.
 
+use super::basis::Basis;
 use super::hooks::{self, HookPoint};
 use super::pipeline::{self, Inspection, Options, Upto, Verdict};
 use super::route::{self, Routed};
@@ -129,6 +130,7 @@ pub fn run(
     observer: &mut impl Observer,
 ) -> Result<Outcome> {
     let (work, spec) = pipeline::work_and_spec(ws, &req.id)?;
+    let judged = super::judged::judged(ws, req.tree.as_deref())?;
     let head = head_of(ws, req);
     let (answer, given) = match &req.answer {
         Answer::Recorded => (route::latest_answer(ws, &work, head.as_deref()), false),
@@ -137,11 +139,13 @@ pub fn run(
     let step = Step {
         actor,
         req,
+        judged: &judged,
         answer,
         record_answer: given,
         work_state: head.clone(),
     };
-    let first = step.once(ws, &work, spec.as_ref(), observer)?;
+    let basis = super::basis::settle(ws, spec)?;
+    let first = step.once(&basis, &work, observer)?;
     let (Some(wait), Some(routed)) = (req.wait, &first.routed) else {
         return Ok(first);
     };
@@ -151,12 +155,13 @@ pub fn run(
     observer.waiting(&first.inspection, routed);
     let answer = wait_for_answer(ws, &work.id, head.as_deref(), wait)?;
     let (work, spec) = pipeline::work_and_spec(ws, &work.id)?;
+    let basis = super::basis::settle(ws, spec)?;
     let again = Step {
         answer: Some(answer),
         record_answer: false,
         ..step
     };
-    again.once(ws, &work, spec.as_ref(), observer)
+    again.once(&basis, &work, observer)
 }
 
 /// The state of the work `req` inspects, which a question and its answer are about: the
@@ -199,6 +204,8 @@ struct Step<'a> {
     actor: Option<&'a str>,
     /// The run's request.
     req: &'a Request,
+    /// Where the checks run, and the commit judged.
+    judged: &'a super::judged::Judged,
     /// The answer the roles read.
     answer: Option<String>,
     /// True when the answer must be recorded on the work.
@@ -208,31 +215,30 @@ struct Step<'a> {
 }
 
 impl Step<'_> {
-    /// Inspects `work`, then (with an actor) records and routes it as `observer` says.
-    fn once(
-        &self,
-        ws: &Workspace,
-        work: &Bead,
-        spec: Option<&Bead>,
-        observer: &mut impl Observer,
-    ) -> Result<Outcome> {
+    /// Inspects `work` on `basis`, then (with an actor) records and routes it as
+    /// `observer` says.
+    fn once(&self, basis: &Basis, work: &Bead, observer: &mut impl Observer) -> Result<Outcome> {
+        let ws = &basis.ws;
+        let spec = basis.spec.as_ref();
         let opts = Options {
             upto: self.req.upto,
             base: self.req.base.clone(),
             use_cache: self.req.use_cache,
             answer: self.answer.clone(),
+            refused: basis.refused.clone(),
         };
-        let inspection = match &self.req.tree {
-            Some(dir) => {
-                // Fixed before the copy: records stay contained in the user's repository.
-                let _ = ws.repo_root();
-                let mut in_tree = ws.clone();
-                in_tree.root = dir.clone();
-                pipeline::inspect(&in_tree, work, spec, &opts)
-            }
-            None => pipeline::inspect(ws, work, spec, &opts),
+        let mut inspection = if self.judged.dir == ws.root {
+            pipeline::inspect(ws, work, spec, &opts)
+        } else {
+            // Fixed before the copy: records stay contained in the user's repository.
+            let _ = ws.repo_root();
+            let mut in_tree = ws.clone();
+            in_tree.root = self.judged.dir.clone();
+            pipeline::inspect(&in_tree, work, spec, &opts)
         };
-        let mut inspection = inspection;
+        inspection.warnings.extend(self.judged.warning.clone());
+        inspection.warnings.extend(basis.warnings.iter().cloned());
+        inspection.approval = Some(basis.approval.clone());
         inspection.work_state.clone_from(&self.work_state);
         let mut out = Outcome {
             inspection,

@@ -85,6 +85,13 @@ pub fn attach(
         )));
     }
     let mut spec = Bead::new(spec_id(&work.id), format!("Test spec: {}", work.title));
+    if bead_path(ws, &spec.id).exists() {
+        return Err(Error::conflict(format!(
+            "{} exists already: a test spec is never written over",
+            spec.id
+        ))
+        .with_help(format!("see it: vermas show {}", spec.id)));
+    }
     spec.issue_type = IssueType::TestSpec;
     spec.parent = Some(work.id.clone());
     spec.priority = work.priority;
@@ -134,11 +141,20 @@ pub fn notice(ws: &Workspace, actor: &str, to: &str, subject: String, body: Stri
 /// The test spec of work `work_id`, if it has one (read whole).
 pub fn of_work(ws: &Workspace, work_id: &str) -> Result<Option<Bead>> {
     let set = BeadSet::load(ws)?;
-    set.beads
+    let canonical = spec_id(work_id);
+    let mut specs = set
+        .beads
         .values()
-        .find(|b| b.issue_type == IssueType::TestSpec && b.parent.as_deref() == Some(work_id))
-        .map(|b| load_one(ws, &b.id))
-        .transpose()
+        .filter(|b| b.issue_type == IssueType::TestSpec && b.parent.as_deref() == Some(work_id));
+    // The one made with the work decides; another spec naming the work as its parent
+    // (made by hand later) never stands in for it.
+    let found = match set.beads.get(&canonical) {
+        Some(b) if b.issue_type == IssueType::TestSpec && b.parent.as_deref() == Some(work_id) => {
+            Some(b)
+        }
+        _ => specs.next(),
+    };
+    found.map(|b| load_one(ws, &b.id)).transpose()
 }
 
 /// `inspect create-spec ID`: a test spec for existing work, in one commit.
@@ -342,11 +358,17 @@ pub fn add_criterion(
     Ok((spec, new_id, recorded))
 }
 
-/// `inspect approve SPEC`: closes it (approved) and mails `mayor/`, in one commit.
-pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)> {
+/// `inspect approve SPEC [--freeze PATH]...`: closes it (approved), freezing its check
+/// files, and mails `mayor/`, in one commit.
+pub fn approve(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    freeze: &[String],
+) -> Result<(Bead, Recorded)> {
     let mut txn = Txn::begin(ws)?;
     let mut spec = open_spec(ws, id)?;
-    approve_in(&mut txn, ws, actor, &mut spec)?;
+    approve_in(&mut txn, ws, actor, &mut spec, freeze)?;
     let recorded = txn.commit(&CommitMessage {
         verb: "inspect approve".into(),
         ids: vec![spec.id.clone()],
@@ -356,9 +378,18 @@ pub fn approve(ws: &Workspace, actor: &str, id: &str) -> Result<(Bead, Recorded)
     Ok((spec, recorded))
 }
 
-/// Approves `spec` inside the open change `txn`: closes it, writes it and mails `mayor/`.
-/// Refused without criteria or when it is approved already.
-pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bead) -> Result<()> {
+/// Approves `spec` inside the open change `txn`: stamps its criteria and the committed
+/// blobs of the check files they run (and of `freeze`), closes it, writes it and mails
+/// `mayor/`. The stamp names the committer, not a free-text actor. Refused without
+/// criteria, when a check file is missing or uncommitted, or when it is approved already
+/// with every frozen file as approved.
+pub fn approve_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    actor: &str,
+    spec: &mut Bead,
+    freeze: &[String],
+) -> Result<()> {
     if spec.acceptance_criteria.is_empty() {
         return Err(
             Error::wrong_state(format!("{} has no criteria to approve", spec.id)).with_help(
@@ -369,15 +400,41 @@ pub fn approve_in(txn: &mut Txn<'_>, ws: &Workspace, actor: &str, spec: &mut Bea
             ),
         );
     }
-    if spec.status == Status::Closed {
+    let work = match &spec.parent {
+        Some(p) => load_one(ws, p)?,
+        None => Bead::new(String::new(), String::new()),
+    };
+    let (files, live) = super::frozen::linked(ws, spec, &work, freeze)?;
+    let stamped = super::frozen::stamp(ws, &files)?;
+    let repo = crate::git::GitRepo::open(&ws.root);
+    let head = repo.as_ref().and_then(|r| r.head_commit());
+    if spec.status == Status::Closed
+        && spec
+            .approved
+            .as_ref()
+            .is_some_and(|a| a.files == stamped && a.spec == live)
+        && !matches!(
+            crate::trusted::Trusted::of(ws)?.approval(spec)?,
+            crate::trusted::Approval::NotSigned(_)
+        )
+    {
         return Err(Error::wrong_state(format!(
             "{} is approved already",
             spec.id
         )));
     }
+    let by = repo
+        .as_ref()
+        .and_then(|r| r.committer(ws.config.git.author.as_deref()))
+        .unwrap_or_else(|| actor.to_string());
     let now = Timestamp::now();
-    let head = crate::git::GitRepo::open(&ws.root).and_then(|r| r.head_commit());
-    spec.approved = Some(Approval::of(&spec.acceptance_criteria, actor, head));
+    spec.approved = Some(Approval::of(
+        &spec.acceptance_criteria,
+        stamped,
+        live,
+        &by,
+        head,
+    ));
     spec.status = Status::Closed;
     spec.closed_at = Some(now);
     spec.close_reason = Some("approved".into());

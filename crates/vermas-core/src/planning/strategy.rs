@@ -337,7 +337,7 @@ pub fn add_in(
     }
     spec.updated_at = Some(now);
     if approve {
-        testspec::approve_in(txn, ws, actor, &mut spec)?;
+        testspec::approve_in(txn, ws, actor, &mut spec, &[])?;
     } else {
         txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
     }

@@ -3,10 +3,11 @@
 //! tip and the branch; `squash`: one commit on the tip holding the merged tree; `ff-only`:
 //! the branch itself, when the tip is its ancestor.
 
-use super::git_cli::{Git, Merged};
 use super::request::MergeRequest;
 use crate::config::Strategy;
 use crate::error::Result;
+use crate::git::{Git, Merged};
+use std::collections::BTreeMap;
 
 /// What putting the branch onto the tip gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,7 @@ pub fn build(
     strategy: Strategy,
     (tip, head): (&str, &str),
     records: &str,
+    frozen: &BTreeMap<String, String>,
     actor: &str,
 ) -> Result<Candidate> {
     if git.is_ancestor(head, tip)? {
@@ -35,7 +37,22 @@ pub fn build(
             req.branch, req.target
         )));
     }
-    let judges = inspector_records(git, tip, head, records)?;
+    let changed = git.changed_paths(tip, head)?;
+    let checks: Vec<String> = changed
+        .iter()
+        .filter_map(|p| frozen.get(p).map(|spec| format!("{p}, frozen by {spec}")))
+        .collect();
+    if !checks.is_empty() {
+        return Ok(Candidate::Refused(format!(
+            "{} changes check files a person approved ({}): work branches change the work, \
+             not its checks; a person changes a check on {} and approves it again (vermas \
+             inspect approve)",
+            req.branch,
+            checks.join("; "),
+            req.target
+        )));
+    }
+    let judges = inspector_records(git, tip, head, &changed, records);
     if !judges.is_empty() {
         return Ok(Candidate::Refused(format!(
             "{} changes the Inspector's own records ({}): work branches change code, not \
@@ -92,7 +109,13 @@ pub fn build(
 /// The Inspector's own records the branch changes: test specs (as either side has them),
 /// results, lifecycle hooks, role prompts, the merge queue and the settings under
 /// `records`.
-fn inspector_records(git: &Git, tip: &str, head: &str, records: &str) -> Result<Vec<String>> {
+fn inspector_records(
+    git: &Git,
+    tip: &str,
+    head: &str,
+    changed: &[String],
+    records: &str,
+) -> Vec<String> {
     let judges = [
         "results/",
         "hooks/",
@@ -112,9 +135,8 @@ fn inspector_records(git: &Git, tip: &str, head: &str, records: &str) -> Result<
             })
         })
     };
-    Ok(git
-        .changed_paths(tip, head)?
-        .into_iter()
+    changed
+        .iter()
         .filter(|path| {
             let Some(rel) = path.strip_prefix(records) else {
                 return false;
@@ -124,7 +146,8 @@ fn inspector_records(git: &Git, tip: &str, head: &str, records: &str) -> Result<
                 .any(|j| rel == *j || (j.ends_with('/') && rel.starts_with(j)))
                 || (rel.starts_with("issues/") && is_test_spec(path))
         })
-        .collect())
+        .cloned()
+        .collect()
 }
 
 /// `text` with every control character turned into a space, so no value adds a line.

@@ -5,9 +5,7 @@
 //! compare-and-swap, mails `mayor/` and closes the bead.
 
 pub mod candidate;
-pub mod git_cli;
 pub mod queue;
 pub mod request;
 pub mod run;
 pub mod settle;
-pub mod worktree;

@@ -1,9 +1,9 @@
 //! The merge queue: submitting a branch (one request record, one commit), listing the
 //! requests, and the lock that lets one `refinery run` at a time take them.
 
-use super::git_cli::Git;
 use super::request::{self, MergeRequest, State};
 use crate::error::{Error, Result};
+use crate::git::Git;
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;

@@ -6,11 +6,11 @@
 //! [`super::settle`]).
 
 use super::candidate::{self, Candidate};
-use super::git_cli::Git;
 use super::request::{self, MergeRequest, State};
 use super::settle::{self, End, Taken};
-use super::worktree::TempWorktree;
 use crate::error::{Error, Result};
+use crate::git::Git;
+use crate::git::TempWorktree;
 use crate::inspect;
 use crate::inspect::pipeline::{Inspection, Upto, Verdict};
 use crate::inspect::route::Routed;
@@ -40,7 +40,7 @@ pub fn run(
     let git = super::queue::repository(ws)?;
     let _lock = super::queue::lock_runs(ws)?;
     // This run holds the lock: worktrees of runs that died are provably left over.
-    super::worktree::prune_leftovers(&git);
+    TempWorktree::prune_leftovers(&git);
     let mut taken = Vec::new();
     loop {
         let (all, _) = request::load_all(ws)?;
@@ -148,16 +148,17 @@ fn verify_and_land(
         })?;
         let strategy = ws.config.refinery.strategy;
         let records = records_prefix(ws);
-        let candidate = match candidate::build(git, req, strategy, (&tip, &head), &records, actor)?
-        {
-            Candidate::Ready(c) => c,
-            Candidate::Conflict(paths) => {
-                return Ok(Settled::Ended(Box::new(End::conflict(paths, tip))));
-            }
-            Candidate::Refused(why) => {
-                return Ok(Settled::Ended(Box::new(End::refused(why, tip))));
-            }
-        };
+        let frozen = crate::inspect::frozen::all_frozen(ws)?;
+        let candidate =
+            match candidate::build(git, req, strategy, (&tip, &head), &records, &frozen, actor)? {
+                Candidate::Ready(c) => c,
+                Candidate::Conflict(paths) => {
+                    return Ok(Settled::Ended(Box::new(End::conflict(paths, tip))));
+                }
+                Candidate::Refused(why) => {
+                    return Ok(Settled::Ended(Box::new(End::refused(why, tip))));
+                }
+            };
         let tree = TempWorktree::add(git, &candidate)?;
         let inspection = inspect::Request {
             base: Some(tip.clone()),

@@ -210,7 +210,7 @@ fn git_findings(ws: &Workspace, add: &mut Add<'_>) {
             );
         }
         if let Ok(git) = crate::refinery::queue::repository(ws) {
-            for dir in crate::refinery::worktree::leftovers(&git) {
+            for dir in crate::git::TempWorktree::leftovers(&git) {
                 add(
                     "warning",
                     format!(

@@ -102,6 +102,13 @@ pub struct ResultRecord {
     /// The commit that was verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// Its root tree: what was judged, whatever the commit's history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<String>,
+    /// What the test spec's approval rested on (an approver's signed commit, or not
+    /// authenticated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
     /// The hash of each LLM role's prompt.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prompt_hashes: BTreeMap<String, String>,
@@ -158,6 +165,8 @@ pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
         briefs: BTreeMap::new(),
         reasons: Vec::new(),
         head: None,
+        tree: None,
+        approval: None,
         prompt_hashes: BTreeMap::new(),
     }
 }
@@ -249,6 +258,8 @@ mod tests {
             briefs: BTreeMap::new(),
             reasons: Vec::new(),
             head: None,
+            tree: None,
+            approval: None,
             prompt_hashes: BTreeMap::new(),
         };
         let text = render(&record).unwrap();

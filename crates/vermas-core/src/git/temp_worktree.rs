@@ -1,10 +1,11 @@
-//! The temporary worktree a merge request is verified in: `git worktree add --detach`
-//! under the system's temp folder (`$TMPDIR`), named `vermas-refinery-<pid>-<n>`, and
+//! The temporary worktree a commit is judged in (a merge request's candidate, a work's
+//! commit when its checkout has uncommitted changes, a pushed tree): `git worktree add --detach`
+//! under the system's temp folder (`$TMPDIR`), named `vermas-worktree-<pid>-<n>`, and
 //! always removed: when its guard is dropped (after the verification, on an error, on a
 //! panic) and, on Ctrl-C or a termination signal, by the signal cleanup before vermas
 //! exits (see [`crate::check::reaper::on_signal`]).
 
-use super::git_cli::Git;
+use super::commands::Git;
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +32,7 @@ impl TempWorktree {
         // Canonical, so the checks see the same path git records for the worktree.
         let tmp = std::fs::canonicalize(&tmp).map_err(|e| Error::io(&tmp, e))?;
         let dir = tmp.join(format!(
-            "vermas-refinery-{}-{}",
+            "vermas-worktree-{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
@@ -59,36 +60,38 @@ impl Drop for TempWorktree {
     }
 }
 
-/// The refinery's worktrees of this repository that a run which died left in the temp
-/// folder: named `vermas-refinery-<pid>-<n>`, no process `<pid>` alive, and git's link
-/// file there pointing into this repository.
-pub fn leftovers(git: &Git) -> Vec<PathBuf> {
-    let Some(common) = git.common_dir() else {
-        return Vec::new();
-    };
-    let ours = format!("gitdir: {}/worktrees/", common.display());
-    let tmp = std::env::temp_dir();
-    let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
-    std::fs::read_dir(&tmp)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let pid = name.strip_prefix("vermas-refinery-")?.split_once('-')?.0;
-            pid.parse::<u32>().ok()?;
-            let alive = Path::new("/proc").join(pid).exists();
-            let link = std::fs::read_to_string(e.path().join(".git")).ok()?;
-            (!alive && link.starts_with(&ours)).then(|| e.path())
-        })
-        .collect()
-}
+impl TempWorktree {
+    /// The temporary worktrees of this repository that a run which died left in the temp
+    /// folder: named `vermas-worktree-<pid>-<n>`, no process `<pid>` alive, and git's link
+    /// file there pointing into this repository.
+    pub fn leftovers(git: &Git) -> Vec<PathBuf> {
+        let Some(common) = git.common_dir() else {
+            return Vec::new();
+        };
+        let ours = format!("gitdir: {}/worktrees/", common.display());
+        let tmp = std::env::temp_dir();
+        let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
+        std::fs::read_dir(&tmp)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let pid = name.strip_prefix("vermas-worktree-")?.split_once('-')?.0;
+                pid.parse::<u32>().ok()?;
+                let alive = Path::new("/proc").join(pid).exists();
+                let link = std::fs::read_to_string(e.path().join(".git")).ok()?;
+                (!alive && link.starts_with(&ours)).then(|| e.path())
+            })
+            .collect()
+    }
 
-/// Removes the [`leftovers`] and the entries git keeps for them (called by a run holding
-/// the run lock).
-pub fn prune_leftovers(git: &Git) {
-    for dir in leftovers(git) {
-        git.worktree_remove(&dir);
+    /// Removes the [`leftovers`] and the entries git keeps for them (called by a run holding
+    /// the run lock).
+    pub fn prune_leftovers(git: &Git) {
+        for dir in TempWorktree::leftovers(git) {
+            git.worktree_remove(&dir);
+        }
     }
 }
 

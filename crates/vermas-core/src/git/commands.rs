@@ -1,4 +1,4 @@
-//! The git commands the refinery runs, through the `git` program: branch tips, the merge
+//! The git commands the refinery and the Inspector run, through the `git` program: branch tips, the merge
 //! built in git's object store (`merge-tree --write-tree`, `commit-tree`) without touching
 //! any work tree, the compare-and-swap move of the target (`update-ref REF NEW OLD`),
 //! temporary worktrees, and bringing a checkout of the target along (`read-tree -m -u`).
