@@ -147,11 +147,12 @@ pub fn verify_items(text: &str) -> Vec<VerifyItem> {
         };
         let ac_checklist = body.to_ascii_lowercase().contains("ac checklist");
         let mut verify_line = None;
-        if commands.is_empty() && !ac_checklist {
-            if let Some((n, spans)) = verify_field(&lines[k + 1..], line) {
-                commands = spans.iter().flat_map(|s| split_commands(s)).collect();
-                verify_line = Some(n).filter(|_| !commands.is_empty());
-            }
+        if commands.is_empty()
+            && !ac_checklist
+            && let Some((n, spans)) = verify_field(&lines[k + 1..], line)
+        {
+            commands = spans.iter().flat_map(|s| split_commands(s)).collect();
+            verify_line = Some(n).filter(|_| !commands.is_empty());
         }
         items.push(VerifyItem {
             id,
