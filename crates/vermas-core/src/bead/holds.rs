@@ -92,7 +92,9 @@ impl<'a> Others<'a> {
             if !self.open_parents.contains(id) || b.is_closed() || b.status() == Status::Pinned {
                 continue;
             }
-            let held = !self.held_by_edges(&b).is_empty();
+            let held = HOLDING
+                .into_iter()
+                .any(|kind| b.depends_on(kind).any(|t| self.edge_holds(&b, kind, &t)));
             let up = parents_of(&b).map(Cow::into_owned).collect();
             parents.insert(id.to_string(), (held, up));
         }
@@ -145,20 +147,34 @@ impl<'a> Others<'a> {
         self.held_parents.contains(parent)
     }
 
+    /// True when `bead`'s edge of type `kind` to `target` holds it back, with the edge's
+    /// gate (read only for a `waits-for` edge).
+    fn edge_holds(&self, bead: &impl BeadFields, kind: DepType, target: &str) -> bool {
+        if kind == DepType::WaitsFor && bead.waits_for_any().any(|t| t == target) {
+            self.holds_any(target)
+        } else {
+            self.holds(kind, target)
+        }
+    }
+
     /// The targets of `bead`'s edges that hold it back, with each edge's type.
     fn held_by_edges<'b>(&self, bead: &'b impl BeadFields) -> Vec<(Cow<'b, str>, DepType)> {
-        let any: Vec<Cow<'b, str>> = bead.waits_for_any().collect();
         HOLDING
             .into_iter()
             .flat_map(|kind| bead.depends_on(kind).map(move |id| (id, kind)))
-            .filter(|(id, kind)| {
-                if *kind == DepType::WaitsFor && any.contains(id) {
-                    self.holds_any(id)
-                } else {
-                    self.holds(*kind, id)
-                }
-            })
+            .filter(|(id, kind)| self.edge_holds(bead, *kind, id))
             .collect()
+    }
+
+    /// True when anything holds `bead` back (what [`holding`] lists), found without
+    /// listing it.
+    fn holds_back(&self, bead: &impl BeadFields) -> bool {
+        HOLDING.into_iter().any(|kind| {
+            bead.depends_on(kind)
+                .any(|id| self.edge_holds(bead, kind, &id))
+        }) || (bead.issue_type() != IssueType::TestSpec
+            && !self.held_parents.is_empty()
+            && parents_of(bead).any(|p| self.holds_children_of(&p)))
     }
 }
 
@@ -247,7 +263,7 @@ pub fn is_ready(bead: &impl BeadFields, want: Option<IssueType>, others: &Others
         )
         && !bead.has_label(AWAITING_INPUT)
         && !bead.has_label(VERIFIED)
-        && holding(bead, others).is_empty()
+        && !others.holds_back(bead)
 }
 
 #[cfg(test)]
