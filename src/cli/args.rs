@@ -103,6 +103,10 @@ pub enum Command {
         /// Why it is closed.
         #[arg(short, long)]
         reason: Option<String>,
+        /// Close work whose approved test spec has not passed an inspection, recorded as a
+        /// bypass (needs --reason).
+        #[arg(long)]
+        force: bool,
     },
     /// Reopen closed beads.
     Reopen {
@@ -194,6 +198,14 @@ pub enum Command {
         id: String,
         /// The agent (default: you).
         agent: Option<String>,
+        /// The branch the work is done on (default: AGENT/ID); the refinery judges it as
+        /// this work and no other.
+        #[arg(long, value_name = "NAME")]
+        branch: Option<String>,
+        /// Give the worker a git worktree of its own on that branch (config
+        /// `sling.worktree: true` does it every time); its path is in WORK ASSIGNED.
+        #[arg(long)]
+        worktree: bool,
         /// Bypass the test-spec gate (recorded; needs --reason).
         #[arg(long, requires = "reason")]
         force: bool,
@@ -212,6 +224,10 @@ pub enum Command {
     /// design -> create -> strategize as the mol-spec-planning molecule; the same request
     /// again (or --resume MOL) continues an unfinished plan where it stopped.
     Plan(super::design::args::PlanArgs),
+    /// Write one self-contained HTML page of the committed ledger and its history: work by
+    /// state, live specs and each criterion's outcomes over time, inspections and why
+    /// (default .beads/.cache/report.html; prints its file:// link).
+    Report(super::report::args::ReportArgs),
     /// The Refinery: merge a branch only once the Inspector passed the merge result.
     #[command(subcommand)]
     Refinery(super::refinery::args::RefineryCmd),

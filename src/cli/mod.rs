@@ -20,6 +20,7 @@ mod ralph;
 mod redraw;
 mod refinery;
 mod render;
+mod report;
 mod session;
 mod setup;
 mod sling;
@@ -155,7 +156,9 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::List(a) => beads::list(&ctx, ui, a),
         Command::Show { ids } => beads::show(&ctx, ui, &ids),
         Command::Update(a) => beads::update(&ctx, ui, a),
-        Command::Close { ids, reason } => beads::close(&ctx, ui, &ids, reason.as_deref()),
+        Command::Close { ids, reason, force } => {
+            beads::close(&ctx, ui, &ids, reason.as_deref(), force)
+        }
         Command::Reopen { ids } => beads::reopen(&ctx, ui, &ids),
         Command::Dep(cmd) => beads::dep(&ctx, ui, cmd),
         Command::Ready(a) => beads::ready(&ctx, ui, a),
@@ -185,6 +188,7 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Design(a) => design::design(&ctx, ui, a),
         Command::Strategize(a) => design::strategize(&ctx, ui, a),
         Command::Plan(a) => design::plan(&ctx, ui, a),
+        Command::Report(a) => report::report(ui, a),
         Command::Refinery(cmd) => refinery::refinery(&ctx, ui, cmd),
         Command::Inspector(cmd) => inspector::inspector(&ctx, ui, cmd),
         Command::MergeFile {
@@ -207,9 +211,18 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Sling {
             id,
             agent,
+            branch,
+            worktree,
             force,
             reason,
-        } => sling::sling(&ctx, ui, &id, agent.as_deref(), force, reason.as_deref()),
+        } => sling::sling(
+            &ctx,
+            ui,
+            &id,
+            (agent.as_deref(), branch.as_deref(), worktree),
+            force,
+            reason.as_deref(),
+        ),
     }
 }
 

@@ -6,18 +6,28 @@ use crate::cli::ui::{Ui, outln};
 use crate::cli::{CmdResult, Ctx};
 use serde_json::json;
 
-/// `sling ID [AGENT] [--force --reason R]`.
+/// `sling ID [AGENT] [--branch NAME] [--worktree] [--force --reason R]`.
 pub fn sling(
     ctx: &Ctx,
     ui: &mut Ui,
     id: &str,
-    agent: Option<&str>,
+    (agent, branch, worktree): (Option<&str>, Option<&str>, bool),
     force: bool,
     reason: Option<&str>,
 ) -> CmdResult {
     let ws = ctx.workspace()?;
     let forced = if force { reason } else { None };
-    let slung = vermas_core::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, forced)?;
+    let slung = vermas_core::inspect::assign::sling(
+        &ws,
+        &ctx.actor(&ws)?,
+        id,
+        &vermas_core::inspect::assign::SlingRequest {
+            agent,
+            branch,
+            worktree,
+            force: forced,
+        },
+    )?;
     if slung.forced {
         eprintln!(
             "warning: {} slung past its test-spec gate (noted on the bead, labelled {})",
@@ -28,16 +38,20 @@ pub fn sling(
     recorded_note(&slung.recorded);
     if ui.json {
         ui.json(&versioned(
-            json!({"id": slung.work.id, "assignee": slung.work.assignee, "mailed": slung.mailed, "forced": slung.forced}),
+            json!({"id": slung.work.id, "assignee": slung.work.assignee, "branch": slung.work.branch, "worktree": slung.work.worktree, "mailed": slung.mailed, "forced": slung.forced}),
         ));
     } else {
         outln!(
             ui,
-            "Slung {} to {} (mailed {})",
+            "Slung {} to {} on branch {} (mailed {})",
             slung.work.id,
             slung.work.assignee.as_deref().unwrap_or("?"),
+            slung.work.branch.as_deref().unwrap_or("?"),
             slung.mailed
         );
+        if let Some(dir) = &slung.work.worktree {
+            outln!(ui, "Worktree: {dir}");
+        }
     }
     Ok(0)
 }

@@ -303,7 +303,7 @@ fn secret_spec() -> String {
 /// to a spec outside.
 fn repo_with_evil_spec(out: &TempDir) -> Repo {
     let repo = Repo::initialised();
-    write_exec(&repo, "tests/ok.sh", "test_ok() { true; }\n");
+    write_exec(&repo, "tests/ok.sh", "test_ok() { true; }\n\"$@\"\n");
     repo.write(
         "specs/ok.md",
         "# Ok\n\n## Success Criteria\n\n- [ ] Works [verify](tests/ok.sh#test_ok)\n",

@@ -224,14 +224,21 @@ fn a_call_vermas_did_not_make_or_a_forged_record_is_no_proof() {
     );
     let r = run(&repo, &["status", "--verify", "--json"]);
     let j = r.json();
-    for text in [
-        "subshell at top level",
-        "forged record",
-        "forged in a dispatcher",
-        "subshell in a dispatcher",
-    ] {
+    for text in ["subshell at top level", "subshell in a dispatcher"] {
         assert_eq!(outcome(&j, text), "ERROR", "{text}: {}", reason(&j, text));
         assert!(reason(&j, text).contains("never ran"), "{text}");
+    }
+    // A script that reaches for the probe is not run at all.
+    for (text, line) in [
+        ("forged record", "tests/d.sh:2"),
+        ("forged in a dispatcher", "tests/e.sh:3"),
+    ] {
+        assert_eq!(outcome(&j, text), "ERROR", "{text}: {}", reason(&j, text));
+        assert!(
+            reason(&j, text).contains(&format!("{line} names vermas's probe")),
+            "{text}: {}",
+            reason(&j, text)
+        );
     }
 }
 
@@ -286,13 +293,18 @@ fn pytest_missing_is_an_error_not_a_failure() {
             .stdout,
     )
     .expect("utf-8");
-    let bin = repo.join("nopytest");
+    // Outside the repository: PATH entries inside it are never searched.
+    let outside = tempfile::tempdir().expect("tempdir");
+    let bin = outside.path().join("nopytest");
     std::fs::create_dir_all(&bin).expect("mkdir");
-    write_exec(
-        &repo,
-        "nopytest/python3",
-        &format!("#!/bin/sh\nexec {} -S \"$@\"\n", real.trim()),
-    );
+    let fake = bin.join("python3");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nexec {} -S \"$@\"\n", real.trim()),
+    )
+    .expect("write");
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
     let path = format!(
         "{}:{}",
         bin.display(),

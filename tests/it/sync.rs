@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 /// Real git in `dir`, asserting success; returns stdout (vermas deliberately not on PATH:
 /// sync must put it there itself).
-fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(home: &Path, dir: &Path, args: &[&str]) -> String {
     git_ok(home, dir, args, false)
 }
 
 /// vermas in `dir`, asserting success; returns stdout.
-fn ok_in(repo: &Repo, dir: &Path, args: &[&str]) -> String {
+pub(crate) fn ok_in(repo: &Repo, dir: &Path, args: &[&str]) -> String {
     let out = repo.cmd_in(dir, args).output().expect("run vermas");
     assert!(
         out.status.success(),
@@ -27,7 +27,10 @@ fn ok_in(repo: &Repo, dir: &Path, args: &[&str]) -> String {
 /// A (the first clone, holding the beads `titles` made before cloning) pushed to a bare
 /// remote, and `clones` more clones of it; returns A, the folder holding the others, their
 /// paths (A's first) and the beads' ids.
-fn clones(titles: &[&str], clones: usize) -> (Repo, tempfile::TempDir, Vec<PathBuf>, Vec<String>) {
+pub(crate) fn clones(
+    titles: &[&str],
+    clones: usize,
+) -> (Repo, tempfile::TempDir, Vec<PathBuf>, Vec<String>) {
     let a = Repo::initialised();
     let ids = titles.iter().map(|t| a.create(t, &[])).collect();
     a.write("README.md", "# project\nline two\n");
@@ -64,12 +67,12 @@ fn clones(titles: &[&str], clones: usize) -> (Repo, tempfile::TempDir, Vec<PathB
 }
 
 /// `git ls-tree -r HEAD .beads` in `dir`.
-fn beads_tree(a: &Repo, dir: &Path) -> String {
+pub(crate) fn beads_tree(a: &Repo, dir: &Path) -> String {
     git(a.path(), dir, &["ls-tree", "-r", "HEAD", ".beads"])
 }
 
 /// Every file under `dir` (outside `.git`) holding a conflict marker.
-fn markers(dir: &Path) -> Vec<String> {
+pub(crate) fn markers(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -91,7 +94,7 @@ fn markers(dir: &Path) -> Vec<String> {
 }
 
 /// How many times `text` occurs in the bead files of `dir`.
-fn occurrences(dir: &Path, text: &str) -> usize {
+pub(crate) fn occurrences(dir: &Path, text: &str) -> usize {
     std::fs::read_dir(dir.join(".beads/issues"))
         .expect("issues")
         .flatten()

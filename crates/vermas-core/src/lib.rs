@@ -27,6 +27,7 @@ pub mod mol;
 pub mod par;
 pub mod planning;
 pub mod refinery;
+pub mod report;
 pub mod roles;
 pub mod setup;
 pub mod shell;

@@ -390,6 +390,13 @@ impl Workspace {
             .unwrap_or_else(|| "unknown".to_string())
     }
 
+    /// `path` (a record under `.beads/`) as the ledger's checkout names it, `/`-separated
+    /// (`.beads/issues/vm-k3f9.md`): the path a commit's tree holds it at.
+    pub fn ledger_relative(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.ledger_root).ok()?;
+        Some(rel.to_string_lossy().replace('\\', "/"))
+    }
+
     /// A path as the user should see it: relative to the root when inside it (or to the
     /// ledger's checkout, for a record while the root is a temporary worktree).
     pub fn display(&self, path: &Path) -> String {

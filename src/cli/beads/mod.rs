@@ -302,9 +302,32 @@ pub fn update(ctx: &Ctx, ui: &mut Ui, a: UpdateArgs) -> CmdResult {
 }
 
 /// `close`.
-pub fn close(ctx: &Ctx, ui: &mut Ui, ids: &[String], reason: Option<&str>) -> CmdResult {
+pub fn close(
+    ctx: &Ctx,
+    ui: &mut Ui,
+    ids: &[String],
+    reason: Option<&str>,
+    force: bool,
+) -> CmdResult {
     let ws = ctx.workspace()?;
-    let c = ops::close(&ws, &ctx.actor(&ws)?, ids, reason)?;
+    let c = ops::close(&ws, &ctx.actor(&ws)?, ids, reason, force)?;
+    for b in c.beads.iter().filter(|b| {
+        force
+            && b.notes
+                .last()
+                .is_some_and(|n| n.text.starts_with("GATE_BYPASS:"))
+    }) {
+        crate::cli::warn(
+            ui.json,
+            "gate_bypass",
+            &format!(
+                "warning: {} closed without a passing inspection: recorded as a bypass \
+                 (GATE_BYPASS note, {} label)",
+                b.id,
+                ops::GATE_BYPASSED
+            ),
+        );
+    }
     changed(ctx, ui, "Closed", c)
 }
 

@@ -7,6 +7,7 @@ use crate::cli::{CmdResult, Ctx};
 use serde_json::json;
 use vermas_core::bead::model::Status;
 use vermas_core::inspect::testspec::{self, Check};
+use vermas_core::trusted::Approval;
 
 /// `inspect pending [--watch]`.
 pub fn pending(ctx: &Ctx, ui: &mut Ui, watch: bool) -> CmdResult {
@@ -54,9 +55,30 @@ pub fn show(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
     let ws = ctx.workspace()?;
     let (work, spec) = vermas_core::inspect::pipeline::work_and_spec(&ws, id)?;
     let latest = vermas_core::verify::results::load(&ws, &work.id)?;
+    let trusted = vermas_core::trusted::Trusted::of(&ws)?;
+    let head = vermas_core::git::GitRepo::open(&ws.root).and_then(|r| r.head_commit());
+    let frozen = spec
+        .as_ref()
+        .map(|s| vermas_core::inspect::frozen::compare(s, &ws.root, head.as_deref()))
+        .unwrap_or_default();
+    let approval = match spec.as_ref().filter(|s| s.status == Status::Closed) {
+        Some(s) => match trusted.approval(s)? {
+            Approval::Unauthenticated => trusted.note(),
+            Approval::Signed { by, commit } => format!(
+                "approved by {by} in {} (signed)",
+                &commit[..commit.len().min(12)]
+            ),
+            Approval::NotSigned(why) => format!("pending approval: approvers are set, and {why}"),
+        },
+        None => trusted.note(),
+    };
     if ui.json {
         ui.json(&versioned(json!({
-            "work": {"id": work.id, "title": work.title, "status": work.status},
+            "work": {"id": work.id, "title": work.title, "status": work.status, "branch": work.branch},
+            "approval": approval,
+            "frozen": frozen.iter().map(|f| json!({
+                "path": f.path, "approved": f.approved, "now": f.now, "holds": f.holds(),
+            })).collect::<Vec<_>>(),
             "spec": spec.as_ref().map(|s| json!({
                 "id": s.id,
                 "approved": s.status == Status::Closed,
@@ -90,11 +112,24 @@ pub fn show(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
                 let (kind, target) = testspec::kind_of(c);
                 outln!(ui, "  {} {}\n      {kind}: {target}", c.id, c.description);
             }
+            for f in &frozen {
+                let how = match (&f.now, f.holds()) {
+                    (_, true) => "as approved".to_string(),
+                    (Some(_), false) => format!(
+                        "CHANGED since approval: an inspection is an ERROR until a person \
+                         approves it again (vermas inspect approve {})",
+                        s.id
+                    ),
+                    (None, false) => "MISSING".to_string(),
+                };
+                outln!(ui, "  frozen {}: {how}", f.path);
+            }
         }
     }
     if let Some(r) = latest {
         outln!(ui, "  latest verdict: {} at {}", r.verdict, r.at);
     }
+    outln!(ui, "  approval: {approval}");
     Ok(0)
 }
 

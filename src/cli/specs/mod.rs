@@ -105,6 +105,7 @@ pub fn status(ctx: &Ctx, ui: &mut Ui, a: StatusArgs) -> CmdResult {
     };
     let mut done = verify::run(&p, request, &mut terminal)?;
     report(ui, &a, &done.runs, kinds)?;
+    job_summary(&p, &done.runs);
     if let Some(recorded) = done.recorded.take() {
         recorded_note(&recorded?);
     }
@@ -165,6 +166,57 @@ fn report(ui: &mut Ui, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result
         );
     }
     Ok(())
+}
+
+/// Appends the Markdown job summary to the file `GITHUB_STEP_SUMMARY` names, when it is
+/// set (GitHub's runners set it for each step); a file that cannot be written is a warning.
+fn job_summary(p: &Project, runs: &[SpecRun]) {
+    let Some(file) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|f| !f.is_empty()) else {
+        return;
+    };
+    let base = blob_base(p);
+    let link = |path: &str, line: usize| {
+        let base = base.as_deref()?;
+        let at = if line > 0 {
+            format!("#L{line}")
+        } else {
+            String::new()
+        };
+        Some(format!("{base}{path}{at}"))
+    };
+    let text = vermas_core::verify::report::job_summary::markdown(runs, &link);
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    if let Err(e) = appended {
+        diagnostic("warning", &Error::io(std::path::Path::new(&file), e));
+    }
+}
+
+/// `https://github.com/OWNER/REPO/blob/COMMIT/`: from GitHub's variables on its runners
+/// (`GITHUB_SERVER_URL`, `GITHUB_REPOSITORY`, `GITHUB_SHA`), else from an `origin` on
+/// GitHub and HEAD; `None` when neither says.
+fn blob_base(p: &Project) -> Option<String> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if let (Some(repo), Some(sha)) = (var("GITHUB_REPOSITORY"), var("GITHUB_SHA")) {
+        let server = var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into());
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        };
+        if plain(&repo) && plain(&sha) && server.starts_with("https://") {
+            return Some(format!(
+                "{}/{repo}/blob/{sha}/",
+                server.trim_end_matches('/')
+            ));
+        }
+    }
+    let git = vermas_core::git::GitRepo::open(&p.root)?;
+    let repo = vermas_core::report::github_repo(&git.config_value("remote.origin.url")?)?;
+    Some(format!("{repo}/blob/{}/", git.head_commit()?))
 }
 
 /// Whether GitHub Actions annotations come before the human report: `--format github`, or

@@ -144,7 +144,7 @@ fn executable_targets_get_the_function_as_their_one_argument_in_the_repo_root() 
     write_exec(
         &repo,
         "tests/exec-check",
-        "#!/bin/sh\nprintf '%s\\n' \"$#\" \"$@\" > args.txt\npwd -P > cwd.txt\n[ \"$1\" = test_arg ]\n",
+        "#!/bin/sh\nprintf '%s\\n' \"$#\" \"$@\" > args.txt\npwd -P > cwd.txt\ntest_arg() { [ \"$1\" = \"\" ]; }\n\"$@\"\n",
     );
     write_exec(
         &repo,
@@ -187,7 +187,7 @@ fn checks_run_in_the_repo_root_when_vermas_starts_in_a_subfolder() {
     write_exec(
         &repo,
         "tests/exec-check",
-        "#!/bin/sh\npwd -P > exec-cwd.txt\n[ \"$1\" = test_arg ]\n",
+        "#!/bin/sh\npwd -P > exec-cwd.txt\ntest_arg() { true; }\n\"$@\"\n",
     );
     repo.write("tests/sourced.sh", "test_src() { pwd -P > src-cwd.txt; }\n");
     let r = vermas(
@@ -221,7 +221,7 @@ fn a_test_reading_stdin_gets_eof_at_once() {
     write_exec(
         &repo,
         "tests/in-exec",
-        "#!/bin/sh\nn=$(cat | wc -c)\n[ \"$n\" -eq 0 ]\n",
+        "#!/bin/sh\ntest_cat() { n=$(cat | wc -c); [ \"$n\" -eq 0 ]; }\n\"$@\"\n",
     );
     // vermas's own stdin is a pipe the test keeps open: a check that inherited it would
     // block until the 20 s timeout.
@@ -320,13 +320,13 @@ fn python_targets_run_under_pytest_with_a_node_id() {
     let j = r.json();
     let chk = &criterion(&j, "Adds")["checks"][0];
     assert_eq!(
-        chk["command"], "python3 -m pytest -q tests/test_calc.py::test_add",
+        chk["command"], "python3 -P -m pytest -q tests/test_calc.py::test_add",
         "{j:#}"
     );
     // The legacy form splits on the first `::`, keeping `Class::test` whole.
     let chk = &criterion(&j, "Multiplies")["checks"][0];
     assert_eq!(
-        chk["command"], "python3 -m pytest -q tests/test_calc.py::TestCalc::test_mul",
+        chk["command"], "python3 -P -m pytest -q tests/test_calc.py::TestCalc::test_mul",
         "{j:#}"
     );
     let have_pytest = std::process::Command::new("python3")

@@ -63,7 +63,7 @@ struct Fields<'a> {
 }
 
 /// Every key in the order [`Bead::render`] writes them.
-const KEYS: [&str; 16] = [
+const KEYS: [&str; 18] = [
     "id",
     "title",
     "status",
@@ -80,6 +80,8 @@ const KEYS: [&str; 16] = [
     "spec",
     "dependencies",
     "notes",
+    "branch",
+    "worktree",
 ];
 
 impl<'a> Fields<'a> {
@@ -162,6 +164,8 @@ fn apply(bead: &mut Bead, key: &str, value: &str) -> Option<()> {
         "close_reason" => bead.close_reason = optional(value)?,
         "parent" => bead.parent = optional(value)?,
         "spec" => bead.spec = optional(value)?,
+        "branch" => bead.branch = optional(value)?,
+        "worktree" => bead.worktree = optional(value)?,
         "dependencies" | "notes" if value == "[]" => {}
         _ => return None,
     }

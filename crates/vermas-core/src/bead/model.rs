@@ -317,6 +317,13 @@ pub struct Bead {
     /// Test specs only: what approval froze (see [`super::approval`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved: Option<Approval>,
+    /// The branch the work is done on, as `sling` recorded it: the refinery judges that
+    /// branch as this work and no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The worker's worktree the work is done in, when `sling --worktree` made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
@@ -352,6 +359,8 @@ impl Bead {
             notes: Vec::new(),
             acceptance_criteria: Vec::new(),
             approved: None,
+            branch: None,
+            worktree: None,
             description: String::new(),
             partial: false,
         }
@@ -485,6 +494,12 @@ impl Bead {
                 opt_scalar(a.by.as_deref()),
                 ts(&a.at)
             ));
+        }
+        if let Some(branch) = &self.branch {
+            out.push_str(&format!("branch: {}\n", scalar(branch)));
+        }
+        if let Some(worktree) = &self.worktree {
+            out.push_str(&format!("worktree: {}\n", scalar(worktree)));
         }
         out.push_str("---\n");
         if !self.description.is_empty() {

@@ -3,8 +3,8 @@
 
 use super::graph;
 use super::model::{
-    AWAITING_INPUT, Bead, DepType, Dependency, Gate, IssueType, Note, Status, check_single_line,
-    check_spec_path, check_title,
+    AWAITING_INPUT, Bead, DepType, Dependency, Gate, IssueType, Note, Status, VERIFIED,
+    check_single_line, check_spec_path, check_title,
 };
 use super::store::{BeadSet, bead_path, load_one};
 use crate::error::{Error, Result};
@@ -130,6 +130,12 @@ pub fn check_new(actor: &str, new: &NewBead) -> Result<()> {
     }
     for l in &new.labels {
         check_label(l)?;
+        if l == VERIFIED {
+            return Err(Error::invalid_with_help(
+                format!("only an inspection sets `{VERIFIED}`"),
+                "create the work, then have it judged: vermas inspect run ID",
+            ));
+        }
     }
     Ok(())
 }
@@ -258,12 +264,38 @@ pub fn update(ws: &Workspace, actor: &str, ids: &[String], changes: &Changes) ->
     })
 }
 
-/// Closes beads with an optional reason.
-pub fn close(ws: &Workspace, actor: &str, ids: &[String], reason: Option<&str>) -> Result<Changed> {
-    modify(ws, actor, "close", ids, |bead, now| {
+/// Closes beads with an optional reason. Work whose approved test spec has not passed an
+/// inspection (it is not `verified`) closes only with `force`, which needs the reason and
+/// is recorded as a bypass: a `GATE_BYPASS:` note, the `gate-bypassed` label.
+pub fn close(
+    ws: &Workspace,
+    actor: &str,
+    ids: &[String],
+    reason: Option<&str>,
+    force: bool,
+) -> Result<Changed> {
+    if force && reason.is_none_or(|r| r.trim().is_empty()) {
+        return Err(Error::usage(
+            "--force needs a --reason: the bypass is recorded with it",
+        ));
+    }
+    let bypass = if force { Bypass::Close } else { Bypass::None };
+    modify_as(ws, actor, "close", ids, bypass, |bead, now| {
         // Closing a closed bead keeps its reason unless a new one is given.
         if reason.is_some() || !bead.is_closed() {
             bead.close_reason = reason.map(str::to_string);
+        }
+        if force && !bead.is_closed() {
+            let why = reason.unwrap_or_default().trim();
+            add_note(
+                bead,
+                actor,
+                format!("GATE_BYPASS: closed without a passing inspection: {why} (by {actor})"),
+                now,
+            );
+            if !bead.has_label(GATE_BYPASSED) {
+                bead.labels.push(GATE_BYPASSED.into());
+            }
         }
         set_status(bead, Status::Closed, now);
         Ok(())
@@ -420,6 +452,27 @@ fn modify(
     actor: &str,
     verb: &str,
     ids: &[String],
+    f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
+) -> Result<Changed> {
+    modify_as(ws, actor, verb, ids, Bypass::None, f)
+}
+
+/// What a change may do past the Inspector's own rules (see [`inspector_only`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bypass {
+    /// Nothing.
+    None,
+    /// Close work whose approved test spec has not passed (recorded by the caller).
+    Close,
+}
+
+/// [`modify`], with `bypass` saying which of the Inspector's rules the change may pass.
+fn modify_as(
+    ws: &Workspace,
+    actor: &str,
+    verb: &str,
+    ids: &[String],
+    bypass: Bypass,
     mut f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
 ) -> Result<Changed> {
     if ids.is_empty() {
@@ -437,6 +490,7 @@ fn modify(
         }
         let before = bead.clone();
         f(&mut bead, now)?;
+        inspector_only(ws, &before, &bead, bypass)?;
         if bead == before {
             unchanged.push(bead.id.clone());
         } else {
@@ -526,4 +580,68 @@ fn dedup(mut labels: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     labels.retain(|l| seen.insert(l.clone()));
     labels
+}
+
+/// The label of work closed or slung past its test spec's gate.
+pub const GATE_BYPASSED: &str = "gate-bypassed";
+
+/// Refuses a change from `before` to `after` that only an inspection's routing may make:
+/// setting or removing `verified`, setting the status `rejected`; and closing work whose
+/// approved test spec has not passed an inspection, unless `bypass` allows it.
+fn inspector_only(ws: &Workspace, before: &Bead, after: &Bead, bypass: Bypass) -> Result<()> {
+    routing_only(Some(before), after)?;
+    if after.status == Status::Closed
+        && before.status != Status::Closed
+        && bypass != Bypass::Close
+        && !after.has_label(VERIFIED)
+        && let Some(spec) = approved_spec_of(ws, &after.id)?
+    {
+        return Err(Error::wrong_state(format!(
+            "{} has an approved test spec ({spec}) and has not passed an inspection",
+            after.id
+        ))
+        .with_help(format!(
+            "have it judged (vermas inspect run {id}); or close it anyway, recorded as a \
+             bypass: vermas close {id} --force --reason \"...\"",
+            id = after.id
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a bead written as `after` (over `before`, when it existed) that carries what only
+/// an inspection's routing sets: `verified` set or removed, the status `rejected` set.
+pub fn routing_only(before: Option<&Bead>, after: &Bead) -> Result<()> {
+    let verified = |b: Option<&Bead>| b.is_some_and(|b| b.has_label(VERIFIED));
+    let rejected = |b: Option<&Bead>| b.is_some_and(|b| b.status == Status::Rejected);
+    if verified(before) != verified(Some(after)) {
+        return Err(Error::invalid_with_help(
+            format!(
+                "only an inspection sets or removes `{VERIFIED}` (on {})",
+                after.id
+            ),
+            format!("have the work judged: vermas inspect run {}", after.id),
+        ));
+    }
+    if rejected(Some(after)) && !rejected(before) {
+        return Err(Error::invalid_with_help(
+            format!("only an inspection rejects work (on {})", after.id),
+            format!("have the work judged: vermas inspect run {}", after.id),
+        ));
+    }
+    Ok(())
+}
+
+/// The approved test spec of work `id`, if it has one.
+fn approved_spec_of(ws: &Workspace, id: &str) -> Result<Option<String>> {
+    let set = super::store::BeadSet::load(ws)?;
+    Ok(set
+        .beads
+        .values()
+        .find(|b| {
+            b.issue_type == IssueType::TestSpec
+                && b.parent.as_deref() == Some(id)
+                && b.status == Status::Closed
+        })
+        .map(|b| b.id.clone()))
 }

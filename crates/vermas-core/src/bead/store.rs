@@ -117,3 +117,29 @@ fn resolve_in<'a>(
         }),
     }
 }
+
+/// The bead whose work `sling` recorded on `branch`, if one did (every bead file is read
+/// as text, and parsed only when it names a branch).
+pub fn owner_of_branch(ws: &Workspace, branch: &str) -> Result<Option<Bead>> {
+    let Ok(entries) = std::fs::read_dir(ws.issues_dir()) else {
+        return Ok(None);
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if !text.contains("\nbranch: ") {
+            continue;
+        }
+        if let Ok(bead) = read_bead(ws, &path)
+            && bead.branch.as_deref() == Some(branch)
+        {
+            return Ok(Some(bead));
+        }
+    }
+    Ok(None)
+}

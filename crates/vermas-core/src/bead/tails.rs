@@ -43,6 +43,12 @@ struct Tail<'a> {
     /// Its approval (left out when none).
     #[serde(skip_serializing_if = "Option::is_none")]
     approved: Option<&'a Approval>,
+    /// Its branch (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    branch: Option<&'a str>,
+    /// Its worker's worktree (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worktree: Option<&'a str>,
     /// Its body.
     description: &'a str,
 }
@@ -58,6 +64,8 @@ pub fn tail_of(bead: &Bead) -> Option<String> {
         notes: &bead.notes,
         acceptance_criteria: &bead.acceptance_criteria,
         approved: bead.approved.as_ref(),
+        branch: bead.branch.as_deref(),
+        worktree: bead.worktree.as_deref(),
         description: &bead.description,
     };
     let text = serde_json::to_string_pretty(&tail).ok()?;

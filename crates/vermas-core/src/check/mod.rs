@@ -8,6 +8,7 @@ pub mod process;
 mod proof;
 pub mod reaper;
 mod runner;
+pub mod safe_path;
 #[cfg(target_os = "linux")]
 pub mod supervisor;
 

@@ -352,7 +352,8 @@ fn launch(
     token: &Token,
     out: std::io::PipeWriter,
 ) -> std::io::Result<Option<(Running, Option<StdinWriter>)>> {
-    let found = on_path(&job.program, &job.env);
+    let path = super::safe_path::for_job(&job.env, &job.dir);
+    let found = on_path(&job.program, &path);
     #[cfg(target_os = "linux")]
     {
         use super::guard::{self, NotStarted, Request};
@@ -400,6 +401,7 @@ fn environment(job: &Job, token: &Token) -> Vec<(std::ffi::OsString, std::ffi::O
         env.push((SELF_VAR.into(), exe.as_os_str().to_owned()));
     }
     env.extend(job.env.iter().map(|(k, v)| (k.into(), v.into())));
+    env.push(("PATH".into(), super::safe_path::for_job(&job.env, &job.dir)));
     env
 }
 
@@ -446,19 +448,16 @@ fn command(
     Ok(cmd)
 }
 
-/// Where `program` is found on the PATH the job runs with (its own, else vermas's), so the
-/// child makes one `exec` rather than one per folder before it. `None` when `program` is a
-/// path, is not found, or a relative folder comes first (the spawn then searches as ever).
-fn on_path(program: &str, env: &[(String, String)]) -> Option<PathBuf> {
+/// Where `program` is found on `path` (the job's safe PATH, see [`super::safe_path`]), so
+/// the child makes one `exec` rather than one per folder before it. `None` when `program`
+/// is a path, is not found, or a relative folder comes first (the spawn then searches as
+/// ever, on the same PATH).
+fn on_path(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     if program.contains('/') || program.is_empty() {
         return None;
     }
-    let path = match env.iter().rev().find(|(k, _)| k == "PATH") {
-        Some((_, v)) => std::ffi::OsString::from(v),
-        None => std::env::var_os("PATH")?,
-    };
-    for folder in std::env::split_paths(&path) {
+    for folder in std::env::split_paths(path) {
         if !folder.is_absolute() {
             return None;
         }
@@ -590,7 +589,7 @@ mod tests {
         std::fs::create_dir_all(&bin).unwrap();
         let tool = bin.join("vermas-test-tool");
         std::fs::write(&tool, "#!/bin/sh\n").unwrap();
-        let path = vec![("PATH".to_string(), bin.to_string_lossy().into_owned())];
+        let path = bin.clone().into_os_string();
         assert_eq!(on_path("vermas-test-tool", &path), None, "not executable");
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -600,7 +599,7 @@ mod tests {
             None,
             "a path already"
         );
-        let relative = vec![("PATH".to_string(), format!("rel:{}", bin.display()))];
+        let relative = std::ffi::OsString::from(format!("rel:{}", bin.display()));
         assert_eq!(
             on_path("vermas-test-tool", &relative),
             None,

@@ -3,7 +3,7 @@
 
 use super::VerifySettings;
 use super::process::{Finished, Job};
-use super::proof::{self, BASH_CALL, BashMode, Proof};
+use super::proof::{self, BashMode, Interpreter, Proof};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -42,20 +42,7 @@ pub fn plan(
     let job =
         |program: &str, args: Vec<String>| Job::new(program, args, root, settings.timeout, 1 << 20);
     if meta.permissions().mode() & 0o111 != 0 {
-        // Absolute: a relative program is looked up from vermas's own folder, not `dir`.
-        let fn_args = function.map(str::to_string).into_iter().collect();
-        let mut j = job(&path.to_string_lossy(), fn_args);
-        let proof = if proof::is_bash_script(&path) {
-            let mode = if function.is_some() {
-                BashMode::Dispatched
-            } else {
-                BashMode::Whole
-            };
-            proof::arm_bash(&mut j, function, mode)
-        } else {
-            Proof::ExitCode
-        };
-        return Ok((j, proof));
+        return executable(root, file, &path, function, &job);
     }
     if let Some((_, runner)) = settings.runners.iter().find(|(pattern, _)| {
         crate::glob::matches(pattern, if pattern.contains('/') { file } else { &name })
@@ -66,6 +53,9 @@ pub fn plan(
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("");
+    if matches!(ext, "sh" | "bash") {
+        refused_by_scan(root, file)?;
+    }
     // Bash proves at run time that it entered the function; runners need it up front.
     if let Some(f) = function
         && matches!(ext, "py" | "rs")
@@ -77,6 +67,54 @@ pub fn plan(
 
 /// Makes a job from a program and its arguments.
 type MakeJob<'a> = dyn Fn(&str, Vec<String>) -> Job + 'a;
+
+/// The job for the executable file `path` (`file` as linked) and its proof. A shell
+/// script (by its `#!` line, whatever shell it names, or none) runs with bash and the
+/// probe, its `#!` options kept, so a function that was not called or failed is never a
+/// pass; any other program runs itself, and with a function named that is an ERROR: vermas
+/// could not tell the function ran.
+fn executable(
+    root: &Path,
+    file: &str,
+    path: &Path,
+    function: Option<&str>,
+    job: &MakeJob<'_>,
+) -> Result<(Job, Proof), String> {
+    match proof::interpreter(path) {
+        Interpreter::Shell(options) => {
+            refused_by_scan(root, file)?;
+            let mut args = options;
+            args.push(path.to_string_lossy().into_owned());
+            args.extend(function.map(str::to_string));
+            let mut j = job("bash", args);
+            let mode = if function.is_some() {
+                BashMode::Dispatched
+            } else {
+                BashMode::Whole
+            };
+            let (proof, _) = proof::arm_bash(&mut j, function, mode);
+            Ok((j, proof))
+        }
+        Interpreter::Other(name) => match function {
+            Some(f) => Err(format!(
+                "{file} runs under {name}, where vermas cannot see whether {f} was called or \
+                 how it ended: make it tellable: a shell script that runs \"$@\" (or a \
+                 non-executable .sh), a non-executable .py (pytest runs {file}::{f}), or a \
+                 runner for it under verify.runners"
+            )),
+            // Absolute: a relative program is looked up from vermas's own folder, not `dir`.
+            None => Ok((job(&path.to_string_lossy(), Vec::new()), Proof::ExitCode)),
+        },
+    }
+}
+
+/// Refuses a shell check that names vermas's probe (see [`proof::refusal`]).
+fn refused_by_scan(root: &Path, file: &str) -> Result<(), String> {
+    match proof::refusal(root, file) {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
+}
 
 /// The job of a configured runner: its words, then the file, then the function.
 fn runner_job(
@@ -105,28 +143,29 @@ fn builtin_job(
 ) -> Result<(Job, Proof), String> {
     match (ext, function) {
         ("sh" | "bash", Some(f)) => {
-            let mut j = job(
-                "bash",
-                vec![
-                    "-c".into(),
-                    BASH_CALL.into(),
-                    "vermas".into(),
-                    file.into(),
-                    f.into(),
-                ],
-            );
-            let proof = proof::arm_bash(&mut j, function, BashMode::Sourced);
+            let mut j = job("bash", Vec::new());
+            let (proof, name) = proof::arm_bash(&mut j, function, BashMode::Sourced);
+            j.args = vec![
+                "-c".into(),
+                proof::call_program(name.as_deref().unwrap_or("unarmed")),
+                "vermas".into(),
+                file.into(),
+                f.into(),
+            ];
             Ok((j, proof))
         }
         ("sh" | "bash", None) => {
             let mut j = job("bash", vec![file.into()]);
-            let proof = proof::arm_bash(&mut j, None, BashMode::Whole);
+            let (proof, _) = proof::arm_bash(&mut j, None, BashMode::Whole);
             Ok((j, proof))
         }
+        // `-P`: the repository is not put first on `sys.path`, so its files cannot stand in
+        // for pytest (a `pytest/__main__.py` of its own).
         ("py", Some(f)) => Ok((
             job(
                 "python3",
                 vec![
+                    "-P".into(),
                     "-m".into(),
                     "pytest".into(),
                     "-q".into(),
@@ -138,7 +177,13 @@ fn builtin_job(
         ("py", None) => Ok((
             job(
                 "python3",
-                vec!["-m".into(), "pytest".into(), "-q".into(), file.into()],
+                vec![
+                    "-P".into(),
+                    "-m".into(),
+                    "pytest".into(),
+                    "-q".into(),
+                    file.into(),
+                ],
             ),
             Proof::Pytest,
         )),
@@ -179,8 +224,15 @@ pub fn contained(root: &Path, file: &str) -> Result<std::path::PathBuf, String> 
     }
 }
 
-/// The command line as a person would type it.
+/// The command line as a person would type it (vermas's own wrapper that sources a file
+/// and calls its function shown by what it does).
 pub fn describe(job: &Job) -> String {
+    if let ["-c", _, "vermas", file, function] =
+        job.args.iter().map(String::as_str).collect::<Vec<_>>()[..]
+        && job.program == "bash"
+    {
+        return format!("bash -c 'source {file}; {function}'");
+    }
     let mut parts = vec![job.program.clone()];
     for a in &job.args {
         if a.contains(|c: char| c.is_whitespace() || "\"'$;&|<>()".contains(c)) {

@@ -13,12 +13,14 @@ mod llm;
 mod refinery;
 mod render;
 mod session;
+mod sling;
 mod timeouts;
 mod unset;
 pub use approvers::Approvers;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
 pub use session::{LayoutConfig, PaneConfig, RolesConfig, SESSION_ROLES};
+pub use sling::SlingConfig;
 use timeouts::spelled;
 pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 
@@ -59,6 +61,8 @@ pub struct Config {
     pub inspect: InspectConfig,
     /// The Refinery (merge requests).
     pub refinery: RefineryConfig,
+    /// `sling`: workers' worktrees.
+    pub sling: SlingConfig,
     /// The panes of `vermas start`.
     pub layout: LayoutConfig,
     /// The agent command each role runs in its pane.
@@ -240,6 +244,7 @@ impl Default for Config {
             mail: MailConfig::default(),
             inspect: InspectConfig::default(),
             refinery: RefineryConfig::default(),
+            sling: SlingConfig::default(),
             layout: LayoutConfig::default(),
             agents: BTreeMap::new(),
             roles: RolesConfig::default(),

@@ -20,6 +20,7 @@ impl Config {
             self.mail_section(),
             self.inspect_section(),
             self.refinery_section(),
+            super::sling::section(&self.sling),
             super::approvers::section(&self.approvers),
             self.layout_section(),
             self.agents_section(),

@@ -283,7 +283,15 @@ fn variables(
                 .unwrap_or_default(),
         ),
         ("surface_area", surface.join(",")),
-        ("project_root", root),
+        // The original project's root: the main worktree's, where the work is done in a
+        // linked one (`worktree_dir`).
+        (
+            "project_root",
+            crate::git::linked_checkout(&ws.root)
+                .ok()
+                .flatten()
+                .map_or(root, |l| l.main.to_string_lossy().into_owned()),
+        ),
     ])
 }
 

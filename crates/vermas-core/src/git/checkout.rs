@@ -41,7 +41,7 @@ pub fn linked_checkout(dir: &Path) -> Result<Option<LinkedCheckout>> {
     if std::env::var_os("GIT_DIR").is_none() && !dot_git_is_file(dir) {
         return Ok(None);
     }
-    let Ok(repo) = gix::discover_with_environment_overrides(dir) else {
+    let Some(repo) = super::discover(dir) else {
         return Ok(None);
     };
     if repo.kind() != gix::repository::Kind::LinkedWorkTree {

@@ -31,16 +31,19 @@ impl From<GitFailed> for Error {
 }
 
 /// A `git` command run in `dir`: stdin closed, no optional locks taken, paths printed
-/// unquoted, and the caller's `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` (set when
+/// unquoted, replacement objects ignored, and the caller's `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` (set when
 /// vermas runs inside a git hook) removed so that `dir` alone says which repository.
 pub fn command(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
+    // Never a `git` from a PATH entry inside the repository (or `.`, or an empty one).
+    let mut cmd = Command::new(crate::check::safe_path::program("git", dir));
     cmd.current_dir(dir)
         .args(["--no-optional-locks", "-c", "core.quotepath=off"])
         .stdin(Stdio::null())
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+        .env_remove("GIT_INDEX_FILE")
+        // What is committed, never what a replace ref says instead (`git replace`).
+        .env("GIT_NO_REPLACE_OBJECTS", "1");
     cmd
 }
 

@@ -185,6 +185,22 @@ impl Git {
             .collect())
     }
 
+    /// The paths the commits of `head` add or change as symlinks since it left `tip`
+    /// (`git diff --raw tip...head`, new mode 120000).
+    pub fn symlinks_added(&self, tip: &str, head: &str) -> Result<Vec<String>> {
+        let range = format!("{tip}...{head}");
+        let out = self.run(&["diff", "--raw", "-z", "--no-renames", &range, "--"])?;
+        let mut fields = out.split('\0').filter(|f| !f.is_empty());
+        let mut found = Vec::new();
+        while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+            // `:OLDMODE NEWMODE OLDSHA NEWSHA STATUS`
+            if meta.split(' ').nth(1) == Some("120000") {
+                found.push(path.to_string());
+            }
+        }
+        Ok(found)
+    }
+
     /// The file `path` at commit `rev`, if it is there.
     pub fn show_file(&self, rev: &str, path: &str) -> Option<String> {
         self.run(&["show", &format!("{rev}:{path}")]).ok()
@@ -247,6 +263,18 @@ impl Git {
     pub fn bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
         self.run_in(Some(dir), &["read-tree", "-m", "-u", old, new], &[])
             .map(|_| ())
+    }
+
+    /// A worker's worktree at `dir` on `branch`: a new branch from `start`, or the branch
+    /// as it is when it exists already (`git worktree add [-b BRANCH] DIR ...`).
+    pub fn worker_worktree(&self, dir: &Path, branch: &str, start: &str) -> Result<()> {
+        let d = dir.to_string_lossy();
+        if self.branch_tip(branch)?.is_some() {
+            self.run(&["worktree", "add", "--quiet", &d, branch])
+        } else {
+            self.run(&["worktree", "add", "--quiet", "-b", branch, &d, start])
+        }
+        .map(|_| ())
     }
 
     /// `git worktree add --detach DIR COMMIT`.

@@ -78,7 +78,18 @@ impl GitRepo {
         Ok(split_nul(&out))
     }
 
-    /// The tree id of commit (or tag) `rev`.
+    /// True when `rev` names a commit (or a tag of one), not a bare tree or blob.
+    pub fn is_commit(&self, rev: &str) -> bool {
+        self.git_read(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ])
+        .is_ok()
+    }
+
+    /// The tree id of `rev` (a commit, a tag of one, or a tree).
     pub fn tree_of(&self, rev: &str) -> Result<String> {
         Ok(self
             .git_read(&["rev-parse", "--verify", &format!("{rev}^{{tree}}")])?

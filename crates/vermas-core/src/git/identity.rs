@@ -105,7 +105,7 @@ fn now_local() -> gix::date::Time {
     // time_t is 64 bits wide on every target vermas is built for.
     let t = seconds as libc::time_t;
     // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid for the
-    // call, and vermas never changes its environment while it runs.
+    // call, and vermas changes its environment only in `main`, before any thread starts.
     let offset = unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
         if libc::localtime_r(&t, &mut tm).is_null() {

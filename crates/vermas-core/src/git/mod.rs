@@ -1,6 +1,7 @@
 //! Git as the database: committing vermas's own paths and reading their history, via gix.
 
 mod ancestry;
+mod cache_key;
 mod checkout;
 pub mod cli;
 mod commands;
@@ -10,18 +11,22 @@ mod history;
 mod hookdir;
 mod identity;
 mod index_file;
+mod ledger;
 pub mod leftovers;
 mod loose;
 mod objects;
 mod recovery;
 mod sign;
+mod snapshot;
 mod temp_worktree;
 
 pub use checkout::{LinkedCheckout, linked_checkout};
 pub use commands::{Git, Merged};
 pub use history::FileChange;
 pub use hookdir::PushBase;
+pub use ledger::Changed;
 pub use recovery::recover_left_locks;
+pub use snapshot::FolderChange;
 pub use temp_worktree::TempWorktree;
 
 use crate::error::Error;
@@ -33,6 +38,23 @@ pub struct GitRepo {
     workdir: PathBuf,
 }
 
+/// The repository around `dir` as git finds it (honouring `GIT_DIR` and friends), with
+/// replacement objects (`git replace`) ignored: vermas reads what is committed, never what
+/// a replace ref says instead.
+pub(crate) fn discover(dir: &Path) -> Option<gix::Repository> {
+    let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+    let no_replace = ["core.useReplaceRefs=false"];
+    trust.full = trust.full.config_overrides(no_replace);
+    trust.reduced = trust.reduced.config_overrides(no_replace);
+    gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+        dir,
+        Default::default(),
+        trust,
+    )
+    .ok()
+    .map(|r| r.to_thread_local())
+}
+
 /// Turns any gix error into a vermas git error, keeping it as the source.
 pub(crate) fn git_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::git_from(e)
@@ -42,7 +64,7 @@ impl GitRepo {
     /// Opens the repository whose work tree holds `dir`, honouring `GIT_DIR` and friends.
     /// `None` outside git, in a bare repository, or when `dir` is outside the work tree.
     pub fn open(dir: &Path) -> Option<GitRepo> {
-        let mut repo = gix::discover_with_environment_overrides(dir).ok()?;
+        let mut repo = discover(dir)?;
         // A commit reads HEAD's folder of records several times (each path it looks up,
         // then the edit): decompressed once, kept here (a 10,000-bead folder is 500 KB; the
         // cap bounds what it may add to memory).

@@ -163,6 +163,17 @@ pub fn plan_push(
     let head_tree = repo.tree_of("HEAD").ok();
     let mut clean = None;
     for r in &pushed {
+        if !repo.is_commit(&r.local_sha) {
+            return Err(Error::invalid_with_help(
+                format!(
+                    "{} pushes {}, which is not a commit (a bare tree or blob): the pre-push \
+                     gate verifies commits only, so it refuses what it cannot verify",
+                    r.short_name(),
+                    r.local_sha
+                ),
+                "push a commit (or a tag of one)",
+            ));
+        }
         let tree = repo.tree_of(&r.local_sha)?;
         if let Some(t) = plan.targets.iter_mut().find(|t| t.tree == tree) {
             t.refs.push(r.short_name().to_string());
@@ -346,22 +357,40 @@ pub fn stamp_key(tree: &str, specs: &[Spec], judge: bool) -> String {
     )
 }
 
-/// True when the stamp in `cache_dir` says `key` already passed.
+/// True when the stamp in `cache_dir` says `key` already passed: a line of `key` with a
+/// valid MAC under the repository's cache key (a line vermas did not write never counts).
 pub fn stamp_matches(cache_dir: &Path, key: &str) -> bool {
-    std::fs::read_to_string(cache_dir.join(STAMP_FILE)).is_ok_and(|s| s.lines().any(|l| l == key))
+    let Some(signed) = signed_line(cache_dir, key) else {
+        return false;
+    };
+    std::fs::read_to_string(cache_dir.join(STAMP_FILE))
+        .is_ok_and(|s| s.lines().any(|l| l == signed))
 }
 
-/// Records that `key` passed, beside the newest keys that passed before.
+/// Records that `key` passed, beside the newest keys that passed before (each line with
+/// its MAC); nothing is kept when no cache key can be had.
 pub fn write_stamp(cache_dir: &Path, key: &str) -> Result<()> {
+    let Some(signed) = signed_line(cache_dir, key) else {
+        return Ok(());
+    };
     let old = std::fs::read_to_string(cache_dir.join(STAMP_FILE)).unwrap_or_default();
     let mut keys: Vec<&str> = old
         .lines()
-        .filter(|l| l.starts_with("vermas ") && *l != key)
+        .filter(|l| l.starts_with("vermas ") && *l != signed)
         .collect();
-    keys.push(key);
+    keys.push(&signed);
     let keep = &keys[keys.len().saturating_sub(STAMP_KEYS)..];
     let text = keep.join("\n") + "\n";
     crate::store::write_atomic(cache_dir, &cache_dir.join(STAMP_FILE), text.as_bytes())
+}
+
+/// `key` with its MAC under the cache key of the repository `cache_dir` is in.
+fn signed_line(cache_dir: &Path, key: &str) -> Option<String> {
+    let mac_key = GitRepo::open(cache_dir.parent().unwrap_or(cache_dir))?.cache_key()?;
+    Some(format!(
+        "{key} mac={}",
+        crate::hash::mac(&mac_key, key.as_bytes())
+    ))
 }
 
 #[cfg(test)]

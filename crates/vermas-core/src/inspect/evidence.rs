@@ -159,18 +159,13 @@ pub fn brief_section(heading: &str, brief: &str, fence: &Fence) -> String {
 }
 
 /// The commit that slung `work` (else created it), when HEAD descends from it: where
-/// the work began, as git's own history records it (read in-process, no `git log`).
-fn began_at(repo: &GitRepo, work: &str) -> Option<(String, &'static str)> {
-    let recorded = |verb: &str, line: &str| {
-        line.strip_prefix("vermas ")
-            .and_then(|l| l.strip_prefix(verb))
-            .and_then(|l| l.strip_prefix(": "))
-            .and_then(|l| l.strip_prefix(work))
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
-    };
-    let slung = |line: &str| recorded("sling", line);
-    let created = |line: &str| recorded("create", line);
-    let mut found = repo.newest_with_line(&[&slung, &created]).into_iter();
+/// the work began, as vermas's own record commit says (its subject, its `Vermas-Id`
+/// trailer and its change to the work's file; read in-process, no `git log`).
+fn began_at(ws: &Workspace, repo: &GitRepo, work: &str) -> Option<(String, &'static str)> {
+    let path = ws.ledger_relative(&crate::bead::store::bead_path(ws, work))?;
+    let mut found = repo
+        .newest_record_commit(&["sling", "create"], work, &path)
+        .into_iter();
     match (found.next().flatten(), found.next().flatten()) {
         (Some(sha), _) => Some((sha, "sling")),
         (None, Some(sha)) => Some((sha, "create")),
@@ -183,7 +178,7 @@ fn began_at(repo: &GitRepo, work: &str) -> Option<(String, &'static str)> {
 fn diff(ws: &Workspace, work: &str, base: Option<&str>) -> (String, String) {
     let repo = GitRepo::open(&ws.root);
     let began = || {
-        began_at(repo.as_ref()?, work).map(|(sha, verb)| {
+        began_at(ws, repo.as_ref()?, work).map(|(sha, verb)| {
             let said = format!("since {} (where `{verb}` recorded {work})", short(&sha));
             (Some(sha), said)
         })

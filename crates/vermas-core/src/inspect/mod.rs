@@ -4,6 +4,7 @@
 //! What comes before the work (the designer, the strategist, `plan`) is `crate::planning`;
 //! the Inspector's loop over its mail is `crate::mail_loop`.
 
+pub mod answer;
 pub mod assign;
 pub mod basis;
 pub mod evidence;

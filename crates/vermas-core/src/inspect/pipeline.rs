@@ -149,13 +149,31 @@ fn ask<T>(
     evidence: &str,
     use_cache: bool,
     accept: impl Fn(&str) -> std::result::Result<T, String>,
-) -> std::result::Result<(String, String, T), String> {
+) -> std::result::Result<Asked<T>, String> {
     let prompt = roles::prompt(ws, role, evidence);
     let hash = crate::judge::llm::prompt_hash(&prompt)?;
-    let (reply, v) = roles::llm(ws, role, use_cache)
+    let (reply, value, warning) = roles::llm(ws, role, use_cache)
         .ask(&ws.root, role.name(), "", &prompt, accept)
         .map_err(|e| format!("{}: {e}", role.name()))?;
-    Ok((hash, reply, v))
+    Ok(Asked {
+        hash,
+        reply,
+        value,
+        warning,
+    })
+}
+
+/// A role's answer: the prompt's hash, the reply, what was read from it, and a warning
+/// (a cached reply vermas did not write, ignored).
+struct Asked<T> {
+    /// The prompt's hash.
+    hash: String,
+    /// The reply.
+    reply: String,
+    /// What `accept` read from it.
+    value: T,
+    /// A warning about the cache, if any.
+    warning: Option<String>,
 }
 
 /// The auditor's findings per criterion.
@@ -166,13 +184,19 @@ fn audit(
     use_cache: bool,
 ) -> std::result::Result<(), String> {
     let ids: Vec<String> = ins.checks.iter().map(|c| c.id.clone()).collect();
-    let (hash, reply, _) = ask(ws, Role::Auditor, evidence, use_cache, |r| {
+    let Asked {
+        hash,
+        reply,
+        warning,
+        ..
+    } = ask(ws, Role::Auditor, evidence, use_cache, |r| {
         if r.trim().is_empty() {
             Err("the reply is empty".to_string())
         } else {
             Ok(())
         }
     })?;
+    ins.warnings.extend(warning);
     ins.prompt_hashes.insert("auditor".into(), hash);
     ins.audit = roles::parse_audit(&reply, &ids)
         .into_iter()
@@ -213,7 +237,13 @@ fn review(
         ("advocate", HookPoint::PostAdvocate, advocate),
         ("critic", HookPoint::PostCritic, critic),
     ] {
-        let (hash, reply, ()) = answer?;
+        let Asked {
+            hash,
+            reply,
+            warning,
+            ..
+        } = answer?;
+        ins.warnings.extend(warning);
         ins.prompt_hashes.insert(role.into(), hash);
         ins.briefs.insert(role.into(), reply.trim().to_string());
         if let Some(stop) = hook(
@@ -237,13 +267,19 @@ fn review(
         super::evidence::brief_section("ADVOCATE'S BRIEF", &ins.briefs["advocate"], fence),
         super::evidence::brief_section("CRITIC'S BRIEF", &ins.briefs["critic"], fence)
     );
-    let (hash, reply, judgment) = ask(
+    let Asked {
+        hash,
+        reply,
+        value: judgment,
+        warning,
+    } = ask(
         ws,
         Role::Judge,
         &with_briefs,
         use_cache,
         roles::parse_judgment,
     )?;
+    ins.warnings.extend(warning);
     ins.prompt_hashes.insert("judge".into(), hash);
     ins.briefs.insert("judge".into(), reply.trim().to_string());
     if let Some(stop) = hook(

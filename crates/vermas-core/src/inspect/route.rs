@@ -175,7 +175,7 @@ fn close_failure_reports(
 /// A notification from the Inspector to `mayor/`.
 fn to_mayor(subject: String, body: String, priority: Priority) -> Outgoing {
     Outgoing {
-        to: "mayor/".into(),
+        to: super::answer::ASKED_OF.into(),
         cc: Vec::new(),
         subject,
         body: Some(body),
@@ -221,47 +221,6 @@ fn ask(
         .unwrap_or_default();
     crate::bead::ops::add_note(work, actor, format!("Question: {question}{via}"), now);
     Ok(subject)
-}
-
-/// The answer a person gave to the latest question on `work`: an `Answer:` note after
-/// it, else the latest reply in the mail thread the question was asked in. An answer
-/// applies to the state of the work the question was asked about: with `head` (the
-/// work's fingerprint now) different from it, there is none.
-pub fn latest_answer(ws: &Workspace, work: &Bead, head: Option<&str>) -> Option<String> {
-    let asked = work
-        .notes
-        .iter()
-        .rposition(|n| n.text.starts_with("Question:"))?;
-    let text = &work.notes[asked].text;
-    let (msg, at) = match text.rsplit_once("(asked in ") {
-        Some((_, rest)) => {
-            let rest = rest.trim_end_matches(')');
-            match rest.split_once(", work ") {
-                Some((m, at)) => (Some(m), Some(at.trim())),
-                None => (Some(rest), None),
-            }
-        }
-        None => (None, None),
-    };
-    if let (Some(at), Some(head)) = (at, head)
-        && !head.starts_with(at)
-    {
-        return None;
-    }
-    if let Some(answer) = work.notes[asked + 1..]
-        .iter()
-        .rev()
-        .find_map(|n| n.text.strip_prefix("Answer:"))
-    {
-        return Some(answer.trim().to_string());
-    }
-    let thread = crate::mail::query::thread(ws, msg?).ok()?;
-    thread
-        .messages
-        .iter()
-        .filter(|m| m.reply_to.is_some())
-        .max_by_key(|m| m.created_at)
-        .map(|m| m.body.trim().to_string())
 }
 
 /// The result record of an inspection.

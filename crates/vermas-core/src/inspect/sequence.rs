@@ -133,7 +133,7 @@ pub fn run(
     let judged = super::judged::judged(ws, req.tree.as_deref())?;
     let head = head_of(ws, req);
     let (answer, given) = match &req.answer {
-        Answer::Recorded => (route::latest_answer(ws, &work, head.as_deref()), false),
+        Answer::Recorded => (super::answer::latest(ws, &work, head.as_deref()), false),
         Answer::Given(a) => (Some(a.clone()), true),
     };
     let step = Step {
@@ -185,7 +185,7 @@ fn wait_for_answer(
     let until = Instant::now() + wait;
     loop {
         let bead = crate::bead::store::load_one(ws, work)?;
-        if let Some(a) = route::latest_answer(ws, &bead, head) {
+        if let Some(a) = super::answer::latest(ws, &bead, head) {
             return Ok(a);
         }
         if Instant::now() >= until {

@@ -255,6 +255,10 @@ fn import_line(
         None
     };
     let bead = bead_for(line, existing.as_ref());
+    if let Err(e) = crate::bead::ops::routing_only(existing.as_ref(), &bead) {
+        report.bad.push(bad_line(line, 1, e.to_string()));
+        return Ok(());
+    }
     let id = bead.id.clone();
     match existing {
         // Unchanged means on disk and in HEAD as the issue says: a file an import

@@ -1,7 +1,9 @@
 //! Calling an LLM command: the prompt on stdin, the reply on stdout, through the check
 //! runner (process group, timeout), with replies kept in `.beads/.cache/<kind>/` keyed by
 //! a hash of the command, the prompt and a salt, so an unchanged question costs nothing
-//! the second time. Used by judge checks and by the Inspector's roles.
+//! the second time; each kept reply carries a MAC under the repository's cache key, so a
+//! reply written by anyone but vermas is never taken. Used by judge checks and by the
+//! Inspector's roles.
 
 use crate::check::process::{self, Job};
 use std::path::{Path, PathBuf};
@@ -26,7 +28,9 @@ pub struct Llm {
 impl Llm {
     /// A reply to `prompt` that `accept` takes, from the cache (folder `kind`) when the
     /// same command, prompt and `salt` were answered before, else from the command. Only
-    /// accepted replies are kept.
+    /// accepted replies are kept, each bound to this repository's cache key by a MAC: an
+    /// entry without a valid one was not written by vermas and is ignored (the third value
+    /// says so).
     pub fn ask<T>(
         &self,
         root: &Path,
@@ -34,27 +38,41 @@ impl Llm {
         salt: &str,
         prompt: &str,
         accept: impl Fn(&str) -> Result<T, String>,
-    ) -> Result<(String, T), String> {
+    ) -> Result<(String, T, Option<String>), String> {
         let key = format!("{}\0{salt}\0{prompt}", self.command);
         let id = prompt_hash(&key)?;
-        let cached = self
-            .cache_dir
-            .as_ref()
-            .map(|d| (d, d.join(kind).join(format!("{id}.txt"))));
+        let cached = self.cache_dir.as_ref().and_then(|d| {
+            let mac_key = crate::git::GitRepo::open(d.parent().unwrap_or(d))?.cache_key()?;
+            Some((d, d.join(kind).join(format!("{id}.txt")), mac_key))
+        });
+        let mut foreign = None;
         if self.use_cache
-            && let Some((_, file)) = &cached
-            && let Ok(reply) = std::fs::read_to_string(file)
-            && let Ok(v) = accept(&reply)
+            && let Some((_, file, mac_key)) = &cached
+            && let Ok(text) = std::fs::read_to_string(file)
         {
-            return Ok((reply, v));
+            match bound(mac_key, &id, &text) {
+                Some(reply) => {
+                    if let Ok(v) = accept(reply) {
+                        return Ok((reply.to_string(), v, None));
+                    }
+                }
+                None => {
+                    foreign = Some(format!(
+                        "the cached reply {} was not written by vermas (no valid MAC): \
+                         ignored, and the LLM asked",
+                        file.display()
+                    ));
+                }
+            }
         }
         let reply = self.call(root, prompt)?;
         let v = accept(&reply)?;
-        if let Some((dir, file)) = &cached {
+        if let Some((dir, file, mac_key)) = &cached {
+            let text = format!("{MAC_HEADER}{}\n{reply}", mac_of(mac_key, &id, &reply));
             // Best effort: a reply not cached is asked for again next time.
-            let _ = crate::store::write_atomic(dir, file, reply.as_bytes());
+            let _ = crate::store::write_atomic(dir, file, text.as_bytes());
         }
-        Ok((reply, v))
+        Ok((reply, v, foreign))
     }
 
     /// Runs the command in `root` with the prompt on stdin and returns its output.
@@ -100,6 +118,20 @@ impl Llm {
             )),
         }
     }
+}
+
+/// The first line of a cached reply: its MAC.
+const MAC_HEADER: &str = "vermas-mac ";
+
+/// The MAC of the reply `reply` to the question `id` under `key`.
+fn mac_of(key: &[u8], id: &str, reply: &str) -> String {
+    crate::hash::mac(key, format!("{id}\0{reply}").as_bytes())
+}
+
+/// The reply a cache file's `text` holds, when its MAC under `key` is valid.
+fn bound<'t>(key: &[u8], id: &str, text: &'t str) -> Option<&'t str> {
+    let (head, reply) = text.strip_prefix(MAC_HEADER)?.split_once('\n')?;
+    (head == mac_of(key, id, reply)).then_some(reply)
 }
 
 /// The hex hash that names a cached reply (and is recorded as the prompt's hash).

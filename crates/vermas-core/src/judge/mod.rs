@@ -204,6 +204,9 @@ fn ask(
     sample: u32,
     s: &JudgeSettings,
 ) -> Result<(String, Verdict), String> {
+    // A cached reply vermas did not write is ignored and the LLM asked: its verdict is the
+    // LLM's own either way.
     s.llm()
         .ask(root, "judge", &sample.to_string(), prompt, verdict::parse)
+        .map(|(reply, v, _)| (reply, v))
 }

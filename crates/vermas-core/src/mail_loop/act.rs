@@ -222,6 +222,10 @@ pub fn answered(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     if answer.is_empty() {
         return refuse(ws, actor, msg, "the reply is empty");
     }
+    let work = crate::bead::store::load_one(ws, &work_id)?;
+    if let Some(why) = crate::inspect::answer::refusal(ws, &work, msg) {
+        return refuse(ws, actor, msg, &format!("not an answer that counts: {why}"));
+    }
     let req = inspect::Request {
         answer: Answer::Given(answer),
         ..inspect::Request::new(work_id, Upto::Run)

@@ -52,6 +52,19 @@ pub fn build(
             req.target
         )));
     }
+    let links: Vec<String> = git
+        .symlinks_added(tip, head)?
+        .into_iter()
+        .filter(|p| p.starts_with(records) || frozen.contains_key(p))
+        .collect();
+    if !links.is_empty() {
+        return Ok(Candidate::Refused(format!(
+            "{} adds symlinks where the Inspector reads its records ({}): a record is what \
+             its path is, never a link to somewhere else",
+            req.branch,
+            links.join(", ")
+        )));
+    }
     let judges = inspector_records(git, tip, head, &changed, records);
     if !judges.is_empty() {
         return Ok(Candidate::Refused(format!(

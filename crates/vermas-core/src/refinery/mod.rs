@@ -9,3 +9,4 @@ pub mod queue;
 pub mod request;
 pub mod run;
 pub mod settle;
+pub mod worker;

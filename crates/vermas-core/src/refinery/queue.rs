@@ -12,8 +12,8 @@ use std::fs::File;
 /// What `refinery submit` is asked.
 #[derive(Debug, Clone)]
 pub struct Submission {
-    /// The branch to land.
-    pub branch: String,
+    /// The branch to land; none: the branch checked out here (a worker's worktree).
+    pub branch: Option<String>,
     /// The work bead (id or unique prefix); none: the bead named by the branch's last
     /// `/` part.
     pub bead: Option<String>,
@@ -41,7 +41,26 @@ pub struct Submitted {
 pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted> {
     crate::bead::ops::check_actor(actor)?;
     let git = repository(ws)?;
-    let branch = sub.branch.trim();
+    let here = git.current_branch();
+    let branch = match &sub.branch {
+        Some(b) => b.trim().to_string(),
+        None => here
+            .clone()
+            .ok_or_else(|| Error::usage("HEAD is detached: name the branch to submit"))?,
+    };
+    let branch = branch.as_str();
+    if sub.branch.is_none()
+        && sub.bead.is_none()
+        && crate::bead::store::owner_of_branch(ws, branch)?.is_none()
+    {
+        return Err(Error::usage(format!(
+            "no bead's work is on branch '{branch}', the one checked out here"
+        ))
+        .with_help(
+            "name the branch and its bead: `vermas refinery submit BRANCH --bead ID` (in a \
+             worker's worktree made by `sling --worktree`, no arguments are needed)",
+        ));
+    }
     if !git.is_branch_name(branch) || git.branch_tip(branch)?.is_none() {
         return Err(Error::invalid_with_help(
             format!("branch '{branch}' does not exist"),
@@ -125,12 +144,14 @@ fn target_of(ws: &Workspace, git: &Git, into: Option<&str>) -> Result<String> {
         (Some(t), _) => (t.trim().to_string(), "--into"),
         (None, Some(t)) => (t.trim().to_string(), "config refinery.target"),
         (None, None) => (
-            git.current_branch().ok_or_else(|| {
-                Error::invalid_with_help(
-                    "HEAD is detached, so there is no current branch to merge into",
-                    "name the target with --into BRANCH, or set `refinery.target`",
-                )
-            })?,
+            main_branch(ws)
+                .or_else(|| git.current_branch())
+                .ok_or_else(|| {
+                    Error::invalid_with_help(
+                        "HEAD is detached, so there is no current branch to merge into",
+                        "name the target with --into BRANCH, or set `refinery.target`",
+                    )
+                })?,
             "the current branch",
         ),
     };
@@ -143,22 +164,63 @@ fn target_of(ws: &Workspace, git: &Git, into: Option<&str>) -> Result<String> {
     Ok(target)
 }
 
-/// The work bead: `given` (a test spec stands for its work), else the bead whose id is
-/// the branch's last `/` part (`polecat/vm-k3f9`).
+/// The branch checked out in the repository's main worktree, when this is a linked one
+/// (a worker's worktree submits into the branch the main worktree holds).
+fn main_branch(ws: &Workspace) -> Option<String> {
+    let linked = crate::git::linked_checkout(&ws.root).ok()??;
+    crate::git::GitRepo::open(&linked.main)?.head_branch()
+}
+
+/// The work bead the branch is judged as: the one `sling` recorded the branch on; else
+/// `given` (a test spec stands for its work), else the bead whose id is the branch's last
+/// `/` part (`polecat/vm-k3f9`). Refused when `given` is another bead than the branch's,
+/// or when the bead is recorded with another branch: a branch is judged as the work it is.
 fn bead_of(ws: &Workspace, branch: &str, given: Option<&str>) -> Result<String> {
-    if let Some(id) = given {
-        return Ok(crate::inspect::pipeline::work_and_spec(ws, id)?.0.id);
-    }
-    let last = branch.rsplit('/').next().unwrap_or(branch);
-    let named = ws.bead_ids()?.into_iter().find(|id| id == last);
-    match named {
-        Some(id) => Ok(crate::inspect::pipeline::work_and_spec(ws, &id)?.0.id),
-        None => Err(
-            Error::usage(format!("no bead to judge branch '{branch}' by")).with_help(
-                "give --bead ID: the work whose approved test spec decides whether the branch \
-                 lands (or name the branch after it, e.g. `polecat/vm-k3f9`)",
+    let owner = crate::bead::store::owner_of_branch(ws, branch)?;
+    let named = match given {
+        Some(id) => Some(crate::inspect::pipeline::work_and_spec(ws, id)?.0),
+        None if owner.is_some() => None,
+        None => {
+            let last = branch.rsplit('/').next().unwrap_or(branch);
+            match ws.bead_ids()?.into_iter().find(|id| id == last) {
+                Some(id) => Some(crate::inspect::pipeline::work_and_spec(ws, &id)?.0),
+                None => {
+                    return Err(
+                        Error::usage(format!("no bead to judge branch '{branch}' by")).with_help(
+                            "give --bead ID: the work whose approved test spec decides whether \
+                         the branch lands (or name the branch after it, e.g. \
+                         `polecat/vm-k3f9`)",
+                        ),
+                    );
+                }
+            }
+        }
+    };
+    match (owner, named) {
+        (Some(o), Some(n)) if o.id != n.id => Err(Error::invalid_with_help(
+            format!(
+                "branch '{branch}' is the work of {} (sling recorded it), not of {}",
+                o.id, n.id
             ),
-        ),
+            format!(
+                "a branch is judged as the work it is: submit it for {} (or leave --bead out)",
+                o.id
+            ),
+        )),
+        (Some(o), _) => Ok(o.id),
+        (None, Some(n)) => match &n.branch {
+            Some(other) if other != branch => Err(Error::invalid_with_help(
+                format!("{} is recorded with branch '{other}', not '{branch}'", n.id),
+                format!(
+                    "submit '{other}' for {}, or sling it again to move its work",
+                    n.id
+                ),
+            )),
+            _ => Ok(n.id),
+        },
+        (None, None) => Err(Error::usage(format!(
+            "no bead to judge branch '{branch}' by"
+        ))),
     }
 }
 

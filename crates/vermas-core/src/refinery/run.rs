@@ -37,6 +37,11 @@ pub fn run(
     mut seen: impl FnMut(&Taken),
 ) -> Result<Vec<Taken>> {
     crate::bead::ops::check_actor(actor)?;
+    // The refinery's own settings (strategy, retries, the approvers file it protects) as
+    // committed (with approvers, as signed), like every verdict setting.
+    let mut trusted_ws = ws.clone();
+    trusted_ws.config = crate::trusted::Trusted::of(ws)?.config;
+    let ws = &trusted_ws;
     let git = super::queue::repository(ws)?;
     let _lock = super::queue::lock_runs(ws)?;
     // This run holds the lock: worktrees of runs that died are provably left over.
@@ -53,7 +58,9 @@ pub fn run(
         else {
             break;
         };
-        let t = take(ws, &git, actor, next, opts)?;
+        let mut t = take(ws, &git, actor, next, opts)?;
+        t.warnings
+            .extend(super::worker::remove_after(ws, &git, &t.request));
         seen(&t);
         taken.push(t);
         if opts.once {
@@ -76,7 +83,7 @@ fn answered(ws: &Workspace, git: &Git, req: &MergeRequest) -> bool {
         crate::git::GitRepo::open(&ws.root)
             .and_then(|r| r.work_fingerprint(&tip, crate::workspace::BEADS_DIR))
     });
-    crate::inspect::route::latest_answer(ws, &work, state.as_deref()).is_some()
+    crate::inspect::answer::latest(ws, &work, state.as_deref()).is_some()
 }
 
 /// Verifies and settles one request: marks it `verifying` (one commit), then records how
@@ -148,7 +155,10 @@ fn verify_and_land(
         })?;
         let strategy = ws.config.refinery.strategy;
         let records = records_prefix(ws);
-        let frozen = crate::inspect::frozen::all_frozen(ws)?;
+        let mut frozen = crate::inspect::frozen::all_frozen(ws)?;
+        if let Some(crate::config::Approvers::File(path)) = &ws.config.approvers {
+            frozen.insert(path.clone(), "the approvers setting".into());
+        }
         let candidate =
             match candidate::build(git, req, strategy, (&tip, &head), &records, &frozen, actor)? {
                 Candidate::Ready(c) => c,

@@ -37,6 +37,8 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
         );
     }
     settings_findings(ws, &mut add);
+    approval_findings(ws, &mut add);
+    worktree_findings(ws, &mut add);
     for role in crate::roles::workspace::stale(ws) {
         add(
             "warning",
@@ -55,6 +57,40 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
 
 /// Adds one `doctor` finding: its level and message.
 type Add<'a> = dyn FnMut(&'static str, String) + 'a;
+
+/// `doctor` on what verdicts rest on: whether approvals are authenticated (and how to turn
+/// it on), and what of the settings or the Inspector's records a verdict would not use.
+fn approval_findings(ws: &Workspace, add: &mut Add<'_>) {
+    let trusted = match crate::trusted::Trusted::of(ws) {
+        Ok(t) => t,
+        Err(e) => {
+            add("warning", format!("cannot tell what verdicts rest on: {e}"));
+            return;
+        }
+    };
+    // Not authenticated is how every repository starts: said plainly, not warned about.
+    add("ok", format!("Approvals: {}", trusted.note()));
+    for w in &trusted.warnings {
+        add("warning", w.clone());
+    }
+    if let Ok(Some(problem)) = trusted.records_problem(ws) {
+        add("warning", problem);
+    }
+}
+
+/// `doctor` on workers' worktrees: those left although their work is closed.
+fn worktree_findings(ws: &Workspace, add: &mut Add<'_>) {
+    for (dir, bead) in crate::refinery::worker::left_over(ws) {
+        add(
+            "warning",
+            format!(
+                "the worker worktree {dir} is left although its work {} is closed: `git \
+                 worktree remove {dir}`",
+                bead.id
+            ),
+        );
+    }
+}
 
 /// `doctor` on the settings: where the prefix comes from, LLM commands that cannot run.
 fn settings_findings(ws: &Workspace, add: &mut Add<'_>) {

@@ -240,9 +240,35 @@ pub fn set_config(
             )
         })?;
     }
-    change_config(ws, key, &format!("{key} = {value}"), actor, |c| {
-        c.with(key, value)
-    })
+    let (config, recorded) = change_config(ws, key, &format!("{key} = {value}"), actor, |c| {
+        let next = c.with(key, value)?;
+        check_approvers(ws, &next)?;
+        Ok(next)
+    })?;
+    Ok((config, recorded))
+}
+
+/// Refuses an approvers file that is not committed: the list counts only as committed.
+fn check_approvers(ws: &Workspace, config: &Config) -> Result<()> {
+    let Some(crate::config::Approvers::File(path)) = &config.approvers else {
+        return Ok(());
+    };
+    let repo = crate::git::GitRepo::open(&ws.beads_dir);
+    let head = repo.as_ref().and_then(|r| r.head_commit());
+    let committed = match (&repo, &head) {
+        (Some(r), Some(h)) => r.blob_at(h, path).is_some(),
+        _ => false,
+    };
+    if committed {
+        return Ok(());
+    }
+    Err(Error::config(format!(
+        "the approvers file {path} is not committed: the list counts only as committed"
+    ))
+    .with_help(format!(
+        "write it in git's allowed-signers format (\"principal key-type key\" per line), commit \
+         it (git add {path} && git commit -S), then set approvers again"
+    )))
 }
 
 /// Puts a dotted config key back to its default (or removes a map entry such as

@@ -178,39 +178,23 @@ impl Trusted {
     /// Whether the approval stamp `spec` carries counts: always without approvers; with
     /// them, only when the commit that made the stamp is an approver's signed commit.
     pub fn approval(&self, spec: &Bead) -> Result<Approval> {
-        let Some(signers) = &self.signers else {
+        if self.signers.is_none() {
             return Ok(Approval::Unauthenticated);
-        };
+        }
         let Some(stamp) = &spec.approved else {
             return Ok(Approval::NotSigned("it has no approval stamp".into()));
         };
         let rel = self.ledger_path(&format!("issues/{}.md", spec.id));
-        let versions = history::versions(&self.ledger_dir, &[&rel], signers)?;
-        let repo = GitRepo::open(&self.ledger_dir);
-        let stamp_at = |commit: &str| {
-            let bytes = repo.as_ref()?.file_at(commit, &rel)?;
-            crate::bead::parse_text(&String::from_utf8_lossy(&bytes), &rel)
-                .ok()?
-                .approved
-        };
-        // The commit that made the stamp: the oldest of the newest run of commits whose
-        // file carries it.
-        let mut made = None;
-        for v in &versions {
-            if stamp_at(&v.commit).as_ref() != Some(stamp) {
-                break;
-            }
-            made = Some(v);
-        }
+        let made = self.made_by(&rel, |bytes| {
+            crate::bead::parse_text(&String::from_utf8_lossy(bytes), &rel)
+                .is_ok_and(|b| b.approved.as_ref() == Some(stamp))
+        })?;
         Ok(match made {
             None => Approval::NotSigned("its approval stamp is not committed".into()),
             Some(Version {
                 commit,
                 signed: Signed::By(by),
-            }) => Approval::Signed {
-                by: by.clone(),
-                commit: commit.clone(),
-            },
+            }) => Approval::Signed { by, commit },
             Some(Version {
                 commit,
                 signed: Signed::Not(why),
@@ -219,6 +203,40 @@ impl Trusted {
                 &commit[..commit.len().min(12)]
             )),
         })
+    }
+
+    /// The commit that made the ledger file `rel` hold what `holds` looks for: the oldest
+    /// of the newest run of its versions that hold it (`None` when the newest does not),
+    /// with who signed it (with approvers set).
+    pub fn made_by(&self, rel: &str, holds: impl Fn(&[u8]) -> bool) -> Result<Option<Version>> {
+        let versions = self.versions(&[rel])?;
+        let repo = GitRepo::open(&self.ledger_dir);
+        let mut made = None;
+        for v in versions {
+            let content = repo.as_ref().and_then(|r| r.file_at(&v.commit, rel));
+            if !content.is_some_and(|c| holds(&c)) {
+                break;
+            }
+            made = Some(v);
+        }
+        Ok(made)
+    }
+
+    /// The commits that changed the ledger files `rels` (`.beads/...` as the ledger's
+    /// checkout names them), newest first, with who signed each (with approvers set; else
+    /// each reads as not signed).
+    pub fn versions(&self, rels: &[&str]) -> Result<Vec<Version>> {
+        let none = Signers::parse("");
+        history::versions(
+            &self.ledger_dir,
+            rels,
+            self.signers.as_ref().unwrap_or(&none),
+        )
+    }
+
+    /// `path` (a record under the ledger) as the ledger's commits name it.
+    pub fn rel(&self, ws: &Workspace, path: &Path) -> Option<String> {
+        ws.ledger_relative(path)
     }
 
     /// Who signed `commit` of the ledger, when approvers are set: `Ok(None)` without them.

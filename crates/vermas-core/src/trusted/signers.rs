@@ -1,6 +1,7 @@
 //! Approvers as git knows signers: the allowed-signers list (`principal key-type key` per
 //! line, git's `gpg.ssh.allowedSignersFile` format), and which commits an approver signed,
-//! checked as `git verify-commit` checks them (git runs `ssh-keygen`). A commit counts only
+//! checked as `git verify-commit` checks them (git runs `ssh-keygen`). Only ssh signatures
+//! count: git judges a gpg signature by the user's own keyring, which is not the list. A commit counts only
 //! when git calls its signature good (`G`) against this list: unsigned, signed by another
 //! key, or not checkable (no `ssh-keygen`) counts as not signed.
 
@@ -70,12 +71,23 @@ impl Signers {
     /// `git log ARGS` in `dir`, each commit it lists (newest first) with who of this list
     /// signed it.
     pub fn log(&self, dir: &Path, args: &[&str]) -> Result<Vec<(String, Signed)>> {
+        if self.is_empty() {
+            // Nobody to have signed: no signature need be checked.
+            let mut all = vec!["log", "--format=%H"];
+            all.extend(args);
+            let text = crate::git::cli::run(dir, &all)?;
+            return Ok(text
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(|id| (id.to_string(), self.reading("N", "")))
+                .collect());
+        }
         let mut file = tempfile::NamedTempFile::new().map_err(|e| Error::io(Path::new("."), e))?;
         file.write_all(self.lines.join("\n").as_bytes())
             .and_then(|()| file.write_all(b"\n"))
             .map_err(|e| Error::io(file.path(), e))?;
         let allowed = format!("gpg.ssh.allowedSignersFile={}", file.path().display());
-        let mut all = vec!["-c", &allowed, "log", "--format=%H%x1f%G?%x1f%GS"];
+        let mut all = vec!["-c", &allowed, "log", "--format=%H%x1f%G?%x1f%GS%x1f%GF"];
         all.extend(args);
         let text = crate::git::cli::run(dir, &all)?;
         Ok(text
@@ -85,6 +97,14 @@ impl Signers {
                 let id = parts.next()?;
                 let status = parts.next()?;
                 let principal = parts.next().unwrap_or_default();
+                let fingerprint = parts.next().unwrap_or_default();
+                // git calls a gpg signature good against the user's own keyring, which a
+                // worker's key may be in: only an ssh key of the list approves.
+                let status = if status == "G" && !fingerprint.starts_with("SHA256:") {
+                    "gpg"
+                } else {
+                    status
+                };
                 Some((id.to_string(), self.reading(status, principal)))
             })
             .collect())
@@ -102,6 +122,9 @@ impl Signers {
             "B" => Signed::Not("signed, but its signature is bad".into()),
             "E" => Signed::Not(
                 "signed, but its signature cannot be checked (is ssh-keygen installed?)".into(),
+            ),
+            "gpg" => Signed::Not(
+                "signed with gpg: approvals count only from the ssh keys approvers lists".into(),
             ),
             other => Signed::Not(format!("signed, but not well ({other})")),
         }

@@ -11,6 +11,7 @@ use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
 /// The repository being verified: its root, its workspace if it has one, its settings.
+#[derive(Debug, Clone)]
 pub struct Project {
     /// The repository root (the folder holding `.beads`, else the git work tree).
     pub root: PathBuf,

@@ -142,6 +142,25 @@ pub fn run(
         .as_deref()
         .map(|rev| baseline::resolve(&project.root, rev))
         .transpose()?;
+    // A result that is recorded is a verdict: its settings are the committed ones (with
+    // approvers, the signed ones), never a change in the work tree.
+    let trusted_project;
+    let project = match (&request.record, &project.ws) {
+        (Some(_), Some(ws)) => {
+            let trusted = crate::trusted::Trusted::of(ws)?;
+            for w in &trusted.warnings {
+                observer.warning(w);
+            }
+            let mut p = project.clone();
+            p.config = trusted.config.clone();
+            if let Some(w) = p.ws.as_mut() {
+                w.config = trusted.config;
+            }
+            trusted_project = p;
+            &trusted_project
+        }
+        _ => project,
+    };
     let settings = project.settings(request.kinds, request.jobs, request.use_cache);
     let heard = &*observer;
     let mut runs = live::run(&project.root, &specs, &settings, |event, label| {

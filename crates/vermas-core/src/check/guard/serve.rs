@@ -98,6 +98,8 @@ fn prepare(request: &[u8], base: &[(OsString, OsString)]) -> Option<Prepared> {
                 if k == b"PATH" {
                     path = CString::new(v).ok();
                 }
+                // Every request carries its (safe) PATH; it matters to the spawn only when
+                // the program is a name to look up (see `start_command`).
                 let k = OsString::from_vec(k.to_vec());
                 let v = OsString::from_vec(v.to_vec());
                 match env.iter_mut().find(|(key, _)| *key == k) {
@@ -117,8 +119,11 @@ fn prepare(request: &[u8], base: &[(OsString, OsString)]) -> Option<Prepared> {
             CString::new(kv).ok()
         })
         .collect();
+    let program = program?;
+    // An absolute program needs no lookup: the fast spawn takes it, whatever the PATH.
+    let path = path.filter(|_| !program.as_bytes().contains(&b'/'));
     Some(Prepared {
-        program: program?,
+        program,
         argv,
         dir: dir?,
         envp,

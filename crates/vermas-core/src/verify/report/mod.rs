@@ -1,7 +1,8 @@
-//! Rendering a verification run: the human report, JSON, JUnit XML, TAP and GitHub
-//! Actions annotations.
+//! Rendering a verification run: the human report, JSON, JUnit XML, TAP, GitHub
+//! Actions annotations and the Markdown job summary.
 
 pub mod github;
+pub mod job_summary;
 mod machine;
 
 pub use machine::{json, junit, tap};

@@ -1,7 +1,12 @@
 //! `vermas sync`: sharing the ledger with other machines through git alone. Fetch the
-//! remote, merge its branch into the ledger's branch with `git merge` (so the record-aware
-//! merge driver merges `.beads/` by meaning) under the ledger's write lock, push, and on a
-//! rejected push fetch, merge and push again a bounded number of times.
+//! remote, merge its branch into the ledger's branch under the ledger's write lock (made in
+//! the object store and landed so a kill leaves the checkout before or after it, see
+//! [`merge`]), push, and on a rejected push fetch, merge and push again a bounded number of
+//! times.
+
+mod merge;
+
+pub use merge::KeptDeleted;
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
@@ -28,6 +33,12 @@ pub struct Synced {
     pub pushed: usize,
     /// Pushes tried (1 unless someone pushed meanwhile).
     pub tries: u32,
+    /// True when the remote had no such branch and the push created it.
+    pub created: bool,
+    /// True when the branch has no upstream, so sync chose `remote/remote_branch`.
+    pub chosen: bool,
+    /// Records deleted on one side and changed on the other: they stay deleted.
+    pub kept_deleted: Vec<KeptDeleted>,
 }
 
 /// Where a sync goes: the ledger's checkout, its branch and the remote's branch.
@@ -46,6 +57,8 @@ struct Target {
     exe_dir: Option<PathBuf>,
     /// The repository, read in-process (no `git` process for what it can tell).
     repo: GitRepo,
+    /// True when the branch has no upstream configured (sync chose the remote branch).
+    chosen: bool,
 }
 
 impl Target {
@@ -82,20 +95,26 @@ impl Target {
 /// `origin`); `exe_dir` is put first on git's PATH so git finds `vermas merge-file`.
 pub fn sync(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Result<Synced> {
     let target = locate(ws, remote, exe_dir)?;
-    // The driver must be registered before git merges a record.
-    crate::setup::driver::register(ws)?;
-    let mut pulled = 0;
+    let mut merged = merge::Merged::default();
     let mut last = String::new();
     for tries in 1..=MAX_TRIES {
-        let theirs = fetch(&target)?;
+        // The first look asks the remote for its tip alone: when this clone has that
+        // commit already (nothing new there), no fetch is needed.
+        let theirs = if tries == 1 {
+            peek(&target)?
+        } else {
+            fetch(&target)?
+        };
         if let Some(theirs) = &theirs {
-            pulled += merge(ws, &target, theirs)?;
+            let now = merge::merge(ws, &target, theirs)?;
+            merged.pulled += now.pulled;
+            merged.kept_deleted.extend(now.kept_deleted);
         }
         let ours = target
             .commit("HEAD")
             .ok_or_else(|| Error::git("the ledger's branch has no commit yet"))?;
         if theirs.as_deref() == Some(ours.as_str()) {
-            return Ok(done(&target, pulled, 0, tries));
+            return Ok(done(&target, merged, 0, tries, false));
         }
         let range = match &theirs {
             Some(t) => format!("{t}..{ours}"),
@@ -117,7 +136,7 @@ pub fn sync(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Res
                         target.remote, target.remote_branch
                     )));
                 }
-                return Ok(done(&target, pulled, pushed, tries));
+                return Ok(done(&target, merged, pushed, tries, theirs.is_none()));
             }
             Err(e) if rejected(&e) => {
                 last = e.message;
@@ -133,14 +152,23 @@ pub fn sync(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Res
 }
 
 /// The result of a sync that ended with both branches equal.
-fn done(target: &Target, pulled: usize, pushed: usize, tries: u32) -> Synced {
+fn done(
+    target: &Target,
+    merged: merge::Merged,
+    pushed: usize,
+    tries: u32,
+    created: bool,
+) -> Synced {
     Synced {
         remote: target.remote.clone(),
         branch: target.branch.clone(),
         remote_branch: target.remote_branch.clone(),
-        pulled,
+        pulled: merged.pulled,
         pushed,
         tries,
+        created,
+        chosen: target.chosen,
+        kept_deleted: merged.kept_deleted,
     }
 }
 
@@ -174,11 +202,12 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
         .map(str::to_string)
         .or(upstream_remote.clone())
         .unwrap_or_else(|| "origin".to_string());
-    let remote_branch = match upstream_branch {
-        Some(b) if upstream_remote.as_deref() == Some(remote.as_str()) => {
-            b.strip_prefix("refs/heads/").unwrap_or(&b).to_string()
-        }
-        _ => branch.clone(),
+    let (remote_branch, chosen) = match upstream_branch {
+        Some(b) if upstream_remote.as_deref() == Some(remote.as_str()) => (
+            b.strip_prefix("refs/heads/").unwrap_or(&b).to_string(),
+            false,
+        ),
+        _ => (branch.clone(), true),
     };
     if config(format!("remote.{remote}.url")).is_none() {
         return Err(Error::wrong_state(format!(
@@ -197,7 +226,35 @@ fn locate(ws: &Workspace, remote: Option<&str>, exe_dir: Option<&Path>) -> Resul
         remote_branch,
         exe_dir: exe_dir.map(Path::to_path_buf),
         repo,
+        chosen,
     })
+}
+
+/// The remote branch's tip without fetching when this clone holds it already in the
+/// ledger's branch (the tracking ref then set to it), else as [`fetch`] finds it.
+fn peek(target: &Target) -> Result<Option<String>> {
+    let branch = format!("refs/heads/{}", target.remote_branch);
+    let listed = target.git(&["ls-remote", "-q", &target.remote, &branch])?;
+    let Some(tip) = listed.lines().find_map(|l| {
+        l.strip_suffix(&branch)?
+            .trim_end()
+            .get(..40)
+            .map(str::to_string)
+    }) else {
+        return fetch(target);
+    };
+    let Some(head) = target.commit("HEAD") else {
+        return fetch(target);
+    };
+    let known =
+        tip == head || target.repo.merge_base(&head, &tip).ok().flatten() == Some(tip.clone());
+    if !known {
+        return fetch(target);
+    }
+    if target.commit(&target.tracking()).as_deref() != Some(tip.as_str()) {
+        target.git(&["update-ref", &target.tracking(), &tip])?;
+    }
+    Ok(Some(tip))
 }
 
 /// Fetches the remote's branch into its tracking ref; its commit, `None` when the remote
@@ -211,56 +268,22 @@ fn fetch(target: &Target) -> Result<Option<String>> {
     }
 }
 
-/// Merges `theirs` into the ledger's branch under the write lock; the number of record
-/// files under `.beads/` it changed. Refused, with nothing changed, when git cannot merge
-/// it cleanly (a conflict outside `.beads/`, local edits in the way).
-fn merge(ws: &Workspace, target: &Target, theirs: &str) -> Result<usize> {
-    // The lock every vermas write takes: no record lands mid-merge.
-    let lock = crate::store::Txn::begin(ws)?;
-    let before = target
-        .commit("HEAD")
-        .ok_or_else(|| Error::git("the ledger's branch has no commit yet"))?;
-    if before == theirs
-        || target
-            .git(&["merge-base", "--is-ancestor", theirs, &before])
-            .is_ok()
-    {
-        return Ok(0);
-    }
-    let message = format!(
-        "vermas sync: merge {}/{}",
-        target.remote, target.remote_branch
-    );
-    if let Err(e) = target.git(&["merge", "-q", "--no-edit", "-m", &message, theirs]) {
-        let conflicted = target
-            .git(&["diff", "--name-only", "--diff-filter=U"])
-            .unwrap_or_default();
-        let conflicted: Vec<&str> = conflicted.lines().filter(|l| !l.is_empty()).collect();
-        if target.commit("MERGE_HEAD").is_some() {
-            target.git(&["merge", "--abort"])?;
-        }
-        drop(lock);
-        return Err(refusal(target, &conflicted, &e));
-    }
-    drop(lock);
-    let changed = target.git(&["diff", "--name-only", &before, "HEAD", "--", &target.beads])?;
-    Ok(changed.lines().filter(|l| !l.is_empty()).count())
-}
-
-/// The refusal of a merge git could not make cleanly, saying what to do.
-fn refusal(target: &Target, conflicted: &[&str], e: &GitFailed) -> Error {
+/// The refusal of a merge that cannot be made here, saying what to do: `conflicted`
+/// files git cannot merge, or `blocked` local changes a merge would overwrite.
+fn refusal(target: &Target, conflicted: &[String], blocked: Option<&[String]>) -> Error {
     let upstream = format!("{}/{}", target.remote, target.remote_branch);
-    if conflicted.is_empty() {
-        Error::conflict(format!(
-            "sync refused: git cannot merge {upstream} into '{}' here, nothing was changed: {}",
-            target.branch, e.message
+    match blocked {
+        Some(paths) => Error::conflict(format!(
+            "sync refused: merging {upstream} into '{}' would overwrite local changes to {}; \
+             nothing was changed",
+            target.branch,
+            paths.join(", ")
         ))
         .with_help(format!(
-            "commit or stash the local changes git names, then `vermas sync` again \
-             (or merge by hand: `git merge {upstream}`)"
-        ))
-    } else {
-        Error::conflict(format!(
+            "commit or stash the local changes (`vermas doctor --fix` commits a ledger file as \
+             it is), then `vermas sync` again (or merge by hand: `git merge {upstream}`)"
+        )),
+        None => Error::conflict(format!(
             "sync refused: {upstream} conflicts with '{}' in {}; nothing was changed",
             target.branch,
             conflicted.join(", ")
@@ -268,7 +291,7 @@ fn refusal(target: &Target, conflicted: &[&str], e: &GitFailed) -> Error {
         .with_help(format!(
             "merge by hand: `git merge {upstream}`, resolve the conflicts, `git commit`, \
              then `vermas sync` again"
-        ))
+        )),
     }
 }
 
