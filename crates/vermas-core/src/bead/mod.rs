@@ -6,6 +6,7 @@ mod canonical;
 pub mod catalog;
 pub mod comments;
 pub mod delete;
+pub mod edge;
 pub mod fields;
 mod file;
 mod front;
