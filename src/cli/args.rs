@@ -59,8 +59,12 @@ pub enum Command {
         /// Also write each role's context to .beads/roles/<role>.md (existing files kept).
         #[arg(long)]
         roles: bool,
-        /// With --roles: write the role files over existing ones.
-        #[arg(long, requires = "roles")]
+        /// Also give each role a workspace, .beads/roles/<role>/ with its CLAUDE.md and
+        /// .claude/settings.json (implies --roles; also the `roles.workspaces` setting).
+        #[arg(long)]
+        workspaces: bool,
+        /// With --roles: write the role files (and workspace settings) over existing ones.
+        #[arg(long)]
         force: bool,
     },
     /// Read or change settings in .beads/vermas.yaml.

@@ -132,14 +132,21 @@ fn dispatch(cli: Cli) -> CmdResult {
             prefix,
             hooks,
             roles,
+            workspaces,
             force,
         } => {
-            let roles = roles.then_some(if force {
+            if force && !roles && !workspaces {
+                return Err(vermas_core::error::Error::usage(
+                    "--force writes the role files over existing ones: give it with --roles",
+                )
+                .with_help("vermas init --roles --force"));
+            }
+            let roles = (roles || workspaces).then_some(if force {
                 vermas_core::roles::Existing::Overwrite
             } else {
                 vermas_core::roles::Existing::Keep
             });
-            setup::init(&ctx, ui, prefix.as_deref(), hooks, roles)
+            setup::init(&ctx, ui, prefix.as_deref(), hooks, roles, workspaces)
         }
         Command::Config(cmd) => setup::config(&ctx, ui, cmd),
         Command::Completions { shell } => setup::completions(ui, shell),

@@ -103,8 +103,15 @@ fn import_makes_one_bead_per_issue_in_one_commit() {
         .iter()
         .map(|id| format!(".beads/issues/{id}.md"))
         .collect();
+    // The repository had no beads of its own: it takes the imported issues' prefix.
+    expected.push(".beads/vermas.yaml".to_string());
     expected.sort();
     assert_eq!(files, expected);
+    assert!(
+        out.contains("Adopted the id prefix 'bd' of the imported issues (was 'vm'"),
+        "{out}"
+    );
+    assert_eq!(repo.ok(&["config", "get", "prefix"]).trim(), "bd");
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
     assert!(!repo.join(".beads/issues/bd-dead.md").exists());
 
@@ -163,10 +170,10 @@ fn import_makes_one_bead_per_issue_in_one_commit() {
     );
 
     // Every dependency type: those vermas has as dependencies, the custom one kept on
-    // the bd line; pinned reads as open, merge-request as task.
+    // the bd line; pinned stays pinned, merge-request reads as task.
     let mr = show(&repo, "bd-e5f6");
     assert_eq!(mr["parent"], "bd-a1b2");
-    assert_eq!(mr["status"], "open");
+    assert_eq!(mr["status"], "pinned");
     assert_eq!(mr["issue_type"], "task");
     let types: Vec<&str> = mr["dependencies"]
         .as_array()
@@ -198,11 +205,11 @@ fn import_makes_one_bead_per_issue_in_one_commit() {
         ]
     );
     let mr_body = mr["description"].as_str().expect("description");
-    for kept in [
-        r#""status":"pinned""#,
-        r#""issue_type":"merge-request""#,
-        r#""type":"reviewed-by""#,
-    ] {
+    assert!(
+        !mr_body.contains(r#""status""#),
+        "the bead holds pinned itself: {mr_body}"
+    );
+    for kept in [r#""issue_type":"merge-request""#, r#""type":"reviewed-by""#] {
         assert!(mr_body.contains(kept), "{kept} not in {mr_body}");
     }
 
@@ -405,7 +412,11 @@ fn bad_lines_are_reported_by_line_number_and_the_others_imported() {
     assert_eq!(repo.commit_count(), before + 1);
     assert_eq!(
         changed_files(&repo, "HEAD"),
-        [".beads/issues/bd-c3d4.md", ".beads/issues/bd-k9m0.md"]
+        [
+            ".beads/issues/bd-c3d4.md",
+            ".beads/issues/bd-k9m0.md",
+            ".beads/vermas.yaml"
+        ]
     );
     assert_eq!(
         show(&repo, "bd-c3d4")["title"],

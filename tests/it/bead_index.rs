@@ -90,7 +90,7 @@ fn ids(v: &serde_json::Value) -> Vec<String> {
 
 /// The index's lines after its header, by bead id.
 fn index_ids(repo: &Repo) -> Vec<String> {
-    crate::common::cache_ids(repo, INDEX, "vermas-index 4")
+    crate::common::cache_ids(repo, INDEX, "vermas-index 5")
 }
 
 #[test]
@@ -220,12 +220,12 @@ fn a_corrupt_or_old_cache_is_rebuilt_silently() {
         ("truncated", good.as_bytes()[..good.len() / 2].to_vec()),
         (
             "old header",
-            good.replacen("vermas-index 4", "vermas-index 3", 1)
+            good.replacen("vermas-index 5", "vermas-index 3", 1)
                 .into_bytes(),
         ),
         (
             "no key",
-            format!("vermas-index 4\nno tab here\n{a}\n").into_bytes(),
+            format!("vermas-index 5\nno tab here\n{a}\n").into_bytes(),
         ),
         (
             "bad status",

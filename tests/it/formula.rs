@@ -130,25 +130,34 @@ fn show_builtin_mol_inspect_steps_through_the_inspector_commands() {
     let info = repo.json(&["formula", "show", "mol-inspect"]);
     assert_eq!(info["schema_version"], 1);
     assert_eq!(info["source"], "builtin");
-    assert_eq!(ids(&info), ["verify", "audit", "review", "route"]);
-    assert_eq!(needs(&info, "review"), ["audit"]);
-    assert_eq!(needs(&info, "route"), ["review"]);
+    // The design document's steps: advocate and critic in parallel, the judge after both.
+    assert_eq!(
+        ids(&info),
+        ["verify", "audit", "advocate", "critic", "judge", "route"]
+    );
+    assert_eq!(needs(&info, "advocate"), ["audit"]);
+    assert_eq!(needs(&info, "critic"), ["audit"]);
+    assert_eq!(needs(&info, "judge"), ["advocate", "critic"]);
+    assert_eq!(needs(&info, "route"), ["judge"]);
     assert_eq!(info["vars"][0]["name"], "bead_id");
     assert_eq!(info["vars"][0]["required"], true);
-    // Every step names vermas's own command, never another tool's.
+    // Steps name vermas's own commands, never another tool's.
     for step in info["steps"].as_array().expect("steps") {
         let d = step["description"].as_str().unwrap_or_default();
-        assert!(d.contains("vermas inspect "), "{d}");
         assert!(!d.contains("gt "), "{d}");
+    }
+    for id in ["verify", "audit", "route"] {
+        let d = step(&info, id)["description"].as_str().unwrap_or_default();
+        assert!(d.contains("vermas inspect "), "{d}");
     }
 
     let human = repo.ok(&["formula", "show", "mol-inspect"]);
     assert!(
-        human.starts_with("mol-inspect (workflow, version 2, built-in)"),
+        human.starts_with("mol-inspect (workflow, version 3, built-in)"),
         "{human}"
     );
     assert!(
-        human.contains("bead_id  required  The bead to verify"),
+        human.contains("bead_id  required  The work item being verified"),
         "{human}"
     );
 

@@ -2,8 +2,8 @@
 //! its repository writes them: a workflow, an expansion applied by `compose.expand`, an
 //! aspect woven in through `compose.aspects` (`[[advice]]` with `around.before/after` and
 //! `[[pointcuts]]`), and a convoy (parallel `[[legs]]`, a `[synthesis]` that needs them all).
-//! Also: a file that takes the place of the built-in `vermas plan` runs must keep what
-//! `plan` relies on, or cooking refuses it; a `{{name}}` no variable declares is the agent's
+//! Also: a file that takes the place of the built-in `vermas plan` runs cooks and pours as
+//! written, and `plan` refuses it, saying which steps and variables it needs and why; a `{{name}}` no variable declares is the agent's
 //! text (a near typo of one is refused); a step's `gate` becomes a `gate-<step>` step it needs.
 
 use crate::common::{cook_fails, repo_with_formulas, roles_llm};
@@ -426,7 +426,7 @@ required = true
 "#;
 
 #[test]
-fn a_file_in_place_of_the_planning_builtin_that_plan_cannot_run_is_refused_at_cook() {
+fn a_file_in_place_of_the_planning_builtin_cooks_as_written_and_plan_says_what_it_needs() {
     let repo = repo_with_formulas(&[("mol-spec-planning", SEED_PLANNING)]);
     repo.write_llm_command(&roles_llm().display().to_string());
     repo.git(&["add", "-A"]);
@@ -443,23 +443,27 @@ fn a_file_in_place_of_the_planning_builtin_that_plan_cannot_run_is_refused_at_co
         "--var",
         "spec_id=vm-2",
     ];
-    let err = repo.fails(&all, 2);
-    assert!(
-        err.contains(
-            ".beads/formulas/mol-spec-planning.formula.toml:27:1: this file takes the place of the built-in mol-spec-planning, which `vermas plan` runs"
-        ),
-        "{err}"
+    // As a formula it is fine: it cooks (and pours) as written.
+    let proto = repo.json(&all);
+    assert_eq!(
+        step(&proto, "create-spec")["description"],
+        "Approve vm-2 for vm-1."
     );
+    // `plan` refuses it before asking the designer, saying what it needs and why, and
+    // writes nothing.
+    let asked = repo.join("designer-asked");
+    repo.write_llm_command(&format!("touch '{}'", asked.display()));
+    let err = repo.fails(&["plan", "fizzbuzz", "--yes"], 2);
+    for said in [
+        ".beads/formulas/mol-spec-planning.formula.toml:27:1: this file takes the place of the built-in mol-spec-planning",
+        "which `vermas plan` runs with the variable request and the steps design, create, strategize: it requires bead_id, spec_id and it has no step create, strategize; `vermas plan` starts from the request alone and creates the work and its test spec itself once the design is approved, so it has no bead_id or spec_id to give before it starts",
+    ] {
+        assert!(err.contains(said), "{said:?} not in {err}");
+    }
     assert!(
         err.contains("rename the file to keep it as a formula of your own"),
         "{err}"
     );
-    // `plan` refuses it with the same words before asking the designer, and writes
-    // nothing.
-    let asked = repo.join("designer-asked");
-    repo.write_llm_command(&format!("touch '{}'", asked.display()));
-    let err = repo.fails(&["plan", "fizzbuzz", "--yes"], 2);
-    assert!(err.contains("it requires bead_id, spec_id"), "{err}");
     assert!(!asked.exists(), "the designer was asked first");
     assert_eq!(repo.commit_count(), before);
     // Only the LLM command set by hand above is changed.

@@ -80,7 +80,11 @@ fn status_verify_runs_the_current_spec_only() {
     assert!(out.contains(&report), "{out}");
     assert!(!out.contains("Ralph Verify: login"), "{out}");
     assert!(
-        out.ends_with("\n\n1 passed, 1 failed, 3 skipped\n"),
+        out.ends_with("\n\n1 passed, 1 failed, 4 skipped\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  [SKIP] Clear visibility into current state (judge only)\n"),
         "{out}"
     );
     assert!(repo.join("ran.marker").exists());
@@ -101,7 +105,14 @@ fn status_without_a_current_workflow_verifies_every_spec() {
     let out = exits(&ralph(&repo, &["status"]), 0);
     assert_eq!(out, plain);
     let out = exits(&ralph(&repo, &["status", "--verify"]), 1);
-    assert_eq!(out, format!("{plain}\n{VERIFY_ALL}"));
+    // `ralph status` shows every criterion, as the live-spec document prints them.
+    let status_all = VERIFY_ALL
+        .replace(
+            "  [SKIP] Works on both Linux and macOS (no annotation)\n",
+            "  [SKIP] Clear visibility into current state (judge only)\n  [SKIP] Works on both Linux and macOS (no check defined)\n",
+        )
+        .replace("3 skipped (2 specs)", "4 skipped (2 specs)");
+    assert_eq!(out, format!("{plain}\n{status_all}"));
     std::fs::create_dir_all(repo.join(".wrapix/ralph/state")).expect("mkdir");
     let out = exits(&ralph(&repo, &["status"]), 0);
     assert_eq!(
@@ -243,4 +254,64 @@ Awaiting Input (1):
 fn out_age(out: &str) -> String {
     let start = out.rfind('(').expect("an age");
     out[start..].trim_end().to_string()
+}
+
+/// The live-spec document's own example: three criteria, one per kind of link.
+const DOCUMENT_SPEC: &str = "# Notifications
+
+## Success Criteria
+
+- [ ] Notification appears within 2s
+  [verify](tests/notify-test.sh::test_notification_timing)
+- [ ] Clear visibility into current state
+  [judge](tests/judges/notify.sh::test_clear_visibility)
+- [ ] Works on both Linux and macOS
+";
+
+#[test]
+fn status_judge_prints_verify_only_criteria_as_the_document_shows() {
+    let repo = Repo::new();
+    repo.write("specs/notifications.md", DOCUMENT_SPEC);
+    repo.write(
+        "tests/notify-test.sh",
+        "test_notification_timing() { touch ran.marker; }\n",
+    );
+    repo.write(
+        "tests/judges/notify.sh",
+        "test_clear_visibility() {\n  judge_files specs/notifications.md\n  judge_criterion \"The spec names its criteria\"\n}\n",
+    );
+    repo.write(".wrapix/ralph/state/current", "notifications\n");
+    repo.write(
+        ".wrapix/ralph/state/notifications.json",
+        "{\"label\":\"notifications\",\"spec_path\":\"specs/notifications.md\",\"molecule\":\"wx-q6x\"}",
+    );
+    let dir = claude_dir();
+    let env = [("PATH", path_with(dir.path()))];
+    let out = exits(&ralph_env(&repo, &["status", "--judge"], &env), 0);
+    let report = out
+        .split("\n\n")
+        .skip_while(|p| !p.starts_with("Ralph Judge"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    assert_eq!(
+        report,
+        "Ralph Judge: notifications (wx-q6x)
+===================================
+  [SKIP] Notification appears within 2s (verify only)
+  [PASS] Clear visibility into current state
+         \"The fake judge read the files and found the criterion met.\"
+  [SKIP] Works on both Linux and macOS (no check defined)
+
+1 passed, 0 failed, 2 skipped
+"
+    );
+    assert!(
+        !repo.join("ran.marker").exists(),
+        "--judge ran a verify check"
+    );
+
+    // `ralph spec --judge` keeps ralph's own listing: verify-only criteria left out.
+    let out = exits(&ralph_env(&repo, &["spec", "--judge"], &env), 0);
+    assert!(!out.contains("verify only"), "{out}");
+    assert!(out.contains("(no annotation)"), "{out}");
 }

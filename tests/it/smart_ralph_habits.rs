@@ -78,7 +78,7 @@ fn learnings_carry_the_failing_commands_last_output_lines() {
     let repo = Repo::initialised();
     repo.write(
         "specs/feat/tasks.md",
-        "- [ ] V1 [VERIFY] Suite: sh -c 'seq 1 30; echo \"expected 2, got 3\"; exit 1'\n",
+        "- [ ] V1 [VERIFY] Suite: sh -c 'seq 1 80; echo \"expected 2, got 3\"; exit 1'\n",
     );
     let o = repo.run(&["tasks", "verify", "specs/feat/tasks.md"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
@@ -89,9 +89,9 @@ fn learnings_carry_the_failing_commands_last_output_lines() {
         progress.contains("\n  expected 2, got 3\n  ```\n"),
         "{progress}"
     );
-    // The last lines only.
+    // The last 50 lines only (smart-ralph: "truncate to last 50 lines in learnings").
     assert!(
-        progress.contains("\n  22\n") && !progress.contains("\n  20\n"),
+        progress.contains("\n  32\n") && !progress.contains("\n  31\n"),
         "{progress}"
     );
 }

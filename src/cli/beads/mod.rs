@@ -412,9 +412,15 @@ pub fn dep(ctx: &Ctx, ui: &mut Ui, cmd: DepCmd) -> CmdResult {
         DepCmd::Add {
             id,
             depends_on,
-            dep_type: t,
+            dep_type,
+            gate,
         } => {
-            let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
+            let t = dep_type.unwrap_or(if gate.is_some() {
+                DepType::WaitsFor
+            } else {
+                DepType::Blocks
+            });
+            let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t, gate)?;
             if !ui.json {
                 if c.nothing() {
                     nothing_changed(ctx, &c);
@@ -425,7 +431,11 @@ pub fn dep(ctx: &Ctx, ui: &mut Ui, cmd: DepCmd) -> CmdResult {
                     .dependencies
                     .last()
                     .map_or("", |d| d.depends_on_id.as_str());
-                outln!(ui, "{} now depends on {target} ({t})", b.id);
+                let how = match gate {
+                    Some(g) => format!("{t}, {g}"),
+                    None => t.to_string(),
+                };
+                outln!(ui, "{} now depends on {target} ({how})", b.id);
                 recorded_note(&c.recorded);
                 return Ok(0);
             }

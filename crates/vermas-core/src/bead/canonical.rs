@@ -297,19 +297,26 @@ fn flow_map<'a>(item: &'a str, allowed: &[&str]) -> Option<Vec<(&'a str, Cow<'a,
     }
 }
 
-/// `{depends_on_id: ID, type: T}`.
+/// `{depends_on_id: ID, type: T}`, with `gate: G` on a `waits-for` edge.
 fn dependency(item: &str) -> Option<Dependency> {
     let mut id = None;
     let mut kind = super::model::DepType::Blocks;
-    for (key, value) in flow_map(item, &["depends_on_id", "type"])? {
+    let mut gate = None;
+    for (key, value) in flow_map(item, &["depends_on_id", "type", "gate"])? {
         match key {
             "depends_on_id" => id = Some(value.into_owned()),
+            "gate" => gate = Some(value.parse().ok()?),
             _ => kind = cache::read_dep_type(&value)?,
         }
+    }
+    if gate.is_some() && kind != super::model::DepType::WaitsFor {
+        // Refused with its position by the full parser.
+        return None;
     }
     Some(Dependency {
         depends_on_id: id?,
         dep_type: kind,
+        gate,
     })
 }
 
@@ -356,10 +363,12 @@ mod tests {
             Dependency {
                 depends_on_id: "vm-b".into(),
                 dep_type: DepType::Blocks,
+                gate: None,
             },
             Dependency {
                 depends_on_id: "vm-c".into(),
                 dep_type: DepType::DiscoveredFrom,
+                gate: None,
             },
         ];
         b.notes = vec![Note {

@@ -3,7 +3,7 @@
 
 use super::graph;
 use super::model::{
-    AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status, VERIFIED,
+    AWAITING_INPUT, Bead, DepType, Dependency, Gate, IssueType, Note, Status, VERIFIED,
     check_single_line, check_spec_path, check_title,
 };
 use super::store::{BeadSet, bead_path, load_one};
@@ -68,10 +68,7 @@ pub fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, Comm
             .iter()
             .any(|d: &Dependency| d.depends_on_id == target && d.dep_type == *dep_type)
         {
-            deps.push(Dependency {
-                depends_on_id: target,
-                dep_type: *dep_type,
-            });
+            deps.push(Dependency::new(target, *dep_type));
         }
     }
     let parent = new
@@ -361,15 +358,26 @@ pub fn answer(ws: &Workspace, actor: &str, id: &str, text: &str) -> Result<Chang
     })
 }
 
-/// Makes `id` depend on `target`, refusing self-dependencies and ordering cycles.
+/// Makes `id` depend on `target`, refusing self-dependencies and ordering cycles. `gate`
+/// (a `waits-for` edge's only) is kept on the edge; giving another gate for an edge that
+/// exists changes it.
 pub fn dep_add(
     ws: &Workspace,
     actor: &str,
     id: &str,
     target: &str,
     dep_type: DepType,
+    gate: Option<Gate>,
 ) -> Result<Changed> {
     check_actor(actor)?;
+    if gate.is_some() && dep_type != DepType::WaitsFor {
+        return Err(Error::invalid_with_help(
+            format!("a {dep_type} dependency has no gate: only a waits-for edge has one"),
+            "give -t waits-for (or leave -t out) with --gate",
+        ));
+    }
+    // `all-children` is the default a gateless edge means: the file keeps none.
+    let gate = gate.filter(|g| *g == Gate::AnyChildren);
     let mut txn = Txn::begin(ws)?;
     let set = BeadSet::load(ws)?;
     let from = set.resolve(id)?.id.clone();
@@ -386,21 +394,22 @@ pub fn dep_add(
     }
     // The set may hold cached beads without their body: write from the file itself.
     let mut bead = load_one(ws, &from)?;
-    if bead
-        .dependencies
-        .iter()
-        .any(|d| d.depends_on_id == to && d.dep_type == dep_type)
-    {
-        return Ok(Changed {
-            unchanged: vec![bead.id.clone()],
-            beads: vec![bead],
-            recorded: Recorded::Unchanged,
-        });
+    let same = |d: &Dependency| d.depends_on_id == to && d.dep_type == dep_type;
+    match bead.dependencies.iter_mut().find(|d| same(d)) {
+        Some(d) if d.gate == gate => {
+            return Ok(Changed {
+                unchanged: vec![bead.id.clone()],
+                beads: vec![bead],
+                recorded: Recorded::Unchanged,
+            });
+        }
+        Some(d) => d.gate = gate,
+        None => bead.dependencies.push(Dependency {
+            depends_on_id: to,
+            dep_type,
+            gate,
+        }),
     }
-    bead.dependencies.push(Dependency {
-        depends_on_id: to,
-        dep_type,
-    });
     bead.updated_at = Some(Timestamp::now());
     txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
     let recorded = txn.commit(&message("dep add", &bead, actor))?;

@@ -10,7 +10,7 @@
 //! seen at once; a missing, stale or malformed entry means the file is read, and the cache
 //! is written anew. Readers take no lock: the cache is replaced whole.
 
-use super::graph::IdMap;
+use super::idmap::IdMap;
 use super::model::{AcceptanceCriterion, Approval, Bead, Note};
 use crate::store::index::{FileStamp, ITEM, now_ns};
 use crate::store::write_atomic;

@@ -19,7 +19,7 @@ mod unset;
 pub use approvers::Approvers;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
-pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
+pub use session::{LayoutConfig, PaneConfig, RolesConfig, SESSION_ROLES};
 pub use sling::SlingConfig;
 use timeouts::spelled;
 pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
@@ -67,6 +67,8 @@ pub struct Config {
     pub layout: LayoutConfig,
     /// The agent command each role runs in its pane.
     pub agents: BTreeMap<String, String>,
+    /// The roles' context files and workspaces.
+    pub roles: RolesConfig,
     /// Who approves (see [`Approvers`]); `None`: approvals are not authenticated.
     pub approvers: Option<Approvers>,
 }
@@ -245,6 +247,7 @@ impl Default for Config {
             sling: SlingConfig::default(),
             layout: LayoutConfig::default(),
             agents: BTreeMap::new(),
+            roles: RolesConfig::default(),
             approvers: None,
         }
     }
@@ -489,7 +492,7 @@ fn unknown_key(key: &str) -> Error {
          hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
          inspect.min_confidence, inspect.hook_timeout, refinery.target, refinery.strategy, \
          refinery.max_retries, layout.ratio, layout.left.role, layout.left.command, \
-         layout.right.role, layout.right.command, agents.ROLE",
+         layout.right.role, layout.right.command, agents.ROLE, roles.workspaces",
     )
 }
 

@@ -98,10 +98,8 @@ pub fn attach(
     spec.created_at = Some(now);
     spec.updated_at = Some(now);
     spec.created_by = Some(actor.to_string());
-    work.dependencies.push(Dependency {
-        depends_on_id: spec.id.clone(),
-        dep_type: DepType::Blocks,
-    });
+    work.dependencies
+        .push(Dependency::new(spec.id.clone(), DepType::Blocks));
     txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
     crate::mail::ops::send_in(
         txn,

@@ -133,10 +133,7 @@ fn apply(b: &mut Bead, edit: &Edit, side: usize) {
         Edit::AddLabel(l) if !b.labels.contains(&name(l)) => b.labels.push(name(l)),
         Edit::RemoveLabel(l) => b.labels.retain(|x| *x != name(l)),
         Edit::AddDep(d) => {
-            let dep = Dependency {
-                depends_on_id: format!("vm-{}", name(d)),
-                dep_type: DepType::Blocks,
-            };
+            let dep = Dependency::new(format!("vm-{}", name(d)), DepType::Blocks);
             if !b.dependencies.contains(&dep) {
                 b.dependencies.push(dep);
             }

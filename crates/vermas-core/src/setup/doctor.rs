@@ -39,6 +39,16 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     settings_findings(ws, &mut add);
     approval_findings(ws, &mut add);
     worktree_findings(ws, &mut add);
+    for role in crate::roles::workspace::stale(ws) {
+        add(
+            "warning",
+            format!(
+                "{}: out of date with {} (`vermas init --roles --workspaces` copies it again)",
+                ws.display(&crate::roles::workspace::claude_md(ws, role)),
+                ws.display(&crate::roles::path(ws, role))
+            ),
+        );
+    }
     record_findings(ws, &mut add)?;
     git_findings(ws, &mut add);
     driver_findings(ws, &mut add);
