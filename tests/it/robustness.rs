@@ -141,14 +141,14 @@ fn mol_wisp_refuses_a_ttl_that_does_not_fit_and_writes_nothing() {
             "{err}"
         );
     }
-    // A lifetime that fits but would end after 9999-12-31 cannot be written as RFC 3339.
+    // A lifetime that fits but would end past the last time a record may hold.
     let err = refused(
         &repo,
         &["mol", "wisp", "flat", "--ttl", "2h"],
-        &[("VERMAS_NOW", "9999-12-31T23:00:00Z")],
+        &[("VERMAS_NOW", "9999-12-30T21:00:00Z")],
     );
     assert!(
-        err.contains("would expire after 9999-12-31T23:59:59Z"),
+        err.contains("would expire after 9999-12-30T22:00:00Z"),
         "{err}"
     );
     assert_eq!(wisp_files(&repo), Vec::<String>::new());
@@ -159,12 +159,12 @@ fn mol_wisp_refuses_a_ttl_that_does_not_fit_and_writes_nothing() {
 fn mol_list_reads_every_expiry_wisp_can_write() {
     let repo = Repo::initialised();
     repo.write(".beads/formulas/flat.formula.toml", FLAT);
-    let now = [("VERMAS_NOW", "9999-12-31T22:59:59Z")];
+    let now = [("VERMAS_NOW", "9999-12-30T21:00:00Z")];
     let mut cmd = repo.cmd(&["mol", "wisp", "flat", "--ttl", "1h", "--json"]);
     let out = cmd.envs(now).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let wisp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(wisp["expires_at"], "9999-12-31T23:59:59Z");
+    assert_eq!(wisp["expires_at"], "9999-12-30T22:00:00Z");
     // The longest lifetime from today; listed today, neither has expired.
     repo.ok(&["mol", "wisp", "flat", "--ttl", "365d"]);
     let out = repo.run(&["mol", "list", "--json"]);
@@ -178,7 +178,7 @@ fn mol_list_reads_every_expiry_wisp_can_write() {
         .map(|m| m["expires_at"].as_str().unwrap())
         .collect();
     assert_eq!(expiries.len(), 2, "{listed}");
-    assert!(expiries.contains(&"9999-12-31T23:59:59Z"), "{expiries:?}");
+    assert!(expiries.contains(&"9999-12-30T22:00:00Z"), "{expiries:?}");
     // A clock that cannot be written (out of range seconds) is ignored, not stored.
     let out = repo
         .cmd(&["mol", "wisp", "flat", "--ttl", "1h", "--json"])

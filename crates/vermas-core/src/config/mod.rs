@@ -483,17 +483,35 @@ fn scalar_candidates(raw: &str) -> Vec<Value> {
 
 /// The error for a key no setting has.
 fn unknown_key(key: &str) -> Error {
-    Error::config(format!("unknown config key '{key}'")).with_help(
-        "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
-         verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, llm.retries, \
-         judge.max_file_bytes, judge.samples, specs.dir, specs.auto_create, gates.red, gates.green, \
-         gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
-         gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
-         hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
-         inspect.min_confidence, inspect.hook_timeout, refinery.target, refinery.strategy, \
-         refinery.max_retries, layout.ratio, layout.left.role, layout.left.command, \
-         layout.right.role, layout.right.command, agents.ROLE, roles.workspaces",
-    )
+    Error::config(format!("unknown config key '{key}'"))
+        .with_help(format!("keys: {}", known_keys().join(", ")))
+}
+
+/// Every key there is, from the settings themselves (a map's entries as `KEY.NAME`), so the
+/// list cannot leave one out.
+fn known_keys() -> Vec<String> {
+    /// The dotted keys under `node`, its own path being `at`.
+    fn walk(node: &Value, at: &str, out: &mut Vec<String>) {
+        match node {
+            Value::Object(map) if map.is_empty() => out.push(format!("{at}.NAME")),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    let key = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    walk(v, &key, out);
+                }
+            }
+            _ => out.push(at.to_string()),
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(root) = serde_json::to_value(Config::default()) {
+        walk(&root, "", &mut out);
+    }
+    out
 }
 
 #[cfg(test)]
