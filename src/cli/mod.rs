@@ -8,8 +8,8 @@ mod discover;
 mod formula;
 mod gates;
 mod githooks;
+mod help;
 mod inspect;
-mod inspector;
 mod interop;
 mod mail;
 mod merge_file;
@@ -31,7 +31,6 @@ mod ui;
 mod watch;
 
 use args::{Cli, Command};
-use clap::Parser;
 use vermas_core::error::Error;
 use vermas_core::workspace::Workspace;
 
@@ -45,7 +44,10 @@ pub fn main() -> i32 {
     vermas_core::check::reaper::set_terminator(|code| std::process::exit(code));
     vermas_core::git::install_interrupt_cleanup();
     // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
-    let cli = match Cli::try_parse_from(ralph::command_line()) {
+    let parsed = help::command(<Cli as clap::CommandFactory>::command())
+        .try_get_matches_from(ralph::command_line())
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
@@ -54,6 +56,7 @@ pub fn main() -> i32 {
                 return 0;
             }
             let json = std::env::args().any(|a| a == "--json");
+            let hint = help::near_miss(&std::env::args().collect::<Vec<_>>());
             // A value the domain's own parser refused is reported as that error (its code,
             // message and hint), as if the handler had parsed it.
             if let Some(refused) =
@@ -75,10 +78,11 @@ pub fn main() -> i32 {
                 let mut obj =
                     serde_json::json!({"schema_version": 1, "error": first, "code": "usage"});
                 // clap's tips ("a similar subcommand exists: 'list'") say the fix.
-                let tips: Vec<&str> = detail
+                let mut tips: Vec<&str> = detail
                     .lines()
                     .filter_map(|l| l.trim().strip_prefix("tip: "))
                     .collect();
+                tips.extend(hint.as_deref());
                 if !tips.is_empty() {
                     obj["help"] = serde_json::json!(tips.join("; "));
                 }
@@ -86,6 +90,9 @@ pub fn main() -> i32 {
             } else {
                 // clap's message to a closed stream: the exit code still says it.
                 let _ = e.print();
+                if let Some(h) = &hint {
+                    eprintln!("  help: {h}");
+                }
             }
             return 2;
         }
@@ -190,7 +197,9 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Plan(a) => design::plan(&ctx, ui, a),
         Command::Report(a) => report::report(ui, a),
         Command::Refinery(cmd) => refinery::refinery(&ctx, ui, cmd),
-        Command::Inspector(cmd) => inspector::inspector(&ctx, ui, cmd),
+        Command::Inspector(inspect::loop_args::InspectorCmd::Run(args)) => {
+            inspect::mail_loop::run(&ctx, ui, args)
+        }
         Command::MergeFile {
             base,
             ours,

@@ -1,4 +1,4 @@
-//! The Inspector's lifecycle hooks: `vermas_core::inspect::hooks::run` called directly on a
+//! The Inspector's lifecycle hooks: `vermas_core::inspect::lifecycle::run` called directly on a
 //! workspace opened over a real temporary repository, with real hook scripts (a failing
 //! Pre hook stops its point, a failing Post hook is a warning, the payload on stdin, the
 //! environment, the timeout, symlinks leading outside, files without an execute bit);
@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-use vermas_core::inspect::hooks::{self, HookPoint, HookReport};
+use vermas_core::inspect::lifecycle::{self, HookPoint, HookReport};
 use vermas_core::workspace::Workspace;
 
 /// The workspace of `repo`, opened as vermas opens it (config read).
@@ -22,7 +22,7 @@ fn workspace(repo: &Repo) -> Workspace {
 
 /// Runs `point`'s hooks in `repo` with `payload`.
 fn fire(repo: &Repo, point: HookPoint, payload: &serde_json::Value) -> HookReport {
-    hooks::run(&workspace(repo), point, payload)
+    lifecycle::run(&workspace(repo), point, payload)
 }
 
 /// A hook script that appends its own name (`$0`'s file name) to `log`.

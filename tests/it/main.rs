@@ -22,6 +22,7 @@ mod bead_tails;
 mod beads_cli;
 mod ci_annotations;
 mod ci_shards;
+mod command_names;
 mod completions;
 mod concurrency;
 mod containment;

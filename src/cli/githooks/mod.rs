@@ -71,7 +71,7 @@ fn list(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let git = githooks::git_hooks(&git_repo()?)?;
     // (point, path as shown, executable)
     let lifecycle: Vec<(&str, String, bool)> = match ctx.workspace() {
-        Ok(ws) => vermas_core::inspect::hooks::present(&ws)
+        Ok(ws) => vermas_core::inspect::lifecycle::present(&ws)
             .into_iter()
             .map(|h| (h.point.name(), ws.display(&h.path), h.executable))
             .collect(),

@@ -29,5 +29,6 @@ pub enum RefineryCmd {
         no_cache: bool,
     },
     /// The queue: every request with its state and last verdict.
-    Status,
+    #[command(alias = "status")]
+    Queue,
 }

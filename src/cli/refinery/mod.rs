@@ -25,7 +25,7 @@ pub fn refinery(ctx: &Ctx, ui: &mut Ui, cmd: RefineryCmd) -> CmdResult {
                 use_cache: !no_cache,
             },
         ),
-        RefineryCmd::Status => status(ctx, ui),
+        RefineryCmd::Queue => status(ctx, ui),
     }
 }
 

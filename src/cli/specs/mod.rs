@@ -304,7 +304,7 @@ pub fn spec(ui: &mut Ui, cmd: SpecCmd) -> CmdResult {
             Ok(0)
         }
         SpecCmd::Show { name } => {
-            let s = spec::select(specs_of(&p)?, &[name])?.remove(0);
+            let s = p.select_named(specs_of(&p)?, &[name])?.remove(0);
             if ui.json {
                 ui.json(&versioned(&s));
                 return Ok(0);

@@ -132,7 +132,7 @@ fn mail_posing_as_a_person_answers_nothing() {
     posed.expect_code(0);
     let r = m.run_in(
         None,
-        &["inspector", "run", "--once"],
+        &["inspect", "loop", "--once"],
         &[("FAKE_PROMPT_LOG", &log.display().to_string())],
     );
     assert!(r.all().contains("not an answer that counts"), "{}", r.all());

@@ -3,7 +3,7 @@
 //! parallel, and the judge decides; rules no LLM can override settle the verdict. Nothing
 //! here writes: [`super::route`] records and routes what comes back.
 
-use super::hooks::{self, HookPoint};
+use super::lifecycle::{self, HookPoint};
 use super::roles::{self, Role};
 use crate::bead::model::{Bead, IssueType, Status};
 use crate::error::{Error, Result};
@@ -148,7 +148,7 @@ fn hook(
     payload: &serde_json::Value,
     ins: &mut Inspection,
 ) -> Option<String> {
-    let report = hooks::run_locked(ws, point, payload);
+    let report = lifecycle::run_locked(ws, point, payload);
     ins.warnings.extend(report.warnings);
     report.stopped
 }

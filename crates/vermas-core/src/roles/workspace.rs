@@ -83,9 +83,11 @@ fn own_commands(role: &str) -> &'static [&'static str] {
             "vermas inspect audit",
             "vermas inspect review",
             "vermas inspect run",
+            "vermas inspect loop",
             "vermas inspector run",
             "vermas strategize",
             "vermas refinery run",
+            "vermas refinery queue",
             "vermas refinery status",
             "vermas mol",
         ],
@@ -107,6 +109,7 @@ const DENIED_TO_ALL: &[&str] = &[
     "vermas config unset",
     "vermas init",
     "vermas hooks",
+    "vermas git-hooks",
     "vermas import",
     "vermas delete",
 ];
@@ -114,6 +117,7 @@ const DENIED_TO_ALL: &[&str] = &[
 /// Commands that record a verdict or merge: only the Inspector runs them.
 const INSPECTOR_ONLY: &[&str] = &[
     "vermas inspect run",
+    "vermas inspect loop",
     "vermas inspector run",
     "vermas refinery run",
 ];

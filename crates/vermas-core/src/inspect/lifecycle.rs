@@ -225,7 +225,7 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
         .with_stdin(input.clone())
         .with_env("VERMAS_HOOK", point.name())
         .with_env("VERMAS_ROOT", ws.root.to_string_lossy());
-        let before = super::hook_guard::Snapshot::take(ws);
+        let before = super::lifecycle_guard::Snapshot::take(ws);
         let done = process::run(&job);
         let tampered = before.undo_changes(ws);
         if !tampered.is_empty() {

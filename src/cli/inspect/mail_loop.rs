@@ -1,23 +1,19 @@
-//! `inspector run [--once] [--interval 5s]`: the Inspector's own loop over `inspector/`
-//! mail (see [`vermas_core::mail_loop`]), one line per message it acts on.
+//! `inspect loop [--once] [--interval 5s]` (once `inspector run`, still understood): the
+//! Inspector's own loop over `inspector/` mail (see [`vermas_core::mail_loop`]), one line
+//! per message it acts on.
 
-pub(super) mod args;
-
-use super::inspector::args::InspectorCmd;
-use super::output::versioned;
-use super::ui::{Ui, outln};
-use super::{CmdResult, Ctx};
+use super::loop_args::LoopArgs;
+use crate::cli::output::versioned;
+use crate::cli::ui::{Ui, outln};
+use crate::cli::{CmdResult, Ctx};
 use vermas_core::mail_loop::{self, Event, LoopOptions};
 
-/// `inspector ...`.
-pub fn inspector(ctx: &Ctx, ui: &mut Ui, cmd: InspectorCmd) -> CmdResult {
-    match cmd {
-        InspectorCmd::Run { once, interval } => run(ctx, ui, LoopOptions { once, interval }),
-    }
-}
-
-/// `inspector run`: exit 0, or 3 when an action failed (its message stays taken).
-fn run(ctx: &Ctx, ui: &mut Ui, opts: LoopOptions) -> CmdResult {
+/// `inspect loop`: exit 0, or 3 when an action failed (its message stays taken).
+pub fn run(ctx: &Ctx, ui: &mut Ui, args: LoopArgs) -> CmdResult {
+    let opts = LoopOptions {
+        once: args.once,
+        interval: args.interval,
+    };
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
     let json = ui.json;
