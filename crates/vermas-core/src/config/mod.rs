@@ -333,6 +333,12 @@ impl Config {
         }
         check_skip_codes(&self.verify.skip_codes).map_err(|m| ("skip_codes".to_string(), m))?;
         session::validate(&self.layout, &self.agents)?;
+        if self.refinery.batch == 0 {
+            return Err((
+                "batch".to_string(),
+                "refinery.batch must be at least 1 (1: one request at a time)".to_string(),
+            ));
+        }
         if !(0.0..=1.0).contains(&self.inspect.min_confidence) {
             return Err((
                 "min_confidence".to_string(),
@@ -483,7 +489,7 @@ fn unknown_key(key: &str) -> Error {
          gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
          hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
          inspect.min_confidence, inspect.hook_timeout, refinery.target, refinery.strategy, \
-         refinery.max_retries, layout.ratio, layout.left.role, layout.left.command, \
+         refinery.max_retries, refinery.batch, layout.ratio, layout.left.role, layout.left.command, \
          layout.right.role, layout.right.command, agents.ROLE",
     )
 }
