@@ -20,6 +20,7 @@ pub mod ops;
 pub mod query;
 pub mod routing;
 pub mod store;
+pub mod table;
 pub mod tails;
 
 pub use file::parse_text;
