@@ -151,7 +151,8 @@ macro_rules! bead_fields {
         }
 
         /// Does not compile when [`Bead`] has a member the table does not name (`partial`
-        /// is no field: it says where the bead was read from).
+        /// is no field: it says where the bead was read from). When it fails, add the new
+        /// member as a row of the table below, in `Bead`'s order.
         #[allow(dead_code)]
         fn every_bead_field_is_in_the_table(bead: Bead) {
             let Bead { $($name: _,)* partial: _ } = bead;

@@ -180,12 +180,15 @@ fn every_form_carries(bead: &Bead, changed: &[usize]) {
         pretty.replace('\n', "\n  "),
         "{names:?} JSON"
     );
-    // A merge keeps a change made on one side, whichever side it is (a merge is of one
-    // bead: its id is the same on both).
+    // A merge keeps a change made on one side, whichever side it is, even when the other
+    // side changed last (else the merge would take the field along with the whole later
+    // side). A merge is of one bead: its id is the same on both.
     let b = base();
+    let mut later = base();
+    later.updated_at = Some(crate::time::Timestamp(1_600_000_000));
     for merged in [
-        crate::merge::bead::merge_beads(Some(&b), bead, &b),
-        crate::merge::bead::merge_beads(Some(&b), &b, bead),
+        crate::merge::bead::merge_beads(Some(&b), bead, &later),
+        crate::merge::bead::merge_beads(Some(&b), &later, bead),
     ] {
         for &n in changed.iter().filter(|&&n| FIELDS[n].name != "id") {
             assert_eq!(
