@@ -9,8 +9,8 @@
 use super::cache;
 use super::model::{Bead, Dependency, Note};
 use super::table::{self, FIELDS, Mut};
+use crate::text::yaml::is_plain_safe;
 use crate::time::Timestamp;
-use crate::yaml::is_plain_safe;
 use std::borrow::Cow;
 
 /// The bead in `text` when it is in the shape vermas writes; `None` otherwise (then the
@@ -426,7 +426,7 @@ mod tests {
     }
 
     proptest! {
-        // Failures become named tests here, as in tests/it/robustness.rs: no seed files.
+        // Failures become named tests here, as in tests/it/cli/robustness.rs: no seed files.
         #![proptest_config(ProptestConfig {
             cases: 2000,
             failure_persistence: None,

@@ -268,7 +268,7 @@ pub fn run_parallel<T: Sync, R: Send>(
 ) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let finished = AtomicUsize::new(0);
-    crate::par::pool(tasks.len(), jobs, |i| {
+    crate::sys::par::pool(tasks.len(), jobs, |i| {
         let total = tasks.len();
         progress(Progress::Started { index: i, total });
         let r = work(&tasks[i]);

@@ -171,7 +171,7 @@ fn pick_criterion(
             Error::Invalid(format!(
                 "--ac {n}: {} has {}",
                 spec.id,
-                crate::words::counted(count, "acceptance criterion", "acceptance criteria")
+                crate::text::words::counted(count, "acceptance criterion", "acceptance criteria")
             ))
         })?;
     if let Some(judge) = &c.judge

@@ -112,7 +112,7 @@ impl GitRepo {
                 entry.oid()
             ));
         }
-        Some(crate::hash::blob(&text))
+        Some(crate::sys::hash::blob(&text))
     }
 
     /// A value of git's configuration (`merge.vermas.driver`), if set.

@@ -125,7 +125,7 @@ const MAC_HEADER: &str = "vermas-mac ";
 
 /// The MAC of the reply `reply` to the question `id` under `key`.
 fn mac_of(key: &[u8], id: &str, reply: &str) -> String {
-    crate::hash::mac(key, format!("{id}\0{reply}").as_bytes())
+    crate::sys::hash::mac(key, format!("{id}\0{reply}").as_bytes())
 }
 
 /// The reply a cache file's `text` holds, when its MAC under `key` is valid.
@@ -136,5 +136,5 @@ fn bound<'t>(key: &[u8], id: &str, text: &'t str) -> Option<&'t str> {
 
 /// The hex hash that names a cached reply (and is recorded as the prompt's hash).
 pub fn prompt_hash(text: &str) -> Result<String, String> {
-    Ok(crate::hash::blob(text))
+    Ok(crate::sys::hash::blob(text))
 }

@@ -43,7 +43,7 @@ impl RunOptions {
     pub fn new(ws: &Workspace, handler: &str, jobs: Option<usize>) -> RunOptions {
         RunOptions {
             handler: handler.to_string(),
-            jobs: jobs.unwrap_or_else(crate::par::cores).max(1),
+            jobs: jobs.unwrap_or_else(crate::sys::par::cores).max(1),
             timeout: STEP_TIMEOUT,
             output_cap: usize::try_from(ws.config.verify.output_cap)
                 .unwrap_or(OUTPUT_CAP)
