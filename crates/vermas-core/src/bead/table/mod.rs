@@ -332,5 +332,4 @@ impl Serialize for Ref<'_> {
 }
 
 #[cfg(test)]
-#[path = "table_tests.rs"]
 mod tests;

@@ -55,7 +55,7 @@ fn the_table_names_every_field_of_a_bead_in_order() {
     assert_eq!(
         serde_names(),
         table.as_slice(),
-        "Bead's members and the field table (bead/table.rs) differ: a field of Bead \
+        "Bead's members and the field table (bead/table/mod.rs) differ: a field of Bead \
          must be a row of the table, in Bead's order"
     );
 }
