@@ -26,6 +26,7 @@ pub mod merge;
 pub mod mol;
 pub mod par;
 pub mod planning;
+pub mod proc;
 pub mod refinery;
 pub mod report;
 pub mod roles;
