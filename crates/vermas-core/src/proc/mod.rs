@@ -36,3 +36,43 @@ use std::sync::Mutex;
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every `.rs` file under `dir`, recursively.
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn the_process_layer_names_no_other_module_of_the_crate() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/proc");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        assert!(files.len() > 5, "{files:?}");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            // The code, without its tests (this one names what it looks for).
+            let code_lines = text.lines().take_while(|l| !l.starts_with("#[cfg(test)]"));
+            for (n, line) in code_lines.enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                let outside = code
+                    .match_indices("crate::")
+                    .any(|(at, _)| !code[at..].starts_with("crate::proc"));
+                assert!(
+                    !outside && !code.contains("super::super::"),
+                    "{}:{}: the process layer uses only itself: {line}",
+                    file.display(),
+                    n + 1
+                );
+            }
+        }
+    }
+}
