@@ -83,7 +83,7 @@ fn baseline_goes_with_verify() {
 
 #[test]
 fn ctrl_c_during_the_baseline_run_leaves_no_worktree_and_no_process() {
-    use crate::live_support::{alive, command, kill_all, wait_gone, write_exec};
+    use crate::specs::support::{alive, command, kill_all, wait_gone, write_exec};
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::time::{Duration, Instant};
     let repo = Repo::initialised();
