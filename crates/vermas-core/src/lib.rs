@@ -22,6 +22,7 @@ pub mod interop;
 pub mod judge;
 pub mod mail;
 pub mod mail_loop;
+pub mod mem;
 pub mod merge;
 pub mod mol;
 pub mod par;
