@@ -38,6 +38,7 @@ mod git_recording;
 mod hook_payloads;
 mod hooks;
 mod hostile_checks;
+mod hostile_exits;
 mod hostile_specs;
 mod html_report;
 mod inspect_pipeline;
