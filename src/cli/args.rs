@@ -16,13 +16,19 @@ use super::tasks::args::TasksCmd;
 
 /// vermas: verifiable work for people and coding agents, with git as the only database.
 #[derive(Debug, Parser)]
-#[command(name = "vermas", version, about, propagate_version = true)]
+#[command(name = "vermas", version, about)]
 pub struct Cli {
     /// Print machine-readable JSON (errors go to stderr as JSON too).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, display_order = 900)]
     pub json: bool,
     /// Who is acting (default: VERMAS_ACTOR, git user.name, $USER).
-    #[arg(long, global = true, value_name = "NAME", value_parser = actor_name)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        value_parser = actor_name,
+        display_order = 901
+    )]
     pub actor: Option<String>,
     /// The command.
     #[command(subcommand)]
@@ -59,8 +65,12 @@ pub enum Command {
         /// Also write each role's context to .beads/roles/<role>.md (existing files kept).
         #[arg(long)]
         roles: bool,
-        /// With --roles: write the role files over existing ones.
-        #[arg(long, requires = "roles")]
+        /// Also give each role a workspace, .beads/roles/<role>/ with its CLAUDE.md and
+        /// .claude/settings.json (implies --roles; also the `roles.workspaces` setting).
+        #[arg(long)]
+        workspaces: bool,
+        /// With --roles: write the role files (and workspace settings) over existing ones.
+        #[arg(long)]
         force: bool,
     },
     /// Read or change settings in .beads/vermas.yaml.
@@ -175,7 +185,10 @@ pub enum Command {
     /// Run [VERIFY] tasks of a tasks file.
     #[command(subcommand)]
     Tasks(TasksCmd),
-    /// Install, remove or run vermas's git hooks (the pre-push gate).
+    /// Install, remove or run vermas's git hooks (the pre-push check).
+    ///
+    /// Not the Inspector's lifecycle hooks under .beads/hooks/.
+    #[command(name = "git-hooks", alias = "hooks")]
     #[command(subcommand)]
     Hooks(HooksCmd),
     /// Agent mail: send, inbox, read, reply, thread, archive, wait.
@@ -198,6 +211,10 @@ pub enum Command {
         /// this work and no other.
         #[arg(long, value_name = "NAME")]
         branch: Option<String>,
+        /// Give the worker a git worktree of its own on that branch (config
+        /// `sling.worktree: true` does it every time); its path is in WORK ASSIGNED.
+        #[arg(long)]
+        worktree: bool,
         /// Bypass the test-spec gate (recorded; needs --reason).
         #[arg(long, requires = "reason")]
         force: bool,
@@ -208,30 +225,36 @@ pub enum Command {
     /// The Inspector: verify, audit, review and judge a bead's work; record and route it.
     #[command(subcommand)]
     Inspect(super::inspect::args::InspectCmd),
-    /// The designer turns a request into requirements; approved, they become the work's
-    /// description (a new feature unless --bead).
+    /// The designer turns a request into requirements for a person to approve.
+    ///
+    /// Approved, they become the work's description (a new feature unless --bead).
     Design(super::design::args::DesignArgs),
     /// The strategist proposes acceptance criteria; approved, they go on the work's test spec.
     Strategize(super::design::args::StrategizeArgs),
-    /// design -> create -> strategize as the mol-spec-planning molecule; the same request
-    /// again (or --resume MOL) continues an unfinished plan where it stopped.
+    /// design -> create -> strategize, as one resumable molecule.
+    ///
+    /// The mol-spec-planning molecule; the same request again (or --resume MOL) continues
+    /// an unfinished plan where it stopped.
     Plan(super::design::args::PlanArgs),
-    /// Write one self-contained HTML page of the committed ledger and its history: work by
-    /// state, live specs and each criterion's outcomes over time, inspections and why
-    /// (default .beads/.cache/report.html; prints its file:// link).
+    /// Write one self-contained HTML page of the committed ledger and its history.
+    ///
+    /// Work by state, live specs and each criterion's outcomes over time, inspections and
+    /// why (default .beads/.cache/report.html; prints its file:// link).
     Report(super::report::args::ReportArgs),
     /// The Refinery: merge a branch only once the Inspector passed the merge result.
     #[command(subcommand)]
     Refinery(super::refinery::args::RefineryCmd),
-    /// The Inspector's own loop: act on `inspector/` mail (`inspector run`).
+    /// The old spelling of `inspect loop`.
+    #[command(hide = true)]
     #[command(subcommand)]
-    Inspector(super::inspector::args::InspectorCmd),
+    Inspector(super::inspect::loop_args::InspectorCmd),
     /// wrapix's ralph front end: `ralph spec`, `ralph status` (also as a symlink named ralph).
     #[command(subcommand)]
     Ralph(super::ralph::args::RalphCmd),
-    /// git's merge driver for vermas's records (`merge.vermas.driver`): merges BASE, OURS
-    /// and THEIRS of the record at PATH by meaning into OURS; non-zero leaves the conflict
-    /// to git.
+    /// git's merge driver for vermas's records (`merge.vermas.driver`).
+    ///
+    /// Merges BASE, OURS and THEIRS of the record at PATH by meaning into OURS; non-zero
+    /// leaves the conflict to git.
     MergeFile {
         /// The common ancestor's version (git's `%O`).
         base: std::path::PathBuf,
@@ -242,11 +265,18 @@ pub enum Command {
         /// The record's path in the repository (git's `%P`).
         path: String,
     },
-    /// A language server on stdin/stdout for spec markdown (links, diagnostics, hover,
-    /// "Run this criterion"); an editor starts it.
+    /// A language server for spec markdown; an editor starts it.
+    ///
+    /// On stdin/stdout: links, diagnostics, hover, "Run this criterion".
     Lsp,
-    /// Share the ledger: fetch REMOTE, merge its branch (records by meaning) and push,
-    /// retrying while someone else pushes.
+    /// A stand-in for a model, to try the Inspector without one.
+    ///
+    /// Answers each role's prompt on stdin from the checks alone, labelled as a stand-in
+    /// (never the default: `vermas config set llm.command "vermas stand-in"`).
+    StandIn,
+    /// Share the ledger: fetch, merge (records by meaning), push.
+    ///
+    /// Fetches REMOTE, merges its branch and pushes, retrying while someone else pushes.
     Sync {
         /// The remote (default: the ledger branch's upstream remote, else `origin`).
         remote: Option<String>,
@@ -257,8 +287,9 @@ pub enum Command {
     /// Write every bead in another tracker's format (`export bd [FILE]`).
     #[command(subcommand)]
     Export(ExportCmd),
-    /// Open the two-pane tmux session: the mayor's pane left, the inspector's right
-    /// (config `layout`); a second `start` finds the running one.
+    /// Open the two-pane tmux session: the mayor's pane and the inspector's.
+    ///
+    /// Laid out by config `layout`; a second `start` finds the running one.
     Start(StartArgs),
     /// Close the session `start` opened (inside tmux: its window).
     Stop,

@@ -8,8 +8,8 @@ mod discover;
 mod formula;
 mod gates;
 mod githooks;
+mod help;
 mod inspect;
-mod inspector;
 mod interop;
 mod mail;
 mod merge_file;
@@ -25,13 +25,13 @@ mod session;
 mod setup;
 mod sling;
 mod specs;
+mod style;
 mod sync;
 mod tasks;
 mod ui;
 mod watch;
 
 use args::{Cli, Command};
-use clap::Parser;
 use vermas_core::error::Error;
 use vermas_core::workspace::Workspace;
 
@@ -45,7 +45,10 @@ pub fn main() -> i32 {
     vermas_core::check::reaper::set_terminator(|code| std::process::exit(code));
     vermas_core::git::install_interrupt_cleanup();
     // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
-    let cli = match Cli::try_parse_from(ralph::command_line()) {
+    let parsed = help::command(<Cli as clap::CommandFactory>::command())
+        .try_get_matches_from(ralph::command_line())
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
@@ -54,6 +57,7 @@ pub fn main() -> i32 {
                 return 0;
             }
             let json = std::env::args().any(|a| a == "--json");
+            let hint = help::near_miss(&std::env::args().collect::<Vec<_>>());
             // A value the domain's own parser refused is reported as that error (its code,
             // message and hint), as if the handler had parsed it.
             if let Some(refused) =
@@ -75,10 +79,11 @@ pub fn main() -> i32 {
                 let mut obj =
                     serde_json::json!({"schema_version": 1, "error": first, "code": "usage"});
                 // clap's tips ("a similar subcommand exists: 'list'") say the fix.
-                let tips: Vec<&str> = detail
+                let mut tips: Vec<&str> = detail
                     .lines()
                     .filter_map(|l| l.trim().strip_prefix("tip: "))
                     .collect();
+                tips.extend(hint.as_deref());
                 if !tips.is_empty() {
                     obj["help"] = serde_json::json!(tips.join("; "));
                 }
@@ -86,6 +91,9 @@ pub fn main() -> i32 {
             } else {
                 // clap's message to a closed stream: the exit code still says it.
                 let _ = e.print();
+                if let Some(h) = &hint {
+                    eprintln!("  help: {h}");
+                }
             }
             return 2;
         }
@@ -132,14 +140,21 @@ fn dispatch(cli: Cli) -> CmdResult {
             prefix,
             hooks,
             roles,
+            workspaces,
             force,
         } => {
-            let roles = roles.then_some(if force {
+            if force && !roles && !workspaces {
+                return Err(vermas_core::error::Error::usage(
+                    "--force writes the role files over existing ones: give it with --roles",
+                )
+                .with_help("vermas init --roles --force"));
+            }
+            let roles = (roles || workspaces).then_some(if force {
                 vermas_core::roles::Existing::Overwrite
             } else {
                 vermas_core::roles::Existing::Keep
             });
-            setup::init(&ctx, ui, prefix.as_deref(), hooks, roles)
+            setup::init(&ctx, ui, prefix.as_deref(), hooks, roles, workspaces)
         }
         Command::Config(cmd) => setup::config(&ctx, ui, cmd),
         Command::Completions { shell } => setup::completions(ui, shell),
@@ -183,13 +198,22 @@ fn dispatch(cli: Cli) -> CmdResult {
         Command::Plan(a) => design::plan(&ctx, ui, a),
         Command::Report(a) => report::report(ui, a),
         Command::Refinery(cmd) => refinery::refinery(&ctx, ui, cmd),
-        Command::Inspector(cmd) => inspector::inspector(&ctx, ui, cmd),
+        Command::Inspector(inspect::loop_args::InspectorCmd::Run(args)) => {
+            inspect::mail_loop::run(&ctx, ui, args)
+        }
         Command::MergeFile {
             base,
             ours,
             theirs,
             path,
         } => merge_file::merge_file(&base, &ours, &theirs, &path),
+        Command::StandIn => {
+            let mut prompt = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut prompt)
+                .map_err(|e| Error::io("stdin", e))?;
+            ui::out!(ui, "{}", vermas_core::inspect::stand_in::reply(&prompt));
+            Ok(0)
+        }
         Command::Lsp => {
             let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
             crate::lsp::serve_stdio(&cwd)
@@ -205,13 +229,14 @@ fn dispatch(cli: Cli) -> CmdResult {
             id,
             agent,
             branch,
+            worktree,
             force,
             reason,
         } => sling::sling(
             &ctx,
             ui,
             &id,
-            (agent.as_deref(), branch.as_deref()),
+            (agent.as_deref(), branch.as_deref(), worktree),
             force,
             reason.as_deref(),
         ),

@@ -151,12 +151,15 @@ pub fn summary(s: &Summary, has_workspace: bool) -> String {
             .iter()
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
+        let by_status = if parts.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", parts.join(" · "))
+        };
         let _ = writeln!(
             out,
-            "Beads: {} ({}% done)  {}",
-            s.total,
-            s.percent_done,
-            parts.join(" · ")
+            "Beads: {} ({}% done){by_status}",
+            s.total, s.percent_done
         );
         if s.unreadable > 0 {
             let _ = writeln!(

@@ -6,19 +6,28 @@ use crate::cli::ui::{Ui, outln};
 use crate::cli::{CmdResult, Ctx};
 use serde_json::json;
 
-/// `sling ID [AGENT] [--branch NAME] [--force --reason R]`.
+/// `sling ID [AGENT] [--branch NAME] [--worktree] [--force --reason R]`.
 pub fn sling(
     ctx: &Ctx,
     ui: &mut Ui,
     id: &str,
-    (agent, branch): (Option<&str>, Option<&str>),
+    (agent, branch, worktree): (Option<&str>, Option<&str>, bool),
     force: bool,
     reason: Option<&str>,
 ) -> CmdResult {
     let ws = ctx.workspace()?;
     let forced = if force { reason } else { None };
-    let slung =
-        vermas_core::inspect::assign::sling(&ws, &ctx.actor(&ws)?, id, agent, branch, forced)?;
+    let slung = vermas_core::inspect::assign::sling(
+        &ws,
+        &ctx.actor(&ws)?,
+        id,
+        &vermas_core::inspect::assign::SlingRequest {
+            agent,
+            branch,
+            worktree,
+            force: forced,
+        },
+    )?;
     if slung.forced {
         eprintln!(
             "warning: {} slung past its test-spec gate (noted on the bead, labelled {})",
@@ -29,7 +38,7 @@ pub fn sling(
     recorded_note(&slung.recorded);
     if ui.json {
         ui.json(&versioned(
-            json!({"id": slung.work.id, "assignee": slung.work.assignee, "branch": slung.work.branch, "mailed": slung.mailed, "forced": slung.forced}),
+            json!({"id": slung.work.id, "assignee": slung.work.assignee, "branch": slung.work.branch, "worktree": slung.work.worktree, "mailed": slung.mailed, "forced": slung.forced}),
         ));
     } else {
         outln!(
@@ -40,6 +49,9 @@ pub fn sling(
             slung.work.branch.as_deref().unwrap_or("?"),
             slung.mailed
         );
+        if let Some(dir) = &slung.work.worktree {
+            outln!(ui, "Worktree: {dir}");
+        }
     }
     Ok(0)
 }

@@ -2,6 +2,10 @@
 //! header each, every criterion reduced to ralph's PASS, FAIL or SKIP (a check that could
 //! not run is a FAIL with its reason, never a PASS), and the tally. The checks themselves
 //! run through [`vermas_core::verify`]; this module only regroups their results.
+//!
+//! `ralph spec` leaves out criteria whose links are all of the kind not run; `ralph status`
+//! shows them as the live-spec document does: `[SKIP] TEXT (verify only)` under `--judge`,
+//! `(judge only)` under `--verify`, and a criterion without links `(no check defined)`.
 
 use vermas_core::check::Outcome;
 use vermas_core::verify::live::{AnnotationRun, Kinds, SpecRun};
@@ -86,6 +90,16 @@ impl Verdict {
     }
 }
 
+/// Which command a report is for: they differ in what they show of criteria not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// `ralph spec`: criteria with links of other kinds only are left out; one without
+    /// links is `(no annotation)`.
+    Spec,
+    /// `ralph status`: every criterion, as the live-spec document prints them.
+    Status,
+}
+
 /// One line of a group: a criterion, or a problem with the spec file.
 #[derive(Debug, Clone)]
 pub enum Item {
@@ -93,6 +107,14 @@ pub enum Item {
     Unannotated {
         /// The criterion text.
         text: String,
+    },
+    /// (`ralph status`) a criterion whose links are all of the kind not run:
+    /// `[SKIP] TEXT (verify only)` or `(judge only)`.
+    OtherKind {
+        /// The criterion text.
+        text: String,
+        /// `verify only` or `judge only`.
+        only: &'static str,
     },
     /// A criterion with links of the kinds run.
     Checked {
@@ -111,7 +133,7 @@ impl Item {
     /// The verdict this line counts as.
     pub fn verdict(&self) -> Verdict {
         match self {
-            Item::Unannotated { .. } => Verdict::Skip,
+            Item::Unannotated { .. } | Item::OtherKind { .. } => Verdict::Skip,
             Item::Checked { verdict, .. } => *verdict,
             Item::Problem(_) => Verdict::Fail,
         }
@@ -171,6 +193,8 @@ pub struct Report {
     pub tally: Tally,
     /// One spec was asked for by name: the tally line has no `Summary:` prefix.
     pub single: bool,
+    /// The command it is for.
+    pub listing: Listing,
 }
 
 impl Report {
@@ -194,12 +218,14 @@ impl Report {
     }
 }
 
-/// Regroups `runs` for `mode`: criteria with links only of kinds not run are left out,
-/// as are specs with no criterion and no problem. `molecule` names each spec's molecule.
+/// Regroups `runs` for `mode`: criteria with links only of kinds not run are left out
+/// (`Listing::Spec`) or a SKIP line each (`Listing::Status`); specs with no criterion and
+/// no problem are left out. `molecule` names each spec's molecule.
 pub fn group(
     runs: &[SpecRun],
     mode: Mode,
     single: bool,
+    listing: Listing,
     molecule: impl Fn(&SpecRun) -> Option<String>,
 ) -> Report {
     let mut tally = Tally::default();
@@ -223,6 +249,17 @@ pub fn group(
                 .cloned()
                 .collect();
             if checks.is_empty() {
+                if listing == Listing::Status {
+                    let only = if mode == Mode::Judge {
+                        "verify only"
+                    } else {
+                        "judge only"
+                    };
+                    items.push(Item::OtherKind {
+                        text: c.text.clone(),
+                        only,
+                    });
+                }
                 continue;
             }
             items.push(Item::Checked {
@@ -249,6 +286,7 @@ pub fn group(
         groups,
         tally,
         single,
+        listing,
     }
 }
 
@@ -292,6 +330,7 @@ mod tests {
             groups: Vec::new(),
             tally,
             single: true,
+            listing: Listing::Spec,
         };
         assert_eq!(r.summary(), "2 passed, 1 failed, 3 skipped");
         assert_eq!(r.exit_code(), 1);

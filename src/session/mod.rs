@@ -2,6 +2,9 @@
 //! left and the inspector's on the right (config `layout`), a status line counting what
 //! waits for them, found again by a second `start` and closed by `stop`.
 //!
+//! Each pane starts in its role's workspace (`.beads/roles/<role>/`, made by `init --roles
+//! --workspaces`) when the role has one, else in the repository's root.
+//!
 //! Outside tmux the window lives in its own session, `vermas-<repo>`; inside tmux it is a
 //! new window of the current session. Either way the window carries the repository's root
 //! in its tmux option `@vermas-root`, which is how vermas finds it again.
@@ -33,6 +36,8 @@ pub struct Pane {
     pub role: String,
     /// The start-up command, a shell line.
     pub command: String,
+    /// Where it starts: the role's workspace, else the repository root.
+    pub dir: PathBuf,
 }
 
 /// Everything `start` sets up for one repository.
@@ -40,7 +45,7 @@ pub struct Pane {
 pub struct Plan {
     /// The session's name outside tmux (`vermas-<repo>`), also the window's name.
     pub name: String,
-    /// The repository root: every pane starts there.
+    /// The repository root: a pane without a workspace starts there.
     pub root: PathBuf,
     /// Width of the left pane in percent of the window.
     pub ratio: u32,
@@ -59,8 +64,8 @@ pub fn plan(ws: &Workspace, exe: &Path) -> Plan {
     Plan {
         name: session_name(&root),
         ratio: ws.config.layout.ratio,
-        left: pane(&ws.config, &ws.config.layout.left, &exe),
-        right: pane(&ws.config, &ws.config.layout.right, &exe),
+        left: pane(ws, &ws.config.layout.left, &exe),
+        right: pane(ws, &ws.config.layout.right, &exe),
         status_command: format!(
             "cd {} && {exe} status-line",
             shell::word(&root.to_string_lossy())
@@ -87,10 +92,24 @@ pub fn session_name(root: &Path) -> String {
     format!("vermas-{clean}")
 }
 
-/// The pane of `cfg`: its own command, else its role's watch followed by the role's
-/// agent (`agents.<role>`) once the watch ends (Ctrl-C ends the watch, not the pane).
-fn pane(config: &Config, cfg: &PaneConfig, exe: &str) -> Pane {
-    let command = match &cfg.command {
+/// The pane of `cfg`, in the role's workspace when it has one, else in the root.
+fn pane(ws: &Workspace, cfg: &PaneConfig, exe: &str) -> Pane {
+    let dir = if vermas_core::roles::workspace::exists(ws, &cfg.role) {
+        vermas_core::roles::workspace::dir(ws, &cfg.role)
+    } else {
+        ws.root.clone()
+    };
+    Pane {
+        role: cfg.role.clone(),
+        command: pane_command(&ws.config, cfg, exe),
+        dir,
+    }
+}
+
+/// The command of pane `cfg`: its own, else its role's watch followed by the role's agent
+/// (`agents.<role>`) once the watch ends (Ctrl-C ends the watch, not the pane).
+fn pane_command(config: &Config, cfg: &PaneConfig, exe: &str) -> String {
+    match &cfg.command {
         // tmux would read a trailing `;` as the end of its own command.
         Some(own) => own.trim_end_matches([';', ' ', '\t', '\n']).to_string(),
         None => {
@@ -103,10 +122,6 @@ fn pane(config: &Config, cfg: &PaneConfig, exe: &str) -> Pane {
                 None => watch,
             }
         }
-    };
-    Pane {
-        role: cfg.role.clone(),
-        command,
     }
 }
 
@@ -198,7 +213,7 @@ fn window_args(plan: &Plan, inside: bool, size: Option<(u16, u16)>) -> Vec<Strin
     if let Some((cols, rows)) = size.filter(|_| !inside) {
         args.extend(["-x".into(), cols.to_string(), "-y".into(), rows.to_string()]);
     }
-    args.extend(["-c".into(), plan.root.to_string_lossy().into_owned()]);
+    args.extend(["-c".into(), plan.left.dir.to_string_lossy().into_owned()]);
     args.extend(["-P".into(), "-F".into()]);
     args.push("#{session_name}\t#{window_id}\t#{pane_id}".into());
     args.push(plan.left.command.clone());
@@ -213,7 +228,7 @@ fn split_args(plan: &Plan, left: Option<&str>) -> Vec<String> {
         args.extend(["-t".into(), pane.to_string()]);
     }
     args.extend(["-l".into(), format!("{}%", 100 - plan.ratio)]);
-    args.extend(["-c".into(), plan.root.to_string_lossy().into_owned()]);
+    args.extend(["-c".into(), plan.right.dir.to_string_lossy().into_owned()]);
     args.extend(["-P".into(), "-F".into(), "#{pane_id}".into()]);
     args.push(plan.right.command.clone());
     args
@@ -402,16 +417,16 @@ mod tests {
     fn panes_run_the_role_watch_then_the_agent() {
         let mut config = Config::default();
         let exe = "/bin/vermas";
-        let mayor = pane(&config, &config.layout.left, exe);
-        assert_eq!(mayor.command, "/bin/vermas mail inbox mayor/ --watch");
-        let inspector = pane(&config, &config.layout.right, exe);
-        assert_eq!(inspector.command, "/bin/vermas inspect pending --watch");
+        let mayor = pane_command(&config, &config.layout.left, exe);
+        assert_eq!(mayor, "/bin/vermas mail inbox mayor/ --watch");
+        let inspector = pane_command(&config, &config.layout.right, exe);
+        assert_eq!(inspector, "/bin/vermas inspect pending --watch");
         config
             .agents
             .insert("mayor".into(), "claude --resume;".into());
-        let mayor = pane(&config, &config.layout.left, exe);
+        let mayor = pane_command(&config, &config.layout.left, exe);
         assert_eq!(
-            mayor.command,
+            mayor,
             "trap : INT; /bin/vermas mail inbox mayor/ --watch; claude --resume"
         );
         let critic = PaneConfig {
@@ -419,13 +434,13 @@ mod tests {
             command: None,
         };
         assert_eq!(
-            pane(&config, &critic, exe).command,
+            pane_command(&config, &critic, exe),
             "/bin/vermas mail inbox inspector/critic --watch"
         );
         let own = PaneConfig {
             role: "mayor".into(),
             command: Some("htop ;".into()),
         };
-        assert_eq!(pane(&config, &own, exe).command, "htop");
+        assert_eq!(pane_command(&config, &own, exe), "htop");
     }
 }

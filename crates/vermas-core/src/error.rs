@@ -166,7 +166,12 @@ pub enum Error {
 
     /// No record has this id.
     #[error("no bead matches '{0}'")]
-    #[diagnostic(code(vermas::not_found), help("`vermas list --all` shows every bead"))]
+    #[diagnostic(
+        code(vermas::not_found),
+        help(
+            "`vermas list --all` shows every bead; test specs: `vermas inspect pending` (waiting) or `vermas list --all -t test-spec`"
+        )
+    )]
     NotFound(String),
 
     /// No message has this id.

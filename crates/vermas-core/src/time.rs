@@ -1,4 +1,5 @@
-//! RFC 3339 timestamps in UTC, without a date-time crate.
+//! RFC 3339 timestamps in UTC: whole seconds, read and written with jiff (already built
+//! through gix), within the years 0 to 9999 that jiff and RFC 3339 share.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -9,11 +10,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
-    /// The earliest time RFC 3339 can write: 0000-01-01T00:00:00Z.
+    /// The earliest time a record may hold: 0000-01-01T00:00:00Z.
     pub const MIN: Timestamp = Timestamp(-62_167_219_200);
 
-    /// The latest time RFC 3339 can write: 9999-12-31T23:59:59Z.
-    pub const MAX: Timestamp = Timestamp(253_402_300_799);
+    /// The latest time a record may hold: 9999-12-30T22:00:00Z, the end of jiff's range
+    /// (no record needs a later one; a later time is refused where it is read).
+    pub const MAX: Timestamp = Timestamp(253_402_207_200);
 
     /// The current time (or `VERMAS_NOW`, seconds or RFC 3339, when set, for reproducible
     /// runs; a value outside [`Timestamp::MIN`]..=[`Timestamp::MAX`] is ignored).
@@ -50,73 +52,35 @@ impl Timestamp {
         Some(Timestamp(self.0.checked_add(secs)?)).filter(Timestamp::is_writable)
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`; a bare date means midnight UTC. A time
-    /// whose offset moves it outside the years 0 to 9999 is refused (it could not be written
-    /// back).
+    /// Parses an RFC 3339 time with its offset (`2026-11-22T10:00:00Z`, `...+02:00`, a
+    /// fraction of a second dropped), or a bare date meaning midnight UTC, with jiff. A time
+    /// outside [`Timestamp::MIN`]..=[`Timestamp::MAX`] is refused.
     pub fn parse(text: &str) -> Option<Self> {
-        let s = text.trim().as_bytes();
-        let num = |range: std::ops::Range<usize>| -> Option<i64> {
-            let part = s.get(range)?;
-            if part.iter().all(u8::is_ascii_digit) {
-                std::str::from_utf8(part).ok()?.parse().ok()
-            } else {
-                None
+        let text = text.trim();
+        let seconds = match text.parse::<jiff::Timestamp>() {
+            Ok(t) => t.as_second(),
+            Err(_) if text.len() == 10 => {
+                let date = text.parse::<jiff::civil::Date>().ok()?;
+                date.to_zoned(jiff::tz::TimeZone::UTC)
+                    .ok()?
+                    .timestamp()
+                    .as_second()
             }
+            Err(_) => return None,
         };
-        if s.len() < 10 || s[4] != b'-' || s[7] != b'-' {
-            return None;
-        }
-        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-            return None;
-        }
-        let days = days_from_civil(year, month, day);
-        if s.len() == 10 {
-            return Some(Timestamp(days * 86_400));
-        }
-        if !matches!(s[10], b'T' | b't' | b' ') || s.len() < 19 || s[13] != b':' || s[16] != b':' {
-            return None;
-        }
-        let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if hour > 23 || minute > 59 || second > 60 {
-            return None;
-        }
-        let mut rest = &s[19..];
-        if rest.first() == Some(&b'.') {
-            let digits = rest[1..].iter().take_while(|b| b.is_ascii_digit()).count();
-            if digits == 0 {
-                return None;
-            }
-            rest = &rest[1 + digits..];
-        }
-        let offset = match rest {
-            b"Z" | b"z" => 0,
-            [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-                let digits = [*h1, *h2, *m1, *m2];
-                if !digits.iter().all(u8::is_ascii_digit) {
-                    return None;
-                }
-                let h = i64::from(h1 - b'0') * 10 + i64::from(h2 - b'0');
-                let m = i64::from(m1 - b'0') * 10 + i64::from(m2 - b'0');
-                let off = h * 3600 + m * 60;
-                if *sign == b'+' { off } else { -off }
-            }
-            _ => return None,
-        };
-        Some(Timestamp(
-            days * 86_400 + hour * 3600 + minute * 60 + second - offset,
-        ))
-        .filter(Timestamp::is_writable)
+        Some(Timestamp(seconds)).filter(Timestamp::is_writable)
     }
 
     /// The RFC 3339 text as bytes, written without the formatting machinery (for long
-    /// lists); `None` outside the years 0 to 9999.
+    /// lists); `None` outside [`Timestamp::MIN`]..=[`Timestamp::MAX`].
     pub fn rfc3339_bytes(self) -> Option<[u8; 20]> {
-        let (y, m, d) = civil_from_days(self.0.div_euclid(86_400));
-        if !(0..=9999).contains(&y) {
+        if !self.is_writable() {
             return None;
         }
-        let secs = self.0.rem_euclid(86_400);
+        let at = jiff::Timestamp::from_second(self.0)
+            .ok()?
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .datetime();
         let mut out = *b"0000-00-00T00:00:00Z";
         let mut put = |at: usize, value: i64, digits: usize| {
             let mut v = value;
@@ -125,12 +89,12 @@ impl Timestamp {
                 v /= 10;
             }
         };
-        put(0, y, 4);
-        put(5, m, 2);
-        put(8, d, 2);
-        put(11, secs / 3600, 2);
-        put(14, secs % 3600 / 60, 2);
-        put(17, secs % 60, 2);
+        put(0, i64::from(at.year()), 4);
+        put(5, i64::from(at.month()), 2);
+        put(8, i64::from(at.day()), 2);
+        put(11, i64::from(at.hour()), 2);
+        put(14, i64::from(at.minute()), 2);
+        put(17, i64::from(at.second()), 2);
         Some(out)
     }
 
@@ -142,20 +106,12 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(text) = self.rfc3339_bytes() {
+        match self.rfc3339_bytes() {
             // Only ASCII digits and separators.
-            return f.write_str(std::str::from_utf8(&text).unwrap_or_default());
+            Some(text) => f.write_str(std::str::from_utf8(&text).unwrap_or_default()),
+            // Never read from a record (refused there); shown as the seconds it holds.
+            None => write!(f, "@{}", self.0),
         }
-        let days = self.0.div_euclid(86_400);
-        let secs = self.0.rem_euclid(86_400);
-        let (y, m, d) = civil_from_days(days);
-        write!(
-            f,
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-            secs / 3600,
-            secs % 3600 / 60,
-            secs % 60
-        )
     }
 }
 
@@ -170,7 +126,9 @@ impl<'de> Deserialize<'de> for Timestamp {
         let text = String::deserialize(d)?;
         Timestamp::parse(&text).ok_or_else(|| {
             serde::de::Error::custom(format!(
-                "'{text}' is not an RFC 3339 time such as 2026-11-22T10:00:00Z"
+                "'{text}' is not an RFC 3339 time such as 2026-11-22T10:00:00Z between \
+                 0000-01-01T00:00:00Z and {}",
+                Timestamp::MAX
             ))
         })
     }
@@ -187,30 +145,6 @@ pub fn short_age(seconds: i64) -> String {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a count of days since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,7 +153,7 @@ mod tests {
     fn round_trips_and_offsets() {
         let t = Timestamp::parse("2026-11-22T10:00:00Z").unwrap();
         assert_eq!(t.to_string(), "2026-11-22T10:00:00Z");
-        for secs in [0, 1_700_000_000, 951_782_400, -86_400, 253_402_300_799] {
+        for secs in [0, 1_700_000_000, 951_782_400, -86_400, 253_402_207_200] {
             let t = Timestamp(secs);
             assert_eq!(
                 t.rfc3339_bytes().map(|b| b.to_vec()),
@@ -241,13 +175,18 @@ mod tests {
 
     #[test]
     fn sums_stay_writable() {
-        let end = Timestamp::parse("9999-12-31T23:59:59Z").unwrap();
+        let end = Timestamp::parse("9999-12-30T22:00:00Z").unwrap();
         assert_eq!(end, Timestamp::MAX);
+        assert_eq!(
+            Timestamp::parse("9999-12-31T23:59:59Z"),
+            None,
+            "past jiff's range"
+        );
         assert_eq!(
             Timestamp::parse("0000-01-01T00:00:00Z"),
             Some(Timestamp::MIN)
         );
-        assert_eq!(Timestamp::parse("9999-12-31T23:59:59-01:00"), None);
+        assert_eq!(Timestamp::parse("9999-12-30T22:00:00-01:00"), None);
         assert_eq!(Timestamp::parse("0000-01-01T00:00:00+01:00"), None);
         let t = Timestamp(1_700_000_000);
         assert_eq!(

@@ -193,9 +193,15 @@ pub enum DepCmd {
         /// The bead it depends on.
         #[arg(add = crate::cli::complete::bead_id())]
         depends_on: String,
-        /// blocks, parent-child, related, discovered-from, or another of bd's types.
-        #[arg(short = 't', long = "type", default_value = "blocks", add = crate::cli::complete::dep_type())]
-        dep_type: DepType,
+        /// blocks (the default), parent-child, related, discovered-from, or another of bd's
+        /// types.
+        #[arg(short = 't', long = "type", add = crate::cli::complete::dep_type())]
+        dep_type: Option<DepType>,
+        /// A waits-for edge's gate: all-children (the default: ready once none of the
+        /// target's children is open) or any-children (ready once one is closed); implies
+        /// -t waits-for.
+        #[arg(long, value_name = "GATE")]
+        gate: Option<vermas_core::bead::model::Gate>,
     },
     /// Remove a dependency.
     #[command(visible_alias = "remove")]

@@ -113,7 +113,16 @@ pub fn search(ctx: &Ctx, ui: &mut Ui, a: SearchArgs) -> CmdResult {
 /// `stats`: counts by status and type, ready and blocked.
 pub fn stats(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let ws = ctx.workspace()?;
-    let stats = query::stats(&load_set(ctx, &ws)?);
+    let mut set = load_set(ctx, &ws)?;
+    // A bead imported from bd keeps bd's type in its body: tasks are read whole.
+    let tasks: Vec<String> = set
+        .beads
+        .values()
+        .filter(|b| b.partial && b.issue_type == vermas_core::bead::IssueType::Task)
+        .map(|b| b.id.clone())
+        .collect();
+    set.complete(&ws, tasks.iter().map(String::as_str))?;
+    let stats = query::stats(&set, vermas_core::interop::bd::own_type);
     if ui.json {
         ui.json(&versioned(&stats));
         return Ok(0);
@@ -125,6 +134,9 @@ pub fn stats(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     outln!(ui, "Closed:       {}", s.closed_issues);
     outln!(ui, "Blocked:      {}", s.blocked_issues);
     outln!(ui, "Deferred:     {}", s.deferred_issues);
+    if s.pinned_issues > 0 {
+        outln!(ui, "Pinned:       {}", s.pinned_issues);
+    }
     outln!(ui, "Ready:        {}", s.ready_issues);
     if s.average_lead_time_hours > 0.0 {
         outln!(ui, "Avg lead time: {:.1} hours", s.average_lead_time_hours);

@@ -73,13 +73,23 @@ pub fn create(ctx: &Ctx, ui: &mut Ui, a: CreateArgs, quiet: bool) -> CmdResult {
         ui.json(&v);
     } else if quiet {
         outln!(ui, "{}", bead.id);
+        if let Some(spec) =
+            test_spec.filter(|_| std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        {
+            eprintln!(
+                "note: {} waits for its test spec {} (`vermas inspect pending`); --no-spec \
+                 makes work that needs none",
+                bead.id, spec.id
+            );
+        }
     } else {
         outln!(ui, "Created {}: {}", bead.id, bead.title);
         if let Some(spec) = test_spec {
             outln!(
                 ui,
                 "  with its test spec {} (inspector/ was mailed): the work waits until the \
-                 spec has criteria and is approved (`vermas inspect pending`)",
+                 spec has criteria and is approved (`vermas inspect pending`); work that needs \
+                 no test spec: `--no-spec`, or a type without one (`-t chore`, `-t epic`)",
                 spec.id
             );
         }
@@ -324,7 +334,7 @@ pub fn close(
                 "warning: {} closed without a passing inspection: recorded as a bypass \
                  (GATE_BYPASS note, {} label)",
                 b.id,
-                ops::GATE_BYPASSED
+                vermas_core::bead::routing::GATE_BYPASSED
             ),
         );
     }
@@ -402,9 +412,15 @@ pub fn dep(ctx: &Ctx, ui: &mut Ui, cmd: DepCmd) -> CmdResult {
         DepCmd::Add {
             id,
             depends_on,
-            dep_type: t,
+            dep_type,
+            gate,
         } => {
-            let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t)?;
+            let t = dep_type.unwrap_or(if gate.is_some() {
+                DepType::WaitsFor
+            } else {
+                DepType::Blocks
+            });
+            let c = ops::dep_add(&ws, &ctx.actor(&ws)?, &id, &depends_on, t, gate)?;
             if !ui.json {
                 if c.nothing() {
                     nothing_changed(ctx, &c);
@@ -415,7 +431,11 @@ pub fn dep(ctx: &Ctx, ui: &mut Ui, cmd: DepCmd) -> CmdResult {
                     .dependencies
                     .last()
                     .map_or("", |d| d.depends_on_id.as_str());
-                outln!(ui, "{} now depends on {target} ({t})", b.id);
+                let how = match gate {
+                    Some(g) => format!("{t}, {g}"),
+                    None => t.to_string(),
+                };
+                outln!(ui, "{} now depends on {target} ({how})", b.id);
                 recorded_note(&c.recorded);
                 return Ok(0);
             }

@@ -71,7 +71,7 @@ fn list(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     let git = githooks::git_hooks(&git_repo()?)?;
     // (point, path as shown, executable)
     let lifecycle: Vec<(&str, String, bool)> = match ctx.workspace() {
-        Ok(ws) => vermas_core::inspect::hooks::present(&ws)
+        Ok(ws) => vermas_core::inspect::lifecycle::present(&ws)
             .into_iter()
             .map(|h| (h.point.name(), ws.display(&h.path), h.executable))
             .collect(),
@@ -292,7 +292,11 @@ impl Gate<'_> {
             out!(
                 ui,
                 "{}",
-                verify::report::human(&done.runs, self.kinds, ui.colour)
+                verify::report::human(
+                    &done.runs,
+                    self.kinds,
+                    &crate::cli::style::tagger(ui.colour)
+                )
             );
         }
         let code = push_verdict(&done, count);

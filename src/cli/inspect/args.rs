@@ -73,8 +73,15 @@ pub enum InspectCmd {
         #[arg(add = crate::cli::complete::bead_id())]
         id: String,
     },
+    /// The Inspector's own loop: act on `inspector/` mail until Ctrl-C (or --once).
+    ///
+    /// NEW SPEC NEEDED -> the strategist's proposal mailed to mayor/; MERGE REQUEST ->
+    /// `refinery run --once`; RE: NEEDS_CLARIFICATION -> inspect again. Other messages
+    /// stay unread.
+    Loop(super::loop_args::LoopArgs),
     /// Beads with their latest inspection verdict and its age.
-    Status {
+    #[command(alias = "status")]
+    Verdicts {
         /// Only this bead.
         #[arg(add = crate::cli::complete::bead_id())]
         id: Option<String>,

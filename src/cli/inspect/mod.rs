@@ -1,7 +1,11 @@
 //! Handlers of the Inspector's pipeline commands: `inspect verify|audit|review|run`,
-//! `inspect feedback` and `inspect status`. They call `vermas_core::inspect` and render.
+//! `inspect feedback` and `inspect verdicts`; the test-spec side in `spec.rs`, the
+//! Inspector's mail loop (`inspect loop`) in `mail_loop.rs`. They call
+//! `vermas_core::inspect` and render.
 
 pub(super) mod args;
+pub(super) mod loop_args;
+pub(super) mod mail_loop;
 pub(super) mod spec;
 
 use super::inspect::args::{InspectCmd, StepArgs};
@@ -50,7 +54,8 @@ pub fn inspect(ctx: &Ctx, ui: &mut Ui, cmd: InspectCmd) -> CmdResult {
         InspectCmd::Approve { spec, freeze } => {
             super::inspect::spec::approve(ctx, ui, &spec, &freeze)
         }
-        InspectCmd::Status { id } => status(ctx, ui, id.as_deref()),
+        InspectCmd::Verdicts { id } => status(ctx, ui, id.as_deref()),
+        InspectCmd::Loop(args) => mail_loop::run(ctx, ui, args),
     }
 }
 
@@ -112,6 +117,16 @@ fn render(ui: &mut Ui, ins: &Inspection, routed: Option<&route::Routed>) {
     }
     if let Some(a) = &ins.approval {
         outln!(ui, "  approval: {}", p(a));
+    }
+    if ins
+        .briefs
+        .values()
+        .any(|b| b.starts_with(vermas_core::inspect::stand_in::MARK))
+    {
+        outln!(
+            ui,
+            "  roles: vermas's stand-in, not a model (`vermas stand-in`)"
+        );
     }
     for c in &ins.checks {
         outln!(

@@ -47,6 +47,23 @@ fn pending_view(specs: &[vermas_core::bead::model::Bead]) -> String {
             s.title
         ));
     }
+    let empty = specs.iter().find(|s| s.acceptance_criteria.is_empty());
+    let full = specs.iter().find(|s| !s.acceptance_criteria.is_empty());
+    if let Some(s) = empty {
+        view.push_str(&format!(
+            "Next: give a spec criteria (`vermas inspect add-criteria {} -d \"...\" --cmd \
+             \"...\"`, or let the strategist propose them: `vermas strategize {}`)\n",
+            s.id,
+            s.parent.as_deref().unwrap_or("WORK")
+        ));
+    }
+    if let Some(s) = full {
+        view.push_str(&format!(
+            "Next: review and approve one (`vermas inspect show {}`, then `vermas inspect \
+             approve {}`)\n",
+            s.id, s.id
+        ));
+    }
     view
 }
 
@@ -103,9 +120,10 @@ pub fn show(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
         ),
         Some(s) => {
             let state = if s.status == Status::Closed {
-                "approved"
+                "approved".to_string()
             } else {
-                "pending approval"
+                let (why, next) = testspec::not_approved(s);
+                format!("pending approval ({why}; next: {next})")
             };
             outln!(ui, "  test spec {}: {state}", s.id);
             for c in &s.acceptance_criteria {

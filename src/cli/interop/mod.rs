@@ -7,6 +7,7 @@ use super::output::{diagnostic, recorded_note, short_commit, versioned};
 use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx, warn};
 use serde_json::json;
+use vermas_core::interop::import::PrefixChange;
 use vermas_core::interop::{export, import};
 use vermas_core::store::Recorded;
 use vermas_core::words::counted;
@@ -47,6 +48,11 @@ pub fn import(ctx: &Ctx, ui: &mut Ui, cmd: ImportCmd) -> CmdResult {
             "tombstones_skipped": r.tombstones,
             "other_records_skipped": r.other_records,
             "bad_lines": bad,
+            "prefix": match &r.prefix {
+                Some(PrefixChange::Adopted { was, now }) => json!({"adopted": now, "was": was}),
+                Some(PrefixChange::Differs { ours, theirs }) => json!({"kept": ours, "imported": theirs}),
+                None => serde_json::Value::Null,
+            },
             "commit": match &r.recorded {
                 Recorded::Commit(id) => Some(id.as_str()),
                 _ => None,
@@ -80,6 +86,22 @@ pub fn import(ctx: &Ctx, ui: &mut Ui, cmd: ImportCmd) -> CmdResult {
         if r.other_records > 0 {
             let n = counted(r.other_records, "non-issue record", "non-issue records");
             outln!(ui, "Skipped {n} (such as bd memories)");
+        }
+        match &r.prefix {
+            Some(PrefixChange::Adopted { was, now }) => outln!(
+                ui,
+                "Adopted the id prefix '{now}' of the imported issues (was '{was}'; the \
+                 repository had no beads of its own): new beads are {now}-..."
+            ),
+            Some(PrefixChange::Differs { ours, theirs }) => warn(
+                false,
+                "prefix",
+                &format!(
+                    "note: the imported issues use the id prefix '{theirs}', new beads get \
+                     '{ours}'; `vermas config set prefix {theirs}` makes them match"
+                ),
+            ),
+            None => {}
         }
     }
     if r.created.is_empty() && r.updated.is_empty() && r.bad.is_empty() {

@@ -77,6 +77,16 @@ pub enum MolCmd {
         #[arg(long)]
         reason: String,
     },
+    /// Mark a step skipped (not needed): the steps that need it go on as after `done`.
+    Skip {
+        /// Molecule id or unique prefix.
+        id: String,
+        /// Step id.
+        step: String,
+        /// Why it is not needed.
+        #[arg(long)]
+        reason: String,
+    },
     /// Archive a molecule as a digest (.beads/mols/archive/) and remove the live file.
     Squash {
         /// Molecule id or unique prefix.
@@ -93,13 +103,14 @@ pub enum MolCmd {
         #[arg(long)]
         force: bool,
     },
-    /// Run ready steps with a handler command (step JSON on stdin) until done or stuck.
+    /// Run ready steps with a handler command (step JSON on stdin) until done or stuck; a
+    /// mol-inspect molecule runs without one, through the Inspector (as `inspect run`).
     Run {
         /// Molecule id or unique prefix.
         id: String,
         /// Command run per step: exit 0 completes it (stdout = output), else blocks it.
         #[arg(long)]
-        handler: String,
+        handler: Option<String>,
         /// Independent ready steps run at once.
         #[arg(short, long)]
         jobs: Option<usize>,

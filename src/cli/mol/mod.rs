@@ -1,5 +1,5 @@
-//! Handler of `mol`: cook, pour, wisp, list, show, ready, start, done, block, squash,
-//! burn and run.
+//! Handler of `mol`: cook, pour, wisp, list, show, ready, start, done, block, skip,
+//! squash, burn and run.
 
 pub(super) mod args;
 
@@ -66,15 +66,28 @@ pub fn mol(ctx: &Ctx, ui: &mut Ui, cmd: MolCmd) -> CmdResult {
         MolCmd::Block { id, step, reason } => {
             step_change(ui, &ws, &actor, &id, &step, StepChange::Block(reason))
         }
+        MolCmd::Skip { id, step, reason } => {
+            step_change(ui, &ws, &actor, &id, &step, StepChange::Skip(reason))
+        }
         MolCmd::Squash { id, summary } => {
             let digest = ops::squash(&ws, &actor, &id, summary)?;
             if ui.json {
                 ui.json(&versioned(&digest));
             } else {
                 let path = molecule::archive_dir(&ws).join(format!("{}.yaml", digest.id));
+                let skipped = digest
+                    .steps
+                    .iter()
+                    .filter(|s| s.status == StepStatus::Skipped)
+                    .count();
+                let skipped = if skipped > 0 {
+                    format!(", {skipped} skipped")
+                } else {
+                    String::new()
+                };
                 outln!(
                     ui,
-                    "Squashed {} ({}, {}) into {}",
+                    "Squashed {} ({}, {}{skipped}) into {}",
                     digest.id,
                     digest.formula,
                     progress(&digest.progress),
@@ -95,7 +108,16 @@ pub fn mol(ctx: &Ctx, ui: &mut Ui, cmd: MolCmd) -> CmdResult {
             }
             Ok(0)
         }
-        MolCmd::Run { id, handler, jobs } => run_mol(ui, &ws, &actor, &id, &handler, jobs),
+        MolCmd::Run {
+            id,
+            handler: None,
+            jobs: _,
+        } => run_inspect(ui, &ws, &actor, &id),
+        MolCmd::Run {
+            id,
+            handler: Some(handler),
+            jobs,
+        } => run_mol(ui, &ws, &actor, &id, &handler, jobs),
     }
 }
 
@@ -103,7 +125,7 @@ pub fn mol(ctx: &Ctx, ui: &mut Ui, cmd: MolCmd) -> CmdResult {
 /// one).
 fn cook(ws: Option<&Workspace>, name: &str, vars: &[String]) -> Result<Proto> {
     let vars = vermas_core::mol::parse_vars(vars)?;
-    vermas_core::mol::cook(ws.map(|w| w.beads_dir.as_path()), name, &vars)
+    vermas_core::mol::cook::cook_as_written(ws.map(|w| w.beads_dir.as_path()), name, &vars)
 }
 
 /// Reports a new molecule (pour or wisp).
@@ -237,7 +259,7 @@ fn step_line(m: &Molecule, s: &Step) -> String {
             line.push_str(&format!("\n        needs {}", unmet.join(", ")));
         }
         StepStatus::Pending => line.push_str("\n        ready"),
-        StepStatus::Blocked => {
+        StepStatus::Blocked | StepStatus::Skipped => {
             let reason = s.reason.as_deref().unwrap_or("no reason given");
             line.push_str(&format!("\n        reason: {}", first_line(reason)));
         }
@@ -323,6 +345,7 @@ fn step_change(
         StepChange::Start => "Started",
         StepChange::Done(_) => "Completed",
         StepChange::Block(_) => "Blocked",
+        StepChange::Skip(_) => "Skipped",
     };
     let changed = ops::change_step(ws, actor, id, step, change)?;
     if let Some(r) = &changed.recorded {
@@ -341,11 +364,11 @@ fn step_change(
         return Ok(0);
     }
     let mut line = format!("{verb} step {} of {} ({})", s.id, m.id, steps(done, total));
-    if let (StepStatus::Blocked, Some(reason)) = (s.status, &s.reason) {
+    if let (StepStatus::Blocked | StepStatus::Skipped, Some(reason)) = (s.status, &s.reason) {
         line.push_str(&format!(": {}", first_line(reason)));
     }
     outln!(ui, "{line}");
-    if s.status == StepStatus::Completed {
+    if s.status.is_done() {
         let next: Vec<&str> = m.ready().iter().map(|r| r.id.as_str()).collect();
         if !next.is_empty() {
             outln!(ui, "Ready now: {}", next.join(", "));
@@ -433,6 +456,33 @@ fn run_mol(
         }
     }
     Ok(if report.complete { 0 } else { 1 })
+}
+
+/// `mol run` of a mol-inspect molecule without a handler: the Inspector's own inspection,
+/// each step recorded; exits as `inspect run` does for its verdict (0 PASS, 1 FAIL, 3
+/// ERROR, 4 NEEDS_HUMAN).
+fn run_inspect(ui: &mut Ui, ws: &Workspace, actor: &str, id: &str) -> CmdResult {
+    let r = vermas_core::mol::inspect_run::run(ws, actor, id)?;
+    if ui.json {
+        ui.json(&versioned(&r));
+    } else {
+        for s in &r.steps {
+            outln!(
+                ui,
+                "[{}] {}: {}",
+                s.status.name(),
+                s.step,
+                first_line(&s.text)
+            );
+        }
+        outln!(ui, "{}: {} for {}", r.molecule, r.verdict, r.bead_id);
+    }
+    Ok(match r.verdict.as_str() {
+        "PASS" => 0,
+        "FAIL" => 1,
+        "NEEDS_HUMAN" => 4,
+        _ => 3,
+    })
 }
 
 /// Milliseconds as seconds.

@@ -9,7 +9,7 @@ use super::ralph::args::{RalphCmd, RalphSpecArgs, RalphStatusArgs};
 use super::ui::{Ui, out, outln};
 use crate::ralph::annotations;
 use crate::ralph::progress::{self, Progress, Source};
-use crate::ralph::run::{self, Item, Mode, Report};
+use crate::ralph::run::{self, Item, Listing, Mode, Report};
 use crate::ralph::state::{RalphDir, Workflow};
 use crate::ralph::{index, table_molecule};
 use std::ffi::OsString;
@@ -88,9 +88,15 @@ fn spec_cmd(ui: &mut Ui, a: RalphSpecArgs) -> CmdResult {
         }
         Some(mode) => {
             let ralph = ralph_dir(&p);
-            let report = run_specs(&p, &specs, mode, single, !a.no_cache, |name| {
-                table_molecule(&p.root, &ralph, name)
-            })?;
+            let report = run_specs(
+                &p,
+                &specs,
+                mode,
+                single,
+                Listing::Spec,
+                !a.no_cache,
+                |name| table_molecule(&p.root, &ralph, name),
+            )?;
             out!(ui, "{}", render_report(&report, a.verbose));
             Ok(report.exit_code())
         }
@@ -103,6 +109,7 @@ fn run_specs(
     specs: &[Spec],
     mode: Mode,
     single: bool,
+    listing: Listing,
     use_cache: bool,
     molecule: impl Fn(&str) -> Option<String>,
 ) -> Result<Report, Error> {
@@ -111,7 +118,9 @@ fn run_specs(
         ..verify::Request::new(verify::Selection::Given(specs.to_vec()), mode.kinds())
     };
     let done = verify::run(p, request, &mut super::specs::Terminal::new(false))?;
-    Ok(run::group(&done.runs, mode, single, |r| molecule(&r.name)))
+    Ok(run::group(&done.runs, mode, single, listing, |r| {
+        molecule(&r.name)
+    }))
 }
 
 /// `ralph annotations FILE`: exit 1 with no output when the file has no success
@@ -188,6 +197,7 @@ fn status_cmd(ui: &mut Ui, a: RalphStatusArgs) -> CmdResult {
         &specs,
         mode,
         single,
+        Listing::Status,
         !a.no_cache,
         |name| match &workflow {
             Some(w) if w.molecule.is_some() => w.molecule.clone(),
@@ -441,7 +451,7 @@ fn render_report(r: &Report, verbose: bool) -> String {
         let header = g.header(r.mode);
         let _ = writeln!(o, "{header}\n{}", "=".repeat(header.chars().count()));
         for item in &g.items {
-            render_item(&mut o, item, verbose);
+            render_item(&mut o, item, r.listing, verbose);
         }
         o.push('\n');
     }
@@ -450,10 +460,16 @@ fn render_report(r: &Report, verbose: bool) -> String {
 }
 
 /// One criterion (or spec problem) with its detail lines.
-fn render_item(o: &mut String, item: &Item, verbose: bool) {
+fn render_item(o: &mut String, item: &Item, listing: Listing, verbose: bool) {
     match item {
+        Item::Unannotated { text } if listing == Listing::Status => {
+            let _ = writeln!(o, "  [SKIP] {text} (no check defined)");
+        }
         Item::Unannotated { text } => {
             let _ = writeln!(o, "  [SKIP] {text} (no annotation)");
+        }
+        Item::OtherKind { text, only } => {
+            let _ = writeln!(o, "  [SKIP] {text} ({only})");
         }
         Item::Problem(problem) => {
             let _ = writeln!(o, "  [FAIL] {problem}");

@@ -7,8 +7,9 @@ use clap::Subcommand;
 pub enum RefineryCmd {
     /// Queue a branch to be merged once the Inspector passes the merge result.
     Submit {
-        /// The local branch to merge.
-        branch: String,
+        /// The local branch to merge (default: the branch checked out here, in a worker's
+        /// worktree).
+        branch: Option<String>,
         /// The work whose approved test spec decides (default: the bead named by the
         /// branch's last `/` part, e.g. polecat/vm-k3f9).
         #[arg(long, add = crate::cli::complete::bead_id())]
@@ -33,5 +34,6 @@ pub enum RefineryCmd {
         no_cache: bool,
     },
     /// The queue: every request with its state and last verdict.
-    Status,
+    #[command(alias = "status")]
+    Queue,
 }

@@ -31,7 +31,7 @@ pub fn refinery(ctx: &Ctx, ui: &mut Ui, cmd: RefineryCmd) -> CmdResult {
                 batch: batch.map(|n| n as usize),
             },
         ),
-        RefineryCmd::Status => status(ctx, ui),
+        RefineryCmd::Queue => status(ctx, ui),
     }
 }
 

@@ -62,11 +62,12 @@ pub fn init(
     prefix: Option<&str>,
     hooks: bool,
     roles: Option<vermas_core::roles::Existing>,
+    workspaces: bool,
 ) -> CmdResult {
     // With --hooks, a missing git repository is refused before anything is written.
     let repo = hooks.then(super::githooks::git_repo).transpose()?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-    let report = setup::init(&cwd, prefix, ctx.actor.as_deref(), roles)?;
+    let report = setup::init(&cwd, prefix, ctx.actor.as_deref(), roles, workspaces)?;
     let base = report.beads_dir.parent().map(std::path::Path::to_path_buf);
     let shown = |p: &std::path::Path| {
         base.as_deref()
@@ -96,6 +97,20 @@ pub fn init(
                 .map(|f| json!({"role": f.role, "path": shown(&f.path), "written": f.written}))
                 .collect();
         }
+        if !report.workspaces.is_empty() {
+            v["workspaces"] = report
+                .workspaces
+                .iter()
+                .map(|w| {
+                    json!({
+                        "role": w.role,
+                        "dir": shown(&w.dir),
+                        "written": w.written.iter().map(|p| shown(p)).collect::<Vec<_>>(),
+                        "kept": w.kept.iter().map(|p| shown(p)).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+        }
         if let Some(i) = &installed {
             v["hook"] = super::githooks::installed_json(i);
         }
@@ -117,6 +132,16 @@ pub fn init(
         for w in &report.written {
             outln!(ui, "  wrote {w}");
         }
+        match short_commit(&report.recorded) {
+            Some(c) => outln!(ui, "  committed them as {c} (`git log` is the audit trail)"),
+            None => outln!(ui, "  not committed (see above)"),
+        }
+        outln!(
+            ui,
+            "Next: track work with `vermas create \"TITLE\"`, or write a live spec \
+             (specs/NAME.md, a \"Success Criteria\" section with [verify](tests/x.sh#fn) \
+             links) and run `vermas status --verify`"
+        );
     }
     if !ui.json {
         for f in report.roles.iter().filter(|f| !f.written) {
@@ -124,6 +149,13 @@ pub fn init(
                 ui,
                 "  kept {} (it exists; --force writes over it)",
                 shown(&f.path)
+            );
+        }
+        for p in report.workspaces.iter().flat_map(|w| &w.kept) {
+            outln!(
+                ui,
+                "  kept {} (it was changed; --force writes over it)",
+                shown(p)
             );
         }
     }

@@ -115,6 +115,13 @@ pub fn status(ctx: &Ctx, ui: &mut Ui, a: StatusArgs) -> CmdResult {
             "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
             kinds.heading().to_lowercase().replace(" + ", " or ")
         );
+        if done.runs.is_empty() && a.specs.is_empty() {
+            eprintln!(
+                "  write a first live spec: specs/NAME.md with a \"## Success Criteria\" list \
+                 whose items link their checks, e.g. `- [ ] 15 prints FizzBuzz \
+                 [verify](tests/fizz.sh#test_fizz)`; `vermas spec list` shows what vermas reads"
+            );
+        }
     }
     Ok(done.exit_code())
 }
@@ -162,7 +169,7 @@ fn report(ui: &mut Ui, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result
         out!(
             ui,
             "{}",
-            vermas_core::verify::report::human(runs, kinds, ui.colour)
+            vermas_core::verify::report::human(runs, kinds, &crate::cli::style::tagger(ui.colour))
         );
     }
     Ok(())
@@ -297,7 +304,7 @@ pub fn spec(ui: &mut Ui, cmd: SpecCmd) -> CmdResult {
             Ok(0)
         }
         SpecCmd::Show { name } => {
-            let s = spec::select(specs_of(&p)?, &[name])?.remove(0);
+            let s = p.select_named(specs_of(&p)?, &[name])?.remove(0);
             if ui.json {
                 ui.json(&versioned(&s));
                 return Ok(0);
@@ -349,7 +356,13 @@ fn spec_check(ui: &mut Ui, p: &Project, fix: bool) -> CmdResult {
             }
         }
     }
-    let findings = lint::check(&p.root, &specs);
+    let mut findings = lint::check(&p.root, &specs);
+    if let Some(ws) = &p.ws {
+        let ids = ws.bead_ids().unwrap_or_default();
+        findings.extend(lint::missing_beads(&p.root, &specs, |id| {
+            ids.iter().any(|b| b == id)
+        }));
+    }
     let errors = findings
         .iter()
         .filter(|f| f.level == lint::Level::Error)

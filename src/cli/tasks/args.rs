@@ -5,7 +5,7 @@ use clap::Subcommand;
 /// `tasks` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum TasksCmd {
-    /// Run the commands of every `[VERIFY]` item; end with VERIFICATION_PASS, _FAIL or _ERROR.
+    /// Run the commands of every `[VERIFY]` item; end with VERIFICATION_PASS or _FAIL.
     Verify {
         /// The tasks file (markdown).
         file: std::path::PathBuf,
@@ -15,5 +15,9 @@ pub enum TasksCmd {
         /// requirements.md holding the AC-x.y items an "AC checklist" item checks.
         #[arg(long, value_name = "FILE")]
         requirements: Option<std::path::PathBuf>,
+        /// vermas's rules, not smart-ralph's table: a missing program, a timeout or nothing
+        /// verified fails (exit 3 when that is all).
+        #[arg(long)]
+        strict: bool,
     },
 }

@@ -1,4 +1,5 @@
-//! Handler of `tasks verify`: run [VERIFY] task items; exit 0 pass, 1 fail, 3 error.
+//! Handler of `tasks verify`: run [VERIFY] task items; exit 0 pass, 1 fail, 3 (`--strict`)
+//! could not be checked.
 
 pub(super) mod args;
 
@@ -18,6 +19,7 @@ pub fn tasks(ui: &mut Ui, cmd: TasksCmd) -> CmdResult {
         file,
         mark,
         requirements,
+        strict,
     } = cmd;
     // Commands run in the root of the git work tree holding the tasks file, else here.
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
@@ -38,6 +40,7 @@ pub fn tasks(ui: &mut Ui, cmd: TasksCmd) -> CmdResult {
         file,
         requirements,
         mark,
+        strict,
     };
     let v = tasks::verify(&req, &settings)?;
     for w in &v.warnings {
@@ -48,5 +51,5 @@ pub fn tasks(ui: &mut Ui, cmd: TasksCmd) -> CmdResult {
     } else {
         out!(ui, "{}", tasks::render::human(&v));
     }
-    Ok(v.verdict.exit_code())
+    Ok(v.exit_code())
 }

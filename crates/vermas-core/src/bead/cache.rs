@@ -141,6 +141,16 @@ pub fn read_type(s: &str) -> Option<IssueType> {
     read(table(&TYPE_NAMES, TYPES), s)
 }
 
+/// An index line's dependency item: its target (escaped), its type's spelling and its
+/// gate, if it has one.
+pub fn dep_parts(item: &str) -> Option<(&str, &str, Option<super::model::Gate>)> {
+    let (target, rest) = item.split_once(PART)?;
+    match rest.split_once(PART) {
+        None => Some((target, rest, None)),
+        Some((kind, gate)) => Some((target, kind, Some(gate.parse().ok()?))),
+    }
+}
+
 /// A dependency type from its spelling.
 pub fn read_dep_type(s: &str) -> Option<DepType> {
     read(table(&DEP_NAMES, DEP_TYPES), s)
@@ -158,7 +168,7 @@ pub fn dep_type_name(kind: DepType) -> std::borrow::Cow<'static, str> {
 }
 
 impl Indexed for Bead {
-    const HEADER: &'static str = "vermas-index 4";
+    const HEADER: &'static str = "vermas-index 5";
 
     fn encode(&self, out: &mut String) {
         let b = self;
@@ -188,6 +198,10 @@ impl Indexed for Bead {
             esc_into(out, &d.depends_on_id);
             out.push(PART);
             write(out, table(&DEP_NAMES, DEP_TYPES), d.dep_type);
+            if let Some(gate) = d.gate {
+                out.push(PART);
+                out.push_str(&gate.to_string());
+            }
         }
         out.push('\t');
         for (n, l) in b.labels.iter().enumerate() {
@@ -232,10 +246,11 @@ impl Indexed for Bead {
         b.parent = unesc_opt(f[PARENT]);
         b.spec = unesc_opt(f[SPEC]);
         for item in f[DEPS].split(ITEM).filter(|s| !s.is_empty()) {
-            let (target, kind) = item.split_once(PART)?;
+            let (target, kind, gate) = dep_parts(item)?;
             b.dependencies.push(super::model::Dependency {
                 depends_on_id: unesc(target),
                 dep_type: read_dep_type(kind)?,
+                gate,
             });
         }
         Some(b)
@@ -262,10 +277,12 @@ mod tests {
         b.dependencies.push(Dependency {
             depends_on_id: "vm-2".into(),
             dep_type: DepType::DiscoveredFrom,
+            gate: None,
         });
         b.dependencies.push(Dependency {
             depends_on_id: "vm-\t3".into(),
             dep_type: DepType::Blocks,
+            gate: None,
         });
         let stamp = FileStamp {
             size: 1,

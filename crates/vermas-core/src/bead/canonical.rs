@@ -63,7 +63,7 @@ struct Fields<'a> {
 }
 
 /// Every key in the order [`Bead::render`] writes them.
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "id",
     "title",
     "status",
@@ -81,6 +81,7 @@ const KEYS: [&str; 17] = [
     "dependencies",
     "notes",
     "branch",
+    "worktree",
 ];
 
 impl<'a> Fields<'a> {
@@ -164,6 +165,7 @@ fn apply(bead: &mut Bead, key: &str, value: &str) -> Option<()> {
         "parent" => bead.parent = optional(value)?,
         "spec" => bead.spec = optional(value)?,
         "branch" => bead.branch = optional(value)?,
+        "worktree" => bead.worktree = optional(value)?,
         "dependencies" | "notes" if value == "[]" => {}
         _ => return None,
     }
@@ -295,19 +297,26 @@ fn flow_map<'a>(item: &'a str, allowed: &[&str]) -> Option<Vec<(&'a str, Cow<'a,
     }
 }
 
-/// `{depends_on_id: ID, type: T}`.
+/// `{depends_on_id: ID, type: T}`, with `gate: G` on a `waits-for` edge.
 fn dependency(item: &str) -> Option<Dependency> {
     let mut id = None;
     let mut kind = super::model::DepType::Blocks;
-    for (key, value) in flow_map(item, &["depends_on_id", "type"])? {
+    let mut gate = None;
+    for (key, value) in flow_map(item, &["depends_on_id", "type", "gate"])? {
         match key {
             "depends_on_id" => id = Some(value.into_owned()),
+            "gate" => gate = Some(value.parse().ok()?),
             _ => kind = cache::read_dep_type(&value)?,
         }
+    }
+    if gate.is_some() && kind != super::model::DepType::WaitsFor {
+        // Refused with its position by the full parser.
+        return None;
     }
     Some(Dependency {
         depends_on_id: id?,
         dep_type: kind,
+        gate,
     })
 }
 
@@ -354,10 +363,12 @@ mod tests {
             Dependency {
                 depends_on_id: "vm-b".into(),
                 dep_type: DepType::Blocks,
+                gate: None,
             },
             Dependency {
                 depends_on_id: "vm-c".into(),
                 dep_type: DepType::DiscoveredFrom,
+                gate: None,
             },
         ];
         b.notes = vec![Note {
@@ -459,7 +470,7 @@ mod tests {
     }
 
     proptest! {
-        // Failures become named tests here, as in tests/it/robustness.rs: no seed files.
+        // Failures become named tests here, as in tests/it/cli/robustness.rs: no seed files.
         #![proptest_config(ProptestConfig {
             cases: 2000,
             failure_persistence: None,

@@ -9,7 +9,7 @@ use super::fields::BeadFields;
 use super::file::{bead_path, parse_bead, read_bead};
 use super::front::{DepView, Front};
 use super::graph;
-use super::model::{Bead, DepType, IssueType, Status};
+use super::model::{Bead, DepType, Gate, IssueType, Status};
 use super::store::BeadSet;
 use super::tails::{self, Tails};
 use crate::error::{Error, Result};
@@ -77,7 +77,7 @@ impl Slot {
             cache::time_field(s)?;
         }
         for item in f[field::DEPS].split(ITEM).filter(|s| !s.is_empty()) {
-            cache::read_dep_type(item.split_once(PART)?.1)?;
+            cache::read_dep_type(cache::dep_parts(item)?.1)?;
         }
         Some(Slot {
             span,
@@ -159,10 +159,11 @@ impl<'a> IndexedBead<'a> {
         };
         let mut dependencies = Vec::new();
         for item in f[DEPS].split(ITEM).filter(|s| !s.is_empty()) {
-            let (target, kind) = item.split_once(PART)?;
+            let (target, kind, gate) = cache::dep_parts(item)?;
             dependencies.push(DepView {
                 depends_on_id: unesc_cow(target),
                 dep_type: cache::read_dep_type(kind)?,
+                gate,
             });
         }
         Some(Front {
@@ -223,7 +224,15 @@ impl BeadFields for IndexedBead<'_> {
         let name = cache::dep_type_name(kind);
         self.marked(0).split(ITEM).filter_map(move |item| {
             let (target, k) = item.split_once(PART)?;
+            // A gated edge's type is followed by its gate.
+            let k = k.split_once(PART).map_or(k, |(k, _)| k);
             (k == name).then(|| unesc_cow(target))
+        })
+    }
+    fn waits_for_any(&self) -> impl Iterator<Item = Cow<'_, str>> {
+        self.marked(0).split(ITEM).filter_map(move |item| {
+            let (target, _, gate) = cache::dep_parts(item)?;
+            (gate == Some(Gate::AnyChildren)).then(|| unesc_cow(target))
         })
     }
     fn close_reason(&self) -> Option<Cow<'_, str>> {
@@ -356,6 +365,7 @@ impl Catalog {
         for b in self.iter() {
             others.add(b.key(), &b);
         }
+        others.settle(self.iter().map(|b| (b.key(), b)));
         // Each bead is judged on its own: on the idle cores when there are many.
         crate::par::par_map(&self.slots, |i, _| {
             let b = IndexedBead {

@@ -3,7 +3,7 @@
 //! ([`crate::bead::catalog::IndexedBead`]), so a listing of many beads never has to build
 //! them all.
 
-use super::model::{Bead, DepType, IssueType, Status};
+use super::model::{Bead, DepType, Gate, IssueType, Status};
 use crate::time::Timestamp;
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -32,6 +32,8 @@ pub trait BeadFields {
     fn close_reason(&self) -> Option<Cow<'_, str>>;
     /// Its parent bead.
     fn parent(&self) -> Option<Cow<'_, str>>;
+    /// The targets of its `waits-for` edges whose gate is `any-children`.
+    fn waits_for_any(&self) -> impl Iterator<Item = Cow<'_, str>>;
 
     /// True when it is finished (closed).
     fn is_closed(&self) -> bool {
@@ -92,6 +94,12 @@ impl BeadFields for Bead {
     fn parent(&self) -> Option<Cow<'_, str>> {
         self.parent.as_deref().map(Cow::Borrowed)
     }
+    fn waits_for_any(&self) -> impl Iterator<Item = Cow<'_, str>> {
+        self.dependencies
+            .iter()
+            .filter(|d| d.dep_type == DepType::WaitsFor && d.gate == Some(Gate::AnyChildren))
+            .map(|d| Cow::Borrowed(d.depends_on_id.as_str()))
+    }
 }
 
 impl<T: BeadFields + ?Sized> BeadFields for &T {
@@ -127,5 +135,8 @@ impl<T: BeadFields + ?Sized> BeadFields for &T {
     }
     fn parent(&self) -> Option<Cow<'_, str>> {
         (**self).parent()
+    }
+    fn waits_for_any(&self) -> impl Iterator<Item = Cow<'_, str>> {
+        (**self).waits_for_any()
     }
 }

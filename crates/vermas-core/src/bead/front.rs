@@ -52,6 +52,9 @@ pub(super) struct DepView<'a> {
     /// The kind of edge.
     #[cfg_attr(test, serde(rename = "type"))]
     pub dep_type: DepType,
+    /// A `waits-for` edge's gate.
+    #[cfg_attr(test, serde(skip_serializing_if = "Option::is_none"))]
+    pub gate: Option<super::model::Gate>,
 }
 
 /// Indentation of the bead's members (the bead is an element of the listing's array).
@@ -119,6 +122,12 @@ impl Front<'_> {
             out.extend_from_slice(DEP_MEMBER);
             out.extend_from_slice(b"\"type\": ");
             scalar(out, &dep.dep_type);
+            if let Some(gate) = &dep.gate {
+                out.push(b',');
+                out.extend_from_slice(DEP_MEMBER);
+                out.extend_from_slice(b"\"gate\": ");
+                scalar(out, gate);
+            }
             out.extend_from_slice(ITEM);
             out.push(b'}');
         });
@@ -198,10 +207,17 @@ mod tests {
                 DepView {
                     depends_on_id: Cow::Borrowed("vm-b"),
                     dep_type: DepType::Blocks,
+                    gate: None,
                 },
                 DepView {
                     depends_on_id: Cow::Borrowed("vm-c"),
                     dep_type: DepType::ParentChild,
+                    gate: None,
+                },
+                DepView {
+                    depends_on_id: Cow::Borrowed("vm-d"),
+                    dep_type: DepType::WaitsFor,
+                    gate: Some(super::super::model::Gate::AnyChildren),
                 },
             ],
         };

@@ -1,161 +1,16 @@
 //! The dependency graph between beads: readiness, blockers, cycles and trees.
 
-use super::fields::BeadFields;
-use super::model::{AWAITING_INPUT, Bead, DepType, IssueType, VERIFIED};
+pub use super::holds::{
+    FAILURE_WORDS, HOLDING, Others, holding, is_failure_close, is_ready, open_blockers,
+};
+pub use super::idmap::{IdHasher, IdMap};
+use super::model::{Bead, DepType, IssueType, Status};
 use super::store::BeadSet;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A quick hash for bead ids (short keys, read from the workspace's own files: no
-/// flooding to guard against), eight bytes per multiply.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct IdHasher(u64);
-
-/// The multiplier of [`IdHasher`] (odd, its bits well spread).
-const ID_HASH_FACTOR: u64 = 0x9e37_79b9_7f4a_7c15;
-
-impl IdHasher {
-    /// Mixes one word in.
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(ID_HASH_FACTOR);
-    }
-}
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            self.mix(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.mix(u64::from(byte));
-    }
-
-    fn finish(&self) -> u64 {
-        // The high bits of a product are its best: fold them into the low ones too.
-        self.0 ^ (self.0 >> 32)
-    }
-}
-
-/// A map keyed by bead ids, hashed with [`IdHasher`].
-pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// True for edge types that order work (a loop of them can never be finished).
 pub fn is_ordering(t: DepType) -> bool {
     matches!(t, DepType::Blocks | DepType::ParentChild)
-}
-
-/// Words of a close reason bd reads as a failure (case-insensitive, anywhere in the
-/// reason): a `conditional-blocks` dependent runs only once its target closed so.
-pub const FAILURE_WORDS: [&str; 11] = [
-    "failed",
-    "rejected",
-    "wontfix",
-    "won't fix",
-    "canceled",
-    "cancelled",
-    "abandoned",
-    "blocked",
-    "error",
-    "timeout",
-    "aborted",
-];
-
-/// True when `reason` says the bead failed (it holds one of [`FAILURE_WORDS`]).
-pub fn is_failure_close(reason: &str) -> bool {
-    let lower = reason.to_lowercase();
-    FAILURE_WORDS.iter().any(|w| lower.contains(w))
-}
-
-/// The edge types that hold a bead back, as bd's `ready` and `blocked` read them.
-pub const HOLDING: [DepType; 3] = [
-    DepType::Blocks,
-    DepType::ConditionalBlocks,
-    DepType::WaitsFor,
-];
-
-/// What the rules of [`HOLDING`] edges read of the other beads: which are closed and how,
-/// and which have children still open.
-#[derive(Debug, Default)]
-pub struct Others<'a> {
-    /// Closed beads, each with true when it closed as a failure.
-    closed: IdMap<&'a str, bool>,
-    /// Beads with a child (by `parent` or a `parent-child` edge) that is not closed.
-    open_parents: HashSet<String>,
-}
-
-impl<'a> Others<'a> {
-    /// Notes `bead` (whose id is `id`).
-    pub fn add(&mut self, id: &'a str, bead: &impl BeadFields) {
-        if bead.is_closed() {
-            let failed = bead.close_reason().is_some_and(|r| is_failure_close(&r));
-            self.closed.insert(id, failed);
-            return;
-        }
-        let parents = bead
-            .parent()
-            .into_iter()
-            .chain(bead.depends_on(DepType::ParentChild));
-        for p in parents {
-            if !self.open_parents.contains(p.as_ref()) {
-                self.open_parents.insert(p.into_owned());
-            }
-        }
-    }
-
-    /// Every bead of `set`.
-    pub fn of_set(set: &'a BeadSet) -> Others<'a> {
-        let mut others = Others::default();
-        for (id, b) in &set.beads {
-            others.add(id, b);
-        }
-        others
-    }
-
-    /// True when an edge of type `kind` to `target` holds its bead back: `blocks` until the
-    /// target is closed (a missing one never is), `conditional-blocks` until it closed as a
-    /// failure (it runs only if the target fails), `waits-for` while the target has a
-    /// child that is not closed (bd's `all-children` gate); other types never.
-    pub fn holds(&self, kind: DepType, target: &str) -> bool {
-        match kind {
-            DepType::Blocks => !self.closed.contains_key(target),
-            DepType::ConditionalBlocks => self.closed.get(target) != Some(&true),
-            DepType::WaitsFor => self.open_parents.contains(target),
-            _ => false,
-        }
-    }
-}
-
-/// What holds `bead` back: each [`HOLDING`] edge's target that [`Others::holds`], with the
-/// edge's type.
-pub fn holding<'b>(
-    bead: &'b impl BeadFields,
-    others: &Others<'_>,
-) -> Vec<(std::borrow::Cow<'b, str>, DepType)> {
-    HOLDING
-        .into_iter()
-        .flat_map(|kind| bead.depends_on(kind).map(move |id| (id, kind)))
-        .filter(|(id, kind)| others.holds(*kind, id))
-        .collect()
-}
-
-/// Ids this bead waits on (see [`holding`]).
-pub fn open_blockers<'a>(others: &Others<'_>, bead: &'a Bead) -> Vec<&'a str> {
-    bead.dependencies
-        .iter()
-        .filter(|d| others.holds(d.dep_type, &d.depends_on_id))
-        .map(|d| d.depends_on_id.as_str())
-        .collect()
 }
 
 /// Work that can start now: open, nothing holding it back, not awaiting input, and not a
@@ -170,35 +25,21 @@ pub fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
     BeadSet::sorted(set.beads.values().filter(|b| is_ready(*b, want, &others)))
 }
 
-/// The rule of [`ready_of`] for one bead, full or read from the index: open, of the type
-/// `want` names (else neither a test spec nor a message), not awaiting input, not verified
-/// already (it waits to be merged, not worked on), and nothing holding it back (see
-/// [`Others::holds`]: `blocks`, `conditional-blocks` and `waits-for`, as bd reads them).
-pub fn is_ready(bead: &impl BeadFields, want: Option<IssueType>, others: &Others<'_>) -> bool {
-    let kind = bead.issue_type();
-    bead.status() == super::model::Status::Open
-        && want.map_or(
-            !matches!(kind, IssueType::TestSpec | IssueType::Message),
-            |t| kind == t,
-        )
-        && !bead.has_label(AWAITING_INPUT)
-        && !bead.has_label(VERIFIED)
-        && HOLDING
-            .into_iter()
-            .all(|k| bead.depends_on(k).all(|id| !others.holds(k, &id)))
-}
-
 /// Beads that are not closed but wait on something, with what they wait on.
 pub fn blocked(set: &BeadSet) -> Vec<(&Bead, Vec<&str>)> {
     let others = Others::of_set(set);
-    BeadSet::sorted(set.beads.values().filter(|b| !b.is_closed()))
-        .into_iter()
-        .filter_map(|b| {
-            let blockers = open_blockers(&others, b);
-            let explicit = b.status == super::model::Status::Blocked;
-            (!blockers.is_empty() || explicit).then_some((b, blockers))
-        })
-        .collect()
+    BeadSet::sorted(
+        set.beads
+            .values()
+            .filter(|b| !b.is_closed() && b.status != Status::Pinned),
+    )
+    .into_iter()
+    .filter_map(|b| {
+        let blockers = open_blockers(&others, b);
+        let explicit = b.status == Status::Blocked;
+        (!blockers.is_empty() || explicit).then_some((b, blockers))
+    })
+    .collect()
 }
 
 /// The ordering path from `from` to `to` (both included), if one exists.
@@ -467,42 +308,4 @@ pub fn dependents<'a>(set: &'a BeadSet, id: &str) -> Vec<(&'a Bead, DepType)> {
         }
     }
     out.into_values().collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{IdHasher, IdMap};
-    use std::hash::{BuildHasher, BuildHasherDefault};
-
-    #[test]
-    fn id_hashes_differ_by_any_byte_and_by_length() {
-        let hash = |s: &str| BuildHasherDefault::<IdHasher>::default().hash_one(s);
-        let ids = [
-            "vm-1",
-            "vm-2",
-            "vm-10",
-            "vm-1v1e1j",
-            "vm-1v1e1k",
-            "vm-1v1e1j.1",
-            "",
-        ];
-        for (i, a) in ids.iter().enumerate() {
-            for b in &ids[i + 1..] {
-                assert_ne!(hash(a), hash(b), "{a} and {b}");
-            }
-        }
-        assert_ne!(hash("a\0"), hash("a"));
-    }
-
-    #[test]
-    fn id_map_finds_every_key() {
-        let keys: Vec<String> = (0..50_000).map(|n| format!("vm-{n:x}")).collect();
-        let mut map: IdMap<&str, usize> = IdMap::default();
-        for (n, k) in keys.iter().enumerate() {
-            map.insert(k, n);
-        }
-        assert_eq!(map.len(), keys.len());
-        assert!(keys.iter().enumerate().all(|(n, k)| map[k.as_str()] == n));
-        assert!(!map.contains_key("vm-zz"));
-    }
 }

@@ -27,6 +27,7 @@ pub const STATUSES: &[&str] = &[
     "hooked",
     "closed",
     "rejected",
+    "pinned",
 ];
 /// Every issue type spelling.
 pub const TYPES: &[&str] = &[

@@ -7,6 +7,7 @@ use crate::yaml::{self, flow_list, opt_scalar, scalar};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use super::edge::{DepType, Dependency, Gate};
 pub use super::input::*;
 
 /// Label that marks a bead as waiting for a person's answer.
@@ -35,6 +36,9 @@ pub enum Status {
     Closed,
     /// Inspected and refused.
     Rejected,
+    /// bd's persistent bead that stays open indefinitely: never ready work, and never
+    /// holds back what depends on it.
+    Pinned,
 }
 
 /// What kind of record a bead is.
@@ -64,52 +68,6 @@ pub enum IssueType {
     Gate,
 }
 
-/// How one bead depends on another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DepType {
-    /// The target must be closed before this bead is ready.
-    Blocks,
-    /// The target is this bead's parent.
-    ParentChild,
-    /// Loosely connected.
-    Related,
-    /// Found while working on the target.
-    DiscoveredFrom,
-    // The other types bd knows (kept for `import bd`/`export bd`; the first two hold back
-    // `ready` as in bd, see `graph::Others::holds`, the rest order nothing).
-    /// bd: runs only if the target fails (ready once it closed with a failure reason).
-    ConditionalBlocks,
-    /// bd: a fan-out gate waiting for the target's children (ready once none is open).
-    WaitsFor,
-    /// bd: a reply in the target's conversation.
-    RepliesTo,
-    /// bd: a loose knowledge-graph link.
-    RelatesTo,
-    /// bd: a duplicate of the target.
-    Duplicates,
-    /// bd: replaces the target.
-    Supersedes,
-    /// bd: the target wrote it.
-    AuthoredBy,
-    /// bd: assigned to the target.
-    AssignedTo,
-    /// bd: approved by the target.
-    ApprovedBy,
-    /// bd: vouches for the target.
-    Attests,
-    /// bd: follows the target without waiting for it.
-    Tracks,
-    /// bd: in force until the target closes.
-    Until,
-    /// bd: triggered by the target.
-    CausedBy,
-    /// bd: validates the target.
-    Validates,
-    /// bd: work delegated from the target.
-    DelegatedFrom,
-}
-
 impl std::str::FromStr for Status {
     type Err = crate::error::Error;
 
@@ -126,30 +84,6 @@ impl std::str::FromStr for IssueType {
     fn from_str(text: &str) -> Result<IssueType> {
         parse_choice("type", text, TYPES)
     }
-}
-
-impl std::str::FromStr for DepType {
-    type Err = crate::error::Error;
-
-    /// Parses a dependency type spelling (`blocks`, ...), listing them all on failure.
-    fn from_str(text: &str) -> Result<DepType> {
-        parse_choice("dependency type", text, DEP_TYPES)
-    }
-}
-
-/// One dependency edge.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Dependency {
-    /// The bead depended on.
-    pub depends_on_id: String,
-    /// The kind of edge.
-    #[serde(rename = "type", default = "default_dep_type")]
-    pub dep_type: DepType,
-}
-
-fn default_dep_type() -> DepType {
-    DepType::Blocks
 }
 
 /// A timestamped remark.
@@ -285,6 +219,9 @@ pub struct Bead {
     /// branch as this work and no other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
+    /// The worker's worktree the work is done in, when `sling --worktree` made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
     /// The markdown body.
     #[serde(default, skip_deserializing)]
     pub description: String,
@@ -321,6 +258,7 @@ impl Bead {
             acceptance_criteria: Vec::new(),
             approved: None,
             branch: None,
+            worktree: None,
             description: String::new(),
             partial: false,
         }
@@ -350,6 +288,17 @@ impl Bead {
         }
         if bead.title.trim().is_empty() {
             return Err(at_key("title", "title is empty".to_string()).into());
+        }
+        if let Some(d) = bead
+            .dependencies
+            .iter()
+            .find(|d| d.gate.is_some() && d.dep_type != DepType::WaitsFor)
+        {
+            let msg = format!(
+                "the dependency on {} is {}: only a waits-for edge has a gate",
+                d.depends_on_id, d.dep_type
+            );
+            return Err(at_key("dependencies", msg).into());
         }
         Ok(bead)
     }
@@ -384,11 +333,18 @@ impl Bead {
         out.push_str(&format!("parent: {}\n", opt_scalar(self.parent.as_deref())));
         out.push_str(&format!("spec: {}\n", opt_scalar(self.spec.as_deref())));
         push_list(&mut out, "dependencies", &self.dependencies, |d| {
-            format!(
-                "{{depends_on_id: {}, type: {}}}",
-                scalar(&d.depends_on_id),
-                d.dep_type
-            )
+            match d.gate {
+                Some(gate) => format!(
+                    "{{depends_on_id: {}, type: {}, gate: {gate}}}",
+                    scalar(&d.depends_on_id),
+                    d.dep_type
+                ),
+                None => format!(
+                    "{{depends_on_id: {}, type: {}}}",
+                    scalar(&d.depends_on_id),
+                    d.dep_type
+                ),
+            }
         });
         push_list(&mut out, "notes", &self.notes, |n| {
             format!(
@@ -439,6 +395,9 @@ impl Bead {
         }
         if let Some(branch) = &self.branch {
             out.push_str(&format!("branch: {}\n", scalar(branch)));
+        }
+        if let Some(worktree) = &self.worktree {
+            out.push_str(&format!("worktree: {}\n", scalar(worktree)));
         }
         out.push_str("---\n");
         if !self.description.is_empty() {
@@ -492,7 +451,7 @@ macro_rules! display_as_serde {
         }
     )*};
 }
-display_as_serde!(Status, IssueType, DepType);
+display_as_serde!(Status, IssueType, DepType, Gate);
 
 #[cfg(test)]
 mod tests {
@@ -506,6 +465,7 @@ mod tests {
         b.dependencies.push(Dependency {
             depends_on_id: "vm-2b7c".into(),
             dep_type: DepType::Blocks,
+            gate: None,
         });
         b.notes.push(Note {
             at: Timestamp(1),

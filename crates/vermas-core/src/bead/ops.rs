@@ -3,9 +3,10 @@
 
 use super::graph;
 use super::model::{
-    AWAITING_INPUT, Bead, DepType, Dependency, IssueType, Note, Status, VERIFIED,
+    AWAITING_INPUT, Bead, DepType, Dependency, Gate, IssueType, Note, Status, VERIFIED,
     check_single_line, check_spec_path, check_title,
 };
+use super::routing::GATE_BYPASSED;
 use super::store::{BeadSet, bead_path, load_one};
 use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn, id};
@@ -68,10 +69,7 @@ pub fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, Comm
             .iter()
             .any(|d: &Dependency| d.depends_on_id == target && d.dep_type == *dep_type)
         {
-            deps.push(Dependency {
-                depends_on_id: target,
-                dep_type: *dep_type,
-            });
+            deps.push(Dependency::new(target, *dep_type));
         }
     }
     let parent = new
@@ -282,7 +280,11 @@ pub fn close(
             "--force needs a --reason: the bypass is recorded with it",
         ));
     }
-    let bypass = if force { Bypass::Close } else { Bypass::None };
+    let bypass = if force {
+        super::routing::Bypass::Close
+    } else {
+        super::routing::Bypass::None
+    };
     modify_as(ws, actor, "close", ids, bypass, |bead, now| {
         // Closing a closed bead keeps its reason unless a new one is given.
         if reason.is_some() || !bead.is_closed() {
@@ -361,15 +363,26 @@ pub fn answer(ws: &Workspace, actor: &str, id: &str, text: &str) -> Result<Chang
     })
 }
 
-/// Makes `id` depend on `target`, refusing self-dependencies and ordering cycles.
+/// Makes `id` depend on `target`, refusing self-dependencies and ordering cycles. `gate`
+/// (a `waits-for` edge's only) is kept on the edge; giving another gate for an edge that
+/// exists changes it.
 pub fn dep_add(
     ws: &Workspace,
     actor: &str,
     id: &str,
     target: &str,
     dep_type: DepType,
+    gate: Option<Gate>,
 ) -> Result<Changed> {
     check_actor(actor)?;
+    if gate.is_some() && dep_type != DepType::WaitsFor {
+        return Err(Error::invalid_with_help(
+            format!("a {dep_type} dependency has no gate: only a waits-for edge has one"),
+            "give -t waits-for (or leave -t out) with --gate",
+        ));
+    }
+    // `all-children` is the default a gateless edge means: the file keeps none.
+    let gate = gate.filter(|g| *g == Gate::AnyChildren);
     let mut txn = Txn::begin(ws)?;
     let set = BeadSet::load(ws)?;
     let from = set.resolve(id)?.id.clone();
@@ -386,21 +399,22 @@ pub fn dep_add(
     }
     // The set may hold cached beads without their body: write from the file itself.
     let mut bead = load_one(ws, &from)?;
-    if bead
-        .dependencies
-        .iter()
-        .any(|d| d.depends_on_id == to && d.dep_type == dep_type)
-    {
-        return Ok(Changed {
-            unchanged: vec![bead.id.clone()],
-            beads: vec![bead],
-            recorded: Recorded::Unchanged,
-        });
+    let same = |d: &Dependency| d.depends_on_id == to && d.dep_type == dep_type;
+    match bead.dependencies.iter_mut().find(|d| same(d)) {
+        Some(d) if d.gate == gate => {
+            return Ok(Changed {
+                unchanged: vec![bead.id.clone()],
+                beads: vec![bead],
+                recorded: Recorded::Unchanged,
+            });
+        }
+        Some(d) => d.gate = gate,
+        None => bead.dependencies.push(Dependency {
+            depends_on_id: to,
+            dep_type,
+            gate,
+        }),
     }
-    bead.dependencies.push(Dependency {
-        depends_on_id: to,
-        dep_type,
-    });
     bead.updated_at = Some(Timestamp::now());
     txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())?;
     let recorded = txn.commit(&message("dep add", &bead, actor))?;
@@ -445,16 +459,7 @@ fn modify(
     ids: &[String],
     f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
 ) -> Result<Changed> {
-    modify_as(ws, actor, verb, ids, Bypass::None, f)
-}
-
-/// What a change may do past the Inspector's own rules (see [`inspector_only`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bypass {
-    /// Nothing.
-    None,
-    /// Close work whose approved test spec has not passed (recorded by the caller).
-    Close,
+    modify_as(ws, actor, verb, ids, super::routing::Bypass::None, f)
 }
 
 /// [`modify`], with `bypass` saying which of the Inspector's rules the change may pass.
@@ -463,7 +468,7 @@ fn modify_as(
     actor: &str,
     verb: &str,
     ids: &[String],
-    bypass: Bypass,
+    bypass: super::routing::Bypass,
     mut f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
 ) -> Result<Changed> {
     if ids.is_empty() {
@@ -481,7 +486,7 @@ fn modify_as(
         }
         let before = bead.clone();
         f(&mut bead, now)?;
-        inspector_only(ws, &before, &bead, bypass)?;
+        super::routing::inspector_only(ws, &before, &bead, bypass)?;
         if bead == before {
             unchanged.push(bead.id.clone());
         } else {
@@ -571,68 +576,4 @@ fn dedup(mut labels: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     labels.retain(|l| seen.insert(l.clone()));
     labels
-}
-
-/// The label of work closed or slung past its test spec's gate.
-pub const GATE_BYPASSED: &str = "gate-bypassed";
-
-/// Refuses a change from `before` to `after` that only an inspection's routing may make:
-/// setting or removing `verified`, setting the status `rejected`; and closing work whose
-/// approved test spec has not passed an inspection, unless `bypass` allows it.
-fn inspector_only(ws: &Workspace, before: &Bead, after: &Bead, bypass: Bypass) -> Result<()> {
-    routing_only(Some(before), after)?;
-    if after.status == Status::Closed
-        && before.status != Status::Closed
-        && bypass != Bypass::Close
-        && !after.has_label(VERIFIED)
-        && let Some(spec) = approved_spec_of(ws, &after.id)?
-    {
-        return Err(Error::wrong_state(format!(
-            "{} has an approved test spec ({spec}) and has not passed an inspection",
-            after.id
-        ))
-        .with_help(format!(
-            "have it judged (vermas inspect run {id}); or close it anyway, recorded as a \
-             bypass: vermas close {id} --force --reason \"...\"",
-            id = after.id
-        )));
-    }
-    Ok(())
-}
-
-/// Refuses a bead written as `after` (over `before`, when it existed) that carries what only
-/// an inspection's routing sets: `verified` set or removed, the status `rejected` set.
-pub fn routing_only(before: Option<&Bead>, after: &Bead) -> Result<()> {
-    let verified = |b: Option<&Bead>| b.is_some_and(|b| b.has_label(VERIFIED));
-    let rejected = |b: Option<&Bead>| b.is_some_and(|b| b.status == Status::Rejected);
-    if verified(before) != verified(Some(after)) {
-        return Err(Error::invalid_with_help(
-            format!(
-                "only an inspection sets or removes `{VERIFIED}` (on {})",
-                after.id
-            ),
-            format!("have the work judged: vermas inspect run {}", after.id),
-        ));
-    }
-    if rejected(Some(after)) && !rejected(before) {
-        return Err(Error::invalid_with_help(
-            format!("only an inspection rejects work (on {})", after.id),
-            format!("have the work judged: vermas inspect run {}", after.id),
-        ));
-    }
-    Ok(())
-}
-
-/// The approved test spec of work `id`, if it has one.
-fn approved_spec_of(ws: &Workspace, id: &str) -> Result<Option<String>> {
-    let set = super::store::BeadSet::load(ws)?;
-    Ok(set
-        .beads
-        .values()
-        .find(|b| {
-            b.issue_type == IssueType::TestSpec
-                && b.parent.as_deref() == Some(id)
-                && b.status == Status::Closed
-        })
-        .map(|b| b.id.clone()))
 }

@@ -104,6 +104,8 @@ pub struct StatsSummary {
     pub blocked_issues: usize,
     /// Status `deferred`.
     pub deferred_issues: usize,
+    /// Status `pinned`.
+    pub pinned_issues: usize,
     /// What `ready` lists.
     pub ready_issues: usize,
     /// Mean time from creation to closing of the closed beads, in hours (0 with none).
@@ -121,14 +123,15 @@ pub struct Stats {
     pub by_type: BTreeMap<String, usize>,
 }
 
-/// Counts the work beads of `set` by status and type, and how many are ready or blocked.
-pub fn stats(set: &BeadSet) -> Stats {
+/// Counts the work beads of `set` by status and type (each named by `type_name`: an
+/// imported bd bead keeps bd's own type), and how many are ready or blocked.
+pub fn stats(set: &BeadSet, type_name: impl Fn(&Bead) -> String) -> Stats {
     let work: Vec<&Bead> = set.beads.values().filter(|b| is_work(b)).collect();
     let mut by_status = BTreeMap::new();
     let mut by_type = BTreeMap::new();
     for bead in &work {
         *by_status.entry(bead.status.to_string()).or_insert(0) += 1;
-        *by_type.entry(bead.issue_type.to_string()).or_insert(0) += 1;
+        *by_type.entry(type_name(bead)).or_insert(0) += 1;
     }
     let with = |s: Status| work.iter().filter(|b| b.status == s).count();
     let lead_times: Vec<i64> = work
@@ -152,6 +155,7 @@ pub fn stats(set: &BeadSet) -> Stats {
                 .filter(|(b, _)| is_work(b))
                 .count(),
             deferred_issues: with(Status::Deferred),
+            pinned_issues: with(Status::Pinned),
             ready_issues: graph::ready(set).len(),
             average_lead_time_hours,
         },
@@ -241,11 +245,14 @@ mod tests {
         waiting.dependencies.push(Dependency {
             depends_on_id: "vm-o".into(),
             dep_type: DepType::Blocks,
+            gate: None,
         });
         let open = bead("vm-o", "open");
         let mut spec = bead("vm-spec-o", "spec");
         spec.issue_type = IssueType::TestSpec;
-        let s = stats(&set(vec![closed, waiting, open, spec]));
+        let s = stats(&set(vec![closed, waiting, open, spec]), |b| {
+            b.issue_type.to_string()
+        });
         assert_eq!(s.summary.total_issues, 3);
         assert_eq!(s.summary.open_issues, 2);
         assert_eq!(s.summary.closed_issues, 1);

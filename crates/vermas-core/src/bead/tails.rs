@@ -10,7 +10,7 @@
 //! seen at once; a missing, stale or malformed entry means the file is read, and the cache
 //! is written anew. Readers take no lock: the cache is replaced whole.
 
-use super::graph::IdMap;
+use super::idmap::IdMap;
 use super::model::{AcceptanceCriterion, Approval, Bead, Note};
 use crate::store::index::{FileStamp, ITEM, now_ns};
 use crate::store::write_atomic;
@@ -46,6 +46,9 @@ struct Tail<'a> {
     /// Its branch (left out when none).
     #[serde(skip_serializing_if = "Option::is_none")]
     branch: Option<&'a str>,
+    /// Its worker's worktree (left out when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worktree: Option<&'a str>,
     /// Its body.
     description: &'a str,
 }
@@ -62,6 +65,7 @@ pub fn tail_of(bead: &Bead) -> Option<String> {
         acceptance_criteria: &bead.acceptance_criteria,
         approved: bead.approved.as_ref(),
         branch: bead.branch.as_deref(),
+        worktree: bead.worktree.as_deref(),
         description: &bead.description,
     };
     let text = serde_json::to_string_pretty(&tail).ok()?;

@@ -2,8 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::yaml;
-use keys::find_key_line;
 pub(crate) use keys::key_parts;
+use keys::{find_key_line, unknown_key};
 
 mod approvers;
 pub mod bd;
@@ -13,12 +13,14 @@ mod llm;
 mod refinery;
 mod render;
 mod session;
+mod sling;
 mod timeouts;
 mod unset;
 pub use approvers::Approvers;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
 pub use refinery::{RefineryConfig, Strategy};
-pub use session::{LayoutConfig, PaneConfig, SESSION_ROLES};
+pub use session::{LayoutConfig, PaneConfig, RolesConfig, SESSION_ROLES};
+pub use sling::SlingConfig;
 use timeouts::spelled;
 pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 
@@ -59,10 +61,14 @@ pub struct Config {
     pub inspect: InspectConfig,
     /// The Refinery (merge requests).
     pub refinery: RefineryConfig,
+    /// `sling`: workers' worktrees.
+    pub sling: SlingConfig,
     /// The panes of `vermas start`.
     pub layout: LayoutConfig,
     /// The agent command each role runs in its pane.
     pub agents: BTreeMap<String, String>,
+    /// The roles' context files and workspaces.
+    pub roles: RolesConfig,
     /// Who approves (see [`Approvers`]); `None`: approvals are not authenticated.
     pub approvers: Option<Approvers>,
 }
@@ -238,8 +244,10 @@ impl Default for Config {
             mail: MailConfig::default(),
             inspect: InspectConfig::default(),
             refinery: RefineryConfig::default(),
+            sling: SlingConfig::default(),
             layout: LayoutConfig::default(),
             agents: BTreeMap::new(),
+            roles: RolesConfig::default(),
             approvers: None,
         }
     }
@@ -477,21 +485,6 @@ fn scalar_candidates(raw: &str) -> Vec<Value> {
     }
     out.push(Value::String(raw.to_string()));
     out
-}
-
-/// The error for a key no setting has.
-fn unknown_key(key: &str) -> Error {
-    Error::config(format!("unknown config key '{key}'")).with_help(
-        "keys: prefix, git.commit, git.author, verify.jobs, verify.timeout, verify.output_cap, \
-         verify.skip_codes, verify.runners.PATTERN, llm.command, llm.timeout, llm.roles.ROLE, llm.retries, \
-         judge.max_file_bytes, judge.samples, specs.dir, specs.auto_create, gates.red, gates.green, \
-         gates.refactor, gates.implement, gates.timeout, gates.green_runs, \
-         gates.failure_patterns, gates.syntax_patterns, hooks.pre_push.scope, \
-         hooks.pre_push.judge, watch.agent_log, mail.from, mail.groups.NAME, \
-         inspect.min_confidence, inspect.hook_timeout, refinery.target, refinery.strategy, \
-         refinery.max_retries, refinery.batch, layout.ratio, layout.left.role, layout.left.command, \
-         layout.right.role, layout.right.command, agents.ROLE",
-    )
 }
 
 #[cfg(test)]

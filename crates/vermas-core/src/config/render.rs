@@ -20,9 +20,11 @@ impl Config {
             self.mail_section(),
             self.inspect_section(),
             self.refinery_section(),
+            super::sling::section(&self.sling),
             super::approvers::section(&self.approvers),
             self.layout_section(),
             self.agents_section(),
+            self.roles_section(),
         ]
         .join("\n")
     }
@@ -245,6 +247,17 @@ impl Config {
             lcommand = opt(&self.layout.left.command),
             rrole = yaml::scalar(&self.layout.right.role),
             rcommand = opt(&self.layout.right.command),
+        )
+    }
+
+    /// The `roles:` section.
+    fn roles_section(&self) -> String {
+        format!(
+            "roles:\n\
+             \x20 # `init --roles` also writes each role's workspace, .beads/roles/<role>/ with its\n\
+             \x20 # CLAUDE.md and .claude/settings.json; `start` opens the panes there.\n\
+             \x20 workspaces: {workspaces}\n",
+            workspaces = self.roles.workspaces,
         )
     }
 

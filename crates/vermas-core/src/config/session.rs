@@ -1,5 +1,5 @@
-//! `layout.*` and `agents.*` settings: how `vermas start` lays out its two tmux panes and
-//! which agent command each role runs.
+//! `layout.*`, `agents.*` and `roles.*` settings: how `vermas start` lays out its two tmux
+//! panes, which agent command each role runs, and whether roles get workspaces.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -7,6 +7,15 @@ use std::collections::BTreeMap;
 /// The roles a pane (`layout.left.role`, `layout.right.role`) or an agent
 /// (`agents.<role>`) may name: every role (see [`super::llm::ROLES`]).
 pub const SESSION_ROLES: &[&str] = super::llm::ROLES;
+
+/// `roles.*` settings.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RolesConfig {
+    /// `init --roles` also writes each role's workspace (`.beads/roles/<role>/`: its
+    /// `CLAUDE.md` and `.claude/settings.json`), as `--workspaces` asks.
+    pub workspaces: bool,
+}
 
 /// `layout.*` settings.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -252,7 +252,11 @@ fn variables(
     criterion: Option<&AcceptanceCriterion>,
     test_file: Option<&str>,
 ) -> BTreeMap<&'static str, String> {
-    let root = ws.root.to_string_lossy().into_owned();
+    let root = ws.root.to_string_lossy();
+    let root = match root.trim_end_matches('/') {
+        "" => "/".to_string(),
+        trimmed => trimmed.to_string(),
+    };
     let test_file = test_file
         .map(str::to_string)
         .or_else(|| criterion.and_then(target_file));
@@ -283,7 +287,15 @@ fn variables(
                 .unwrap_or_default(),
         ),
         ("surface_area", surface.join(",")),
-        ("project_root", root),
+        // The original project's root: the main worktree's, where the work is done in a
+        // linked one (`worktree_dir`).
+        (
+            "project_root",
+            crate::git::linked_checkout(&ws.root)
+                .ok()
+                .flatten()
+                .map_or(root, |l| l.main.to_string_lossy().into_owned()),
+        ),
     ])
 }
 

@@ -265,6 +265,18 @@ impl Git {
             .map(|_| ())
     }
 
+    /// A worker's worktree at `dir` on `branch`: a new branch from `start`, or the branch
+    /// as it is when it exists already (`git worktree add [-b BRANCH] DIR ...`).
+    pub fn worker_worktree(&self, dir: &Path, branch: &str, start: &str) -> Result<()> {
+        let d = dir.to_string_lossy();
+        if self.branch_tip(branch)?.is_some() {
+            self.run(&["worktree", "add", "--quiet", &d, branch])
+        } else {
+            self.run(&["worktree", "add", "--quiet", "-b", branch, &d, start])
+        }
+        .map(|_| ())
+    }
+
     /// `git worktree add --detach DIR COMMIT`.
     pub fn worktree_add(&self, dir: &Path, commit: &str) -> Result<()> {
         let d = dir.to_string_lossy();

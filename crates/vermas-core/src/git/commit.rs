@@ -361,7 +361,7 @@ impl GitRepo {
     }
 
     /// The lock files a branch update may create: `HEAD.lock` and the branch's own.
-    fn ref_lock_paths(&self) -> Vec<std::path::PathBuf> {
+    pub(super) fn ref_lock_paths(&self) -> Vec<std::path::PathBuf> {
         let mut out = vec![self.repo.git_dir().join("HEAD.lock")];
         if let Ok(Some(name)) = self.repo.head_name() {
             out.push(

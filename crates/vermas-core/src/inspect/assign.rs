@@ -11,7 +11,7 @@ use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
-pub use crate::bead::ops::GATE_BYPASSED;
+pub use crate::bead::routing::GATE_BYPASSED;
 
 /// What `sling` did.
 #[derive(Debug, Clone)]
@@ -26,18 +26,27 @@ pub struct Slung {
     pub recorded: Recorded,
 }
 
-/// Assigns work `id` to `agent` (else the actor) on `branch` (else `<agent>/<id>`): records
-/// the branch on the work (the refinery judges that branch as this work), `in_progress`,
-/// mail "WORK ASSIGNED" with its criteria, one commit. Refused while its test spec is missing or not approved,
+/// What `sling` is asked.
+#[derive(Debug, Clone, Default)]
+pub struct SlingRequest<'a> {
+    /// The agent (else the actor).
+    pub agent: Option<&'a str>,
+    /// The branch (else `AGENT/ID`).
+    pub branch: Option<&'a str>,
+    /// Make the worker a worktree of its own on that branch (also when config
+    /// `sling.worktree` is true).
+    pub worktree: bool,
+    /// Bypass the test-spec gate, for this reason.
+    pub force: Option<&'a str>,
+}
+
+/// Assigns work `id` as `asked`: to the agent (else the actor) on the branch (else
+/// `<agent>/<id>`, recorded on the work: the refinery judges that branch as this work),
+/// with a worktree of its own when asked, `in_progress`, mail "WORK ASSIGNED" with its
+/// criteria, one commit. Refused while its test spec is missing or not approved,
 /// unless `force` carries a reason.
-pub fn sling(
-    ws: &Workspace,
-    actor: &str,
-    id: &str,
-    agent: Option<&str>,
-    branch: Option<&str>,
-    force: Option<&str>,
-) -> Result<Slung> {
+pub fn sling(ws: &Workspace, actor: &str, id: &str, asked: &SlingRequest<'_>) -> Result<Slung> {
+    let (agent, branch, force) = (asked.agent, asked.branch, asked.force);
     if let Some(reason) = force
         && reason.trim().is_empty()
     {
@@ -75,6 +84,9 @@ pub fn sling(
             other.id
         ))
         .with_help("name another branch with --branch NAME"));
+    }
+    if asked.worktree || ws.config.sling.worktree {
+        work.worktree = Some(worker_worktree(ws, &branch, &agent, &work.id)?);
     }
     work.branch = Some(branch);
     work.assignee = Some(agent.clone());
@@ -158,6 +170,54 @@ fn assignment(work: &Bead, spec: Option<&Bead>) -> String {
             work.id
         );
     }
+    if let Some(dir) = &work.worktree {
+        let _ = writeln!(
+            body,
+            "Worktree: {dir} (work there; `vermas refinery submit` there submits it)"
+        );
+    }
     let _ = writeln!(body, "\nWhen done: vermas inspect run {}", work.id);
     body
+}
+
+/// Makes the worker's worktree for `branch` (from the refinery's target, else the branch
+/// checked out) under `sling.worktree_dir`, else `<repository>-worktrees` beside the
+/// repository; returns its path. An existing worktree of that branch is taken as it is.
+fn worker_worktree(ws: &Workspace, branch: &str, agent: &str, id: &str) -> Result<String> {
+    let root = crate::git::GitRepo::open(&ws.root)
+        .map(|r| r.workdir().to_path_buf())
+        .ok_or_else(|| Error::wrong_state("a worktree needs a git repository"))?;
+    let git = crate::git::Git::new(&root, ws.config.git.author.as_deref());
+    if let Some(dir) = git.checkouts_of(branch)?.into_iter().next() {
+        return Ok(dir.to_string_lossy().into_owned());
+    }
+    let main = crate::git::linked_checkout(&root)?.map_or(root, |l| l.main);
+    let folder = match &ws.config.sling.worktree_dir {
+        Some(dir) => main.join(dir),
+        None => {
+            let name = main.file_name().map(|n| n.to_string_lossy().into_owned());
+            main.with_file_name(format!("{}-worktrees", name.unwrap_or_default()))
+        }
+    };
+    let name: String = format!("{}-{id}", agent.trim_end_matches('/'))
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let dir = folder.join(name);
+    let start = ws
+        .config
+        .refinery
+        .target
+        .clone()
+        .or_else(|| git.current_branch())
+        .unwrap_or_else(|| "HEAD".to_string());
+    std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+    git.worker_worktree(&dir, branch, &start)?;
+    Ok(dir.to_string_lossy().into_owned())
 }

@@ -9,15 +9,16 @@ pub mod assign;
 pub mod basis;
 pub mod evidence;
 pub mod frozen;
-pub mod hook_guard;
-pub mod hooks;
 pub mod inspection;
 pub mod judged;
+pub mod lifecycle;
+pub mod lifecycle_guard;
 pub mod pipeline;
 pub mod roles;
 pub mod route;
 pub mod rules;
 pub mod sequence;
+pub mod stand_in;
 pub mod testspec;
 pub mod verifier;
 

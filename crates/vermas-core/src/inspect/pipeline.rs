@@ -3,7 +3,7 @@
 //! parallel, and the judge decides; rules no LLM can override settle the verdict. Nothing
 //! here writes: [`super::route`] records and routes what comes back.
 
-use super::hooks::{self, HookPoint};
+use super::lifecycle::{self, HookPoint};
 use super::roles::{self, Role};
 use crate::bead::model::{Bead, IssueType, Status};
 use crate::error::{Error, Result};
@@ -132,6 +132,17 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
     {
         return ins.error(e);
     }
+    if ins
+        .briefs
+        .values()
+        .any(|b| b.starts_with(super::stand_in::MARK))
+    {
+        ins.warnings.push(
+            "the roles were answered by vermas's stand-in (`vermas stand-in`), not a model: \
+             its verdict only restates the checks"
+                .into(),
+        );
+    }
     super::rules::settle(ws, &mut ins, opts.upto);
     ins
 }
@@ -144,7 +155,7 @@ fn hook(
     payload: &serde_json::Value,
     ins: &mut Inspection,
 ) -> Option<String> {
-    let report = hooks::run_locked(ws, point, payload);
+    let report = lifecycle::run_locked(ws, point, payload);
     ins.warnings.extend(report.warnings);
     report.stopped
 }

@@ -6,7 +6,7 @@
 //! their [`Observer`] and only render it.
 
 use super::basis::Basis;
-use super::hooks::{self, HookPoint};
+use super::lifecycle::{self, HookPoint};
 use super::pipeline::{self, Inspection, Options, Upto, Verdict};
 use super::route::{self, Routed};
 use crate::bead::model::{AWAITING_INPUT, Bead};
@@ -301,7 +301,7 @@ fn after_hook(ws: &Workspace, out: &mut Outcome) {
     if let Some(point) = HookPoint::after(out.inspection.verdict) {
         let mut payload = serde_json::to_value(&out.inspection).unwrap_or_default();
         payload["bead_id"] = serde_json::json!(out.inspection.work);
-        let report = hooks::run_locked(ws, point, &payload);
+        let report = lifecycle::run_locked(ws, point, &payload);
         out.hook_warnings = report.warnings;
         out.hook_warnings.extend(report.stopped);
     }

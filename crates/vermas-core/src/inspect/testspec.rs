@@ -75,10 +75,10 @@ pub fn attach(
     actor: &str,
     now: Timestamp,
 ) -> Result<Bead> {
-    use super::hooks::{self, HookPoint};
+    use super::lifecycle::{self, HookPoint};
     let payload =
         serde_json::json!({"bead_id": work.id, "title": work.title, "type": work.issue_type});
-    if let Some(stop) = hooks::run(ws, HookPoint::PreAuditPlan, &payload).stopped {
+    if let Some(stop) = lifecycle::run(ws, HookPoint::PreAuditPlan, &payload).stopped {
         return Err(Error::Invalid(format!(
             "no test spec for {}: {stop}",
             work.id
@@ -98,10 +98,8 @@ pub fn attach(
     spec.created_at = Some(now);
     spec.updated_at = Some(now);
     spec.created_by = Some(actor.to_string());
-    work.dependencies.push(Dependency {
-        depends_on_id: spec.id.clone(),
-        dep_type: DepType::Blocks,
-    });
+    work.dependencies
+        .push(Dependency::new(spec.id.clone(), DepType::Blocks));
     txn.write(&bead_path(ws, &spec.id), spec.render().as_bytes())?;
     crate::mail::ops::send_in(
         txn,
@@ -118,7 +116,7 @@ pub fn attach(
         ),
     )?;
     let planned = serde_json::json!({"bead_id": work.id, "spec_id": spec.id});
-    hooks::run(ws, HookPoint::PostAuditPlan, &planned);
+    lifecycle::run(ws, HookPoint::PostAuditPlan, &planned);
     Ok(spec)
 }
 

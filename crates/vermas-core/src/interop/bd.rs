@@ -7,16 +7,15 @@
 //! (see [`super::to_bd`], which writes a bead back as a bd issue).
 
 use super::sections::{self, Object, Texts};
-use crate::bead::model::{Bead, DepType, Dependency, IssueType, Note, Status, check_spec_path};
+use crate::bead::model::{
+    Bead, DepType, Dependency, Gate, IssueType, Note, Status, check_spec_path,
+};
 use crate::time::Timestamp;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// bd's status of a deleted issue.
 pub const TOMBSTONE: &str = "tombstone";
-
-/// bd's statuses vermas lacks; a bead holds them as `open`.
-const OPEN_IN_VERMAS: &[&str] = &["pinned"];
 
 /// Every status an imported issue may have (besides the tombstones, which are skipped).
 pub const BD_STATUSES: &[&str] = &[
@@ -55,7 +54,7 @@ pub struct Issue {
     pub title: String,
     /// `description`, `design`, `acceptance_criteria`, `notes`.
     pub texts: Texts,
-    /// `status` (`pinned` reads as open).
+    /// `status`.
     pub status: Status,
     /// `priority` (absent: 0, as bd reads it).
     pub priority: u8,
@@ -83,6 +82,20 @@ pub struct Issue {
     pub parent: Option<String>,
     /// `comments`.
     pub notes: Vec<Note>,
+}
+
+/// The type bd gave `bead`: its own type, or for one vermas reads as a task, the
+/// `issue_type` its body's bd line kept (bd's `agent`, `convoy`, ...).
+pub fn own_type(bead: &Bead) -> String {
+    if bead.issue_type == IssueType::Task && bead.description.contains("<!-- bd: ") {
+        let (_, kept) = sections::split(&bead.description);
+        if let Some(Value::String(t)) = kept.get("issue_type")
+            && !t.is_empty()
+        {
+            return t.clone();
+        }
+    }
+    bead.issue_type.to_string()
 }
 
 /// True when a file named `<id>.md` cannot exist on Windows: the part of the name before
@@ -213,9 +226,6 @@ fn status(obj: &Object) -> Result<Status, Problem> {
     let Some(s) = nonempty(obj, "status")? else {
         return Ok(Status::Open);
     };
-    if OPEN_IN_VERMAS.contains(&s.as_str()) {
-        return Ok(Status::Open);
-    }
     spelled(&s).ok_or_else(|| {
         problem(
             "status",
@@ -335,15 +345,26 @@ fn dependencies(obj: &Object, id: &str) -> Result<(Vec<Dependency>, Option<Strin
             parent = Some(target);
             continue;
         }
-        let dep = Dependency {
-            depends_on_id: target,
-            dep_type,
-        };
+        let mut dep = Dependency::new(target, dep_type);
+        if dep_type == DepType::WaitsFor {
+            dep.gate = waits_for_gate(d);
+        }
         if !deps.contains(&dep) {
             deps.push(dep);
         }
     }
     Ok((deps, parent))
+}
+
+/// The gate of a bd `waits-for` dependency: its `metadata` (a JSON text, as bd stores it,
+/// or an object) saying `{"gate":"any-children"}`; anything else is bd's default,
+/// `all-children`, which a bead keeps as no gate.
+fn waits_for_gate(d: &Object) -> Option<Gate> {
+    let meta = match d.get("metadata")? {
+        Value::String(text) => serde_json::from_str::<Value>(text).ok()?,
+        other => other.clone(),
+    };
+    (meta.get("gate")?.as_str()? == "any-children").then_some(Gate::AnyChildren)
 }
 
 /// A bd dependency type as vermas's, if vermas has it; an empty one is `blocks`.
@@ -409,6 +430,18 @@ mod tests {
     }
 
     #[test]
+    fn a_waits_for_edge_keeps_its_any_children_gate() {
+        let i = read(&obj(json!({"id": "bd-1", "title": "T", "dependencies": [
+            {"depends_on_id": "bd-2", "type": "waits-for", "metadata": "{\"gate\":\"any-children\"}"},
+            {"depends_on_id": "bd-3", "type": "waits-for", "metadata": "{\"gate\":\"all-children\"}"},
+            {"depends_on_id": "bd-4", "type": "waits-for"},
+        ]})))
+        .unwrap();
+        let gates: Vec<Option<Gate>> = i.dependencies.iter().map(|d| d.gate).collect();
+        assert_eq!(gates, [Some(Gate::AnyChildren), None, None]);
+    }
+
+    #[test]
     fn absent_fields_read_as_bd_reads_them() {
         let i = read(&obj(json!({"id": "bd-1", "title": "T"}))).unwrap();
         assert_eq!(i.status, Status::Open);
@@ -422,7 +455,7 @@ mod tests {
                              {"depends_on_id": "bd-3", "type": "my-own"}],
         })))
         .unwrap();
-        assert_eq!(i.status, Status::Open);
+        assert_eq!(i.status, Status::Pinned);
         assert_eq!(i.issue_type, IssueType::Task);
         assert_eq!(i.texts.description, "body");
         assert_eq!((i.assignee, i.spec), (None, None));
@@ -430,7 +463,8 @@ mod tests {
             i.dependencies,
             [Dependency {
                 depends_on_id: "bd-2".into(),
-                dep_type: DepType::Blocks
+                dep_type: DepType::Blocks,
+                gate: None
             }]
         );
     }

@@ -57,8 +57,30 @@ pub struct Imported {
     pub other_records: usize,
     /// Lines not imported, in file order.
     pub bad: Vec<BadLine>,
+    /// The id prefix of the new beads, when it is not the repository's.
+    pub prefix: Option<PrefixChange>,
     /// The commit, or why there is none.
     pub recorded: Recorded,
+}
+
+/// The prefix of the beads an import created, when all share one that new ids do not take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrefixChange {
+    /// The repository had no beads of its own: `prefix` was set to it, in the import's
+    /// commit, so new ids match the imported ones.
+    Adopted {
+        /// The prefix before.
+        was: String,
+        /// The imported beads' prefix, now the repository's.
+        now: String,
+    },
+    /// The repository has beads of its own: the prefix was left alone.
+    Differs {
+        /// The repository's prefix.
+        ours: String,
+        /// The imported beads' prefix.
+        theirs: String,
+    },
 }
 
 /// A good line: its number, the bd object and what it says.
@@ -90,6 +112,7 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         tombstones: 0,
         other_records: 0,
         bad: Vec::new(),
+        prefix: None,
         recorded: Recorded::Unchanged,
     };
     let mut txn = Txn::begin(ws)?;
@@ -142,6 +165,9 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         import_line(ws, &mut txn, &line, &uncommitted, &mut report, &mut written)?;
     }
     report.bad.sort_by_key(|b| b.line);
+    if written.first_title.is_some() {
+        report.prefix = prefix_change(ws, &mut txn, &report.created, existing.is_empty())?;
+    }
     if let Some(title) = written.first_title {
         let message = CommitMessage {
             verb: "import bd".into(),
@@ -152,6 +178,47 @@ pub fn import(ws: &Workspace, actor: &str, path: &Path, shown: &str) -> Result<I
         report.recorded = txn.commit(&message)?;
     }
     Ok(report)
+}
+
+/// The prefix of bead id `id`: what comes before the last `-` of its top-level part.
+fn prefix_of(id: &str) -> Option<&str> {
+    let top = id.split('.').next()?;
+    let (prefix, _) = top.rsplit_once('-')?;
+    crate::config::validate_prefix(prefix).ok().map(|()| prefix)
+}
+
+/// When every bead `created` has one prefix that is not the repository's: with no beads
+/// of its own before (`fresh`), the repository takes it (its `vermas.yaml` written in
+/// `txn`, read again under the lock); otherwise it is only reported.
+fn prefix_change(
+    ws: &Workspace,
+    txn: &mut Txn,
+    created: &[String],
+    fresh: bool,
+) -> Result<Option<PrefixChange>> {
+    let mut prefixes = created.iter().map(|id| prefix_of(id));
+    let Some(Some(theirs)) = prefixes.next() else {
+        return Ok(None);
+    };
+    if !prefixes.all(|p| p == Some(theirs)) {
+        return Ok(None);
+    }
+    let config = Workspace::open(ws.beads_dir.clone())?.config;
+    if config.prefix == theirs {
+        return Ok(None);
+    }
+    if !fresh {
+        return Ok(Some(PrefixChange::Differs {
+            ours: config.prefix.clone(),
+            theirs: theirs.to_string(),
+        }));
+    }
+    let updated = config.with("prefix", theirs)?;
+    txn.write(&ws.config_path(), updated.render().as_bytes())?;
+    Ok(Some(PrefixChange::Adopted {
+        was: config.prefix,
+        now: theirs.to_string(),
+    }))
 }
 
 /// The beads an import wrote: their ids in order, and the first one's title.
@@ -188,7 +255,7 @@ fn import_line(
         None
     };
     let bead = bead_for(line, existing.as_ref());
-    if let Err(e) = crate::bead::ops::routing_only(existing.as_ref(), &bead) {
+    if let Err(e) = crate::bead::routing::routing_only(existing.as_ref(), &bead) {
         report.bad.push(bad_line(line, 1, e.to_string()));
         return Ok(());
     }

@@ -5,7 +5,7 @@
 
 use super::bd::{dep_type, read};
 use super::sections::{Object, Texts};
-use crate::bead::model::{Bead, DepType};
+use crate::bead::model::{Bead, DepType, Gate};
 use crate::time::Timestamp;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -149,25 +149,29 @@ fn criteria_text(bead: &Bead) -> String {
 
 /// The bead's dependencies as bd writes them, its `parent` as a `parent-child` one.
 fn base_dependencies(bead: &Bead) -> Vec<Value> {
-    let mut deps: Vec<(String, DepType)> = bead
+    let mut deps: Vec<(String, DepType, Option<Gate>)> = bead
         .dependencies
         .iter()
-        .map(|d| (d.depends_on_id.clone(), d.dep_type))
+        .map(|d| (d.depends_on_id.clone(), d.dep_type, d.gate))
         .collect();
     if let Some(parent) = &bead.parent {
-        let edge = (parent.clone(), DepType::ParentChild);
+        let edge = (parent.clone(), DepType::ParentChild, None);
         if !deps.contains(&edge) {
             deps.push(edge);
         }
     }
     let stamp = bead.updated_at.or(bead.created_at);
     deps.into_iter()
-        .map(|(target, t)| {
+        .map(|(target, t, gate)| {
             let mut d = serde_json::json!({
                 "issue_id": bead.id, "depends_on_id": target, "type": t.to_string(),
             });
             if let Some(at) = stamp {
                 d["created_at"] = at.to_string().into();
+            }
+            if let Some(gate) = gate {
+                // bd keeps a waits-for gate as a JSON text in the edge's metadata.
+                d["metadata"] = format!("{{\"gate\":\"{gate}\"}}").into();
             }
             d
         })
@@ -252,12 +256,13 @@ pub fn overlay(mut base: Object, kept: &Object, id: &str) -> Object {
     base
 }
 
-/// The `(target, type)` of a bd dependency object.
-fn edge(d: &Value) -> (String, String) {
+/// The `(target, type, any-children gate)` of a bd dependency object.
+fn edge(d: &Value) -> (String, String, bool) {
     let field = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or_default();
     (
         field("depends_on_id").to_string(),
         field("type").to_string(),
+        field("metadata").contains("any-children"),
     )
 }
 
@@ -269,14 +274,14 @@ fn merge_dependencies(current: Option<&Value>, kept: &Value, id: &str) -> Vec<Va
         Some(Value::Array(items)) => items.iter().collect(),
         _ => Vec::new(),
     };
-    let key = |(target, kind): (String, String)| (target, dep_type(&kind));
-    let have: Vec<(String, Option<DepType>)> = current.iter().map(|d| key(edge(d))).collect();
+    let key = |(target, kind, any): (String, String, bool)| (target, dep_type(&kind), any);
+    let have: Vec<(String, Option<DepType>, bool)> = current.iter().map(|d| key(edge(d))).collect();
     let mut used = HashSet::new();
     let mut out = Vec::new();
     for original in kept.as_array().into_iter().flatten() {
-        let (target, t) = key(edge(original));
+        let (target, t, any) = key(edge(original));
         let keep = match t {
-            Some(_) => have.contains(&(target.clone(), t)) && used.insert((target, t)),
+            Some(_) => have.contains(&(target.clone(), t, any)) && used.insert((target, t, any)),
             None => true,
         };
         if keep && let Value::Object(o) = original {

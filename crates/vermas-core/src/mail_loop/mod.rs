@@ -275,7 +275,7 @@ fn handle(ws: &Workspace, actor: &str, memory: &mut Memory, msg: &Message) -> Op
 /// The note of a failed action.
 fn failure(e: &Error, resumed: bool) -> String {
     format!(
-        "{e} (left taken{}; the next `vermas inspector run` tries it again)",
+        "{e} (left taken{}; the next `vermas inspect loop` tries it again)",
         if resumed { ", resumed" } else { "" }
     )
 }

@@ -1,34 +1,58 @@
 //! A three-way merge of one bead file by meaning: fields changed on one side take that
-//! side, fields changed on both take the later side (by `updated_at`) with the other value
-//! kept as a note, lists merge as sets and the body by lines. Nothing is ever lost.
+//! side, fields changed on both take the later side (by `updated_at`; on a tie the side
+//! whose file text sorts last, which both machines see alike) with the other value kept
+//! as a note dated from the records, lists merge as sets and the body by lines. Nothing is
+//! ever lost, and the same three inputs give the same bytes in either order, anywhere.
 
 use crate::bead::Bead;
 use crate::bead::model::Note;
 use crate::error::Result;
 use crate::time::Timestamp;
+use std::cmp::Ordering;
 
 /// Who signs the notes a merge adds.
 const MERGER: &str = "vermas merge-file";
 
 /// The merge of `ours` and `theirs` (bead file texts) from `base` (`None` when both sides
-/// added the file); refused when a side is not a bead or the two are different beads.
+/// added the file); refused when a side is not a bead. Two different beads at one path
+/// (git paired a deleted bead with a new one as a rename) give the one the path names:
+/// the other was deleted, and a delete wins.
 pub fn merge(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
     let read = |text| crate::bead::store::parse_text(text, file);
     let base = base.map(read).transpose()?;
     let o = read(ours)?;
     let t = read(theirs)?;
     if o.id != t.id {
-        return Err(crate::error::Error::Invalid(format!(
-            "{file}: the two sides are different beads ({} and {})",
-            o.id, t.id
-        )));
+        return super::named_by_path(
+            file,
+            ".md",
+            [(o.id.as_str(), ours), (t.id.as_str(), theirs)],
+        )
+        .ok_or_else(|| {
+            crate::error::Error::Invalid(format!(
+                "{file}: the two sides are different beads ({} and {})",
+                o.id, t.id
+            ))
+        });
     }
-    Ok(merge_beads(base.as_ref(), &o, &t, Timestamp::now()).render())
+    Ok(merge_beads(base.as_ref(), &o, &t).render())
 }
 
-/// The merge of two beads from `base`; notes the merge adds are dated `now`.
-pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead, now: Timestamp) -> Bead {
-    let ours_later = o.updated_at >= t.updated_at;
+/// True when `o` is the later side: the later `updated_at`, on a tie the side whose file
+/// text sorts last (both machines see the same texts, so they pick the same side).
+pub fn ours_later(o: &Bead, t: &Bead) -> bool {
+    match o.updated_at.cmp(&t.updated_at) {
+        Ordering::Greater => true,
+        Ordering::Less => false,
+        Ordering::Equal => o.render() >= t.render(),
+    }
+}
+
+/// The merge of two beads from `base`. The notes the merge adds are dated by the later
+/// side's `updated_at`, so the same merge gives the same bytes whenever and wherever it
+/// runs, and `merge_beads(b, o, t)` equals `merge_beads(b, t, o)`.
+pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead) -> Bead {
+    let ours_later = ours_later(o, t);
     let mut m = Merger {
         ours_later,
         lost: Vec::new(),
@@ -55,6 +79,7 @@ pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead, now: Timestamp) -> B
     field!(parent, opt);
     field!(spec, opt);
     field!(branch, opt);
+    field!(worktree, opt);
     field!(created_at, |v: &Option<Timestamp>| v
         .map_or("none".into(), |t| t.to_string()));
     field!(closed_at, |v: &Option<Timestamp>| v
@@ -68,14 +93,16 @@ pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead, now: Timestamp) -> B
     out.updated_at = o.updated_at.max(t.updated_at);
     let empty = Bead::new(o.id.clone(), o.title.clone());
     let b = base.unwrap_or(&empty);
-    out.labels = as_sets(&b.labels, &o.labels, &t.labels);
-    out.dependencies = as_sets(&b.dependencies, &o.dependencies, &t.dependencies);
+    // Lists start from the later side's order, so either order of the sides gives one list.
+    let (w, l) = if ours_later { (o, t) } else { (t, o) };
+    out.labels = as_sets(&b.labels, &w.labels, &l.labels);
+    out.dependencies = as_sets(&b.dependencies, &w.dependencies, &l.dependencies);
     out.acceptance_criteria = as_sets(
         &b.acceptance_criteria,
-        &o.acceptance_criteria,
-        &t.acceptance_criteria,
+        &w.acceptance_criteria,
+        &l.acceptance_criteria,
     );
-    let body = super::lines::merge(&b.description, &o.description, &t.description, ours_later);
+    let body = super::lines::merge_text(&b.description, &o.description, &t.description, ours_later);
     out.description = body.text;
     for text in body.lost {
         m.lost.push(format!(
@@ -83,9 +110,10 @@ pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead, now: Timestamp) -> B
             text.trim_end()
         ));
     }
-    let mut notes = as_sets(&b.notes, &o.notes, &t.notes);
+    let mut notes = as_sets(&b.notes, &w.notes, &l.notes);
+    let at = o.updated_at.max(t.updated_at).unwrap_or(Timestamp(0));
     notes.extend(m.lost.into_iter().map(|text| Note {
-        at: now,
+        at,
         by: MERGER.into(),
         text,
     }));
@@ -180,16 +208,30 @@ mod tests {
         o.status = Status::InProgress;
         let mut t = bead(9);
         t.status = Status::Blocked;
-        let m = merge_beads(Some(&base), &o, &t, Timestamp(10));
+        let m = merge_beads(Some(&base), &o, &t);
         assert_eq!(m.status, Status::Blocked);
+        assert_eq!(m, merge_beads(Some(&base), &t, &o));
         assert_eq!(m.updated_at, Some(Timestamp(9)));
         assert!(
-            m.notes
-                .iter()
-                .any(|n| n.text == "merged: status was in_progress on the other side"),
+            m.notes.iter().any(
+                |n| n.text == "merged: status was in_progress on the other side"
+                    && n.at == Timestamp(9)
+            ),
             "{:?}",
             m.notes
         );
+    }
+
+    #[test]
+    fn a_tie_on_updated_at_picks_the_same_side_in_either_order() {
+        let base = bead(1);
+        let mut o = bead(5);
+        o.status = Status::Blocked;
+        let mut t = bead(5);
+        t.status = Status::Deferred;
+        let one = merge_beads(Some(&base), &o, &t);
+        assert_eq!(one.render(), merge_beads(Some(&base), &t, &o).render());
+        assert_eq!(one.notes.len(), 1, "{:?}", one.notes);
     }
 
     #[test]

@@ -7,6 +7,8 @@ pub mod bead;
 pub mod lines;
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod props_body;
 pub mod records;
 
 use crate::error::{Error, Result};
@@ -82,6 +84,20 @@ pub fn merge_file(base: &str, ours: &str, theirs: &str, path: &str) -> Result<St
             "git reports the conflict: resolve it by hand, then `git add` the file",
         )
     })
+}
+
+/// The text of the side holding the record `file`'s name names (`<id><ext>`), when just
+/// one side does: git paired a record deleted on one side with another added there (a
+/// rename, to git), and the file holds the record its name names; the other was deleted,
+/// and a delete wins. `None` when neither or both do.
+pub(crate) fn named_by_path(file: &str, ext: &str, sides: [(&str, &str); 2]) -> Option<String> {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let id = name.strip_suffix(ext)?;
+    match sides.map(|(side_id, _)| side_id == id) {
+        [true, false] => Some(sides[0].1.to_string()),
+        [false, true] => Some(sides[1].1.to_string()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Three-way merges of the records other than beads: mail (created once; read marks from
 //! either side), molecules (a step's state only moves forward; outputs from both sides),
-//! results and merge requests (the later run wins).
+//! results and merge requests (the later run wins). A tie (the same time on both sides)
+//! goes to the side whose text sorts last, so either order of the sides gives one result.
 
 use crate::error::{Error, Result};
 use crate::mail::Message;
@@ -16,16 +17,20 @@ pub fn mail(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<
     let o = Message::parse(ours, file)?;
     let t = Message::parse(theirs, file)?;
     if o.id != t.id {
-        return Err(Error::Invalid(format!(
-            "{file}: the two sides are different messages ({} and {})",
-            o.id, t.id
-        )));
+        return super::named_by_path(
+            file,
+            ".md",
+            [(o.id.as_str(), ours), (t.id.as_str(), theirs)],
+        )
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{file}: the two sides are different messages ({} and {})",
+                o.id, t.id
+            ))
+        });
     }
-    let mut out = if base == Some(ours) {
-        t.clone()
-    } else {
-        o.clone()
-    };
+    // The driver settled a side alone changing it: both changed it here.
+    let mut out = if ours >= theirs { o.clone() } else { t.clone() };
     out.read = o.read || t.read;
     Ok(out.render())
 }
@@ -39,16 +44,20 @@ pub fn molecule(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Res
     let o: Molecule = parse(ours, file)?;
     let t: Molecule = parse(theirs, file)?;
     if o.id != t.id {
-        return Err(Error::Invalid(format!(
-            "{file}: the two sides are different molecules ({} and {})",
-            o.id, t.id
-        )));
+        return super::named_by_path(
+            file,
+            ".yaml",
+            [(o.id.as_str(), ours), (t.id.as_str(), theirs)],
+        )
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{file}: the two sides are different molecules ({} and {})",
+                o.id, t.id
+            ))
+        });
     }
-    let (win, other) = if o.updated_at >= t.updated_at {
-        (&o, &t)
-    } else {
-        (&t, &o)
-    };
+    let ours_later = (o.updated_at, ours) >= (t.updated_at, theirs);
+    let (win, other) = if ours_later { (&o, &t) } else { (&t, &o) };
     let mut out = win.clone();
     out.updated_at = o.updated_at.max(t.updated_at);
     for (k, v) in &other.vars {
@@ -77,7 +86,8 @@ fn rank(status: StepStatus) -> u8 {
     }
 }
 
-/// The further of two versions of one step (`a` on a tie), with both outputs.
+/// The further of two versions of one step (`a`, the later molecule's, on a tie), with
+/// both outputs (`a`'s first).
 fn further(a: &Step, b: &Step) -> Step {
     let (mut out, other) = if rank(b.status) > rank(a.status) {
         (b.clone(), a)
@@ -107,7 +117,8 @@ pub fn merge_request(base: Option<&str>, ours: &str, theirs: &str, file: &str) -
     later::<crate::refinery::request::MergeRequest>(base, ours, theirs, file, |r| r.updated_at)
 }
 
-/// The side whose record is later by `time` (ours on a tie), once all three parse.
+/// The side whose record is later by `time` (on a tie the text that sorts last), once all
+/// three parse.
 fn later<T: serde::de::DeserializeOwned>(
     base: Option<&str>,
     ours: &str,
@@ -120,7 +131,12 @@ fn later<T: serde::de::DeserializeOwned>(
     }
     let o: T = parse(ours, file)?;
     let t: T = parse(theirs, file)?;
-    Ok(if time(&t) > time(&o) { theirs } else { ours }.to_string())
+    Ok(if (time(&t), theirs) > (time(&o), ours) {
+        theirs
+    } else {
+        ours
+    }
+    .to_string())
 }
 
 /// A YAML record, errors naming `file`.

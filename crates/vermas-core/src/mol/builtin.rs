@@ -26,6 +26,8 @@ pub struct Contract {
     pub steps: &'static [&'static str],
     /// The only variables the command gives; no other may be required.
     pub vars: &'static [&'static str],
+    /// Why the command needs them, said when a file breaks the contract.
+    pub why: &'static str,
 }
 
 /// The built-ins that vermas's own commands run, with what each command relies on.
@@ -35,6 +37,12 @@ pub const CONTRACTS: &[(&str, Contract)] = &[(
         runner: "vermas plan",
         steps: &["design", "create", "strategize"],
         vars: &["request"],
+        why: "`vermas plan` starts from the request alone and creates the work and its test \
+              spec itself once the design is approved, so it has no bead_id or spec_id to give \
+              before it starts and records that work in the step create; a person's approval \
+              is part of design and strategize (the design document's approve-design and \
+              approve-strategy), and approving the spec is `vermas plan --approve` (its \
+              create-spec)",
     },
 )];
 

@@ -302,13 +302,12 @@ pub(super) fn plan(loader: &mut Loader<'_>, name: &str) -> Result<(Resolved, Vec
         graph.weave(&rules, &a.pointcuts, &a.name)?;
     }
     let ordered = graph.finish()?;
-    keeps_contract(&r, &ordered)?;
     Ok((r, ordered))
 }
 
 /// Refuses a `.beads/formulas/` file that takes the place of a built-in a vermas command
 /// runs (`vermas plan` runs `mol-spec-planning`) but drops a step the command drives or
-/// requires a variable the command does not give.
+/// requires a variable the command does not give, saying why the command needs them.
 fn keeps_contract(r: &Resolved, steps: &[PlanStep]) -> Result<()> {
     let top = &r.top;
     let Some(c) = super::builtin::contract(&top.name).filter(|_| !top.builtin) else {
@@ -340,13 +339,14 @@ fn keeps_contract(r: &Resolved, steps: &[PlanStep]) -> Result<()> {
     }
     let span = extra.first().map_or(0..0, |v| v.span.clone());
     let msg = format!(
-        "this file takes the place of the built-in {name}, which `{runner}` runs with the variable{s} {vars} and the steps {steps}: {broken}",
+        "this file takes the place of the built-in {name}, which `{runner}` runs with the variable{s} {vars} and the steps {steps}: {broken}; {why}",
         name = top.name,
         runner = c.runner,
         s = if c.vars.len() == 1 { "" } else { "s" },
         vars = c.vars.join(", "),
         steps = c.steps.join(", "),
         broken = broken.join(" and "),
+        why = c.why,
     );
     Err(f
         .source
@@ -384,14 +384,40 @@ fn load_aspects(
 }
 
 /// Cooks formula `name` with `vars` into a proto: validated, steps in dependency order,
-/// `{{var}}` substituted. Looks in `<beads_dir>/formulas/` first, then the built-ins.
+/// `{{var}}` substituted. Looks in `<beads_dir>/formulas/` first, then the built-ins. A
+/// file in the place of a built-in that a vermas command runs must keep what the command
+/// relies on (see [`super::builtin::CONTRACTS`]): this is the cooking that command does.
 pub fn cook(
     beads_dir: Option<&Path>,
     name: &str,
     vars: &BTreeMap<String, String>,
 ) -> Result<Proto> {
+    cook_checked(beads_dir, name, vars, true)
+}
+
+/// [`cook`] of the formula as written, for `mol cook`, `mol pour` and `mol wisp`: a file in
+/// a built-in's place is a formula of its own there, whatever the command that runs the
+/// built-in needs.
+pub fn cook_as_written(
+    beads_dir: Option<&Path>,
+    name: &str,
+    vars: &BTreeMap<String, String>,
+) -> Result<Proto> {
+    cook_checked(beads_dir, name, vars, false)
+}
+
+/// Cooks, refusing a broken contract when `contract` is set.
+fn cook_checked(
+    beads_dir: Option<&Path>,
+    name: &str,
+    vars: &BTreeMap<String, String>,
+    contract: bool,
+) -> Result<Proto> {
     let mut loader = Loader::new(beads_dir);
     let (r, steps) = plan(&mut loader, name)?;
+    if contract {
+        keeps_contract(&r, &steps)?;
+    }
     let decls = var_map(&r.vars);
     let mut values = BTreeMap::new();
     let mut missing = Vec::new();

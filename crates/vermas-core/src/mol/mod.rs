@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod convoy;
 pub mod cook;
 pub mod formula;
+pub mod inspect_run;
 pub mod molecule;
 pub mod ops;
 pub mod plan;

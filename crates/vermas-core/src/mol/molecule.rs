@@ -238,7 +238,7 @@ pub struct DigestStep {
     /// What it produced.
     #[serde(default)]
     pub output: Option<String>,
-    /// Why it was blocked.
+    /// Why it was blocked or skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }

@@ -31,6 +31,8 @@ pub enum StepChange {
     Done(Option<String>),
     /// Block it with a reason.
     Block(String),
+    /// Mark it not needed, with a reason: the steps that need it go on as after `Done`.
+    Skip(String),
 }
 
 impl StepChange {
@@ -40,6 +42,7 @@ impl StepChange {
             StepChange::Start => "mol start",
             StepChange::Done(_) => "mol done",
             StepChange::Block(_) => "mol block",
+            StepChange::Skip(_) => "mol skip",
         }
     }
 }
@@ -90,7 +93,7 @@ pub fn pour(
     let bead = crate::bead::store::load_one(ws, bead)?.id;
     let mut vars = vars.clone();
     vars.entry("bead_id".into()).or_insert_with(|| bead.clone());
-    let proto = super::cook(Some(&ws.beads_dir), name, &vars)?;
+    let proto = super::cook::cook_as_written(Some(&ws.beads_dir), name, &vars)?;
     pour_proto(ws, actor, &proto, &bead)
 }
 
@@ -153,8 +156,8 @@ pub fn wisp(
     })
 }
 
-/// Starts, completes or blocks step `step` of molecule `id` (refused while the step's needs
-/// are incomplete, except for blocking).
+/// Starts, completes, blocks or skips step `step` of molecule `id` (refused while the
+/// step's needs are incomplete, except for blocking and skipping).
 pub fn change_step(
     ws: &Workspace,
     actor: &str,
@@ -179,7 +182,7 @@ pub fn apply(mol: &mut Molecule, step_id: &str, change: &StepChange, now: Timest
             step.status.name()
         )));
     }
-    if !matches!(change, StepChange::Block(_)) {
+    if !matches!(change, StepChange::Block(_) | StepChange::Skip(_)) {
         let unmet = mol.unmet_needs(step);
         if !unmet.is_empty() {
             return Err(Error::wrong_state(format!(
@@ -210,6 +213,15 @@ pub fn apply(mol: &mut Molecule, step_id: &str, change: &StepChange, now: Timest
                 return Err(Error::Invalid("--reason must not be empty".into()));
             }
             step.status = StepStatus::Blocked;
+            step.reason = Some(reason.clone());
+        }
+        StepChange::Skip(reason) => {
+            if reason.trim().is_empty() {
+                return Err(Error::Invalid("--reason must not be empty".into()));
+            }
+            step.status = StepStatus::Skipped;
+            step.completed_at = Some(now);
+            step.output = None;
             step.reason = Some(reason.clone());
         }
     }
@@ -421,7 +433,7 @@ mod tests {
     fn a_wisp_that_would_outlive_year_9999_is_refused_unwritten() {
         let (_dir, ws) = workspace();
         let e = wisp(&ws, "me", &proto(), Duration::MAX, None).unwrap_err();
-        assert!(e.to_string().contains("after 9999-12-31T23:59:59Z"), "{e}");
+        assert!(e.to_string().contains("after 9999-12-30T22:00:00Z"), "{e}");
         assert!(molecule::files(&ws).is_empty());
         let e = parse_ttl("9e18s").unwrap_err().to_string();
         assert!(

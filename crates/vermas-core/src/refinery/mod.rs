@@ -12,3 +12,4 @@ pub mod queue;
 pub mod request;
 pub mod run;
 pub mod settle;
+pub mod worker;

@@ -12,8 +12,8 @@ use std::fs::File;
 /// What `refinery submit` is asked.
 #[derive(Debug, Clone)]
 pub struct Submission {
-    /// The branch to land.
-    pub branch: String,
+    /// The branch to land; none: the branch checked out here (a worker's worktree).
+    pub branch: Option<String>,
     /// The work bead (id or unique prefix); none: the bead named by the branch's last
     /// `/` part.
     pub bead: Option<String>,
@@ -41,7 +41,26 @@ pub struct Submitted {
 pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted> {
     crate::bead::ops::check_actor(actor)?;
     let git = repository(ws)?;
-    let branch = sub.branch.trim();
+    let here = git.current_branch();
+    let branch = match &sub.branch {
+        Some(b) => b.trim().to_string(),
+        None => here
+            .clone()
+            .ok_or_else(|| Error::usage("HEAD is detached: name the branch to submit"))?,
+    };
+    let branch = branch.as_str();
+    if sub.branch.is_none()
+        && sub.bead.is_none()
+        && crate::bead::store::owner_of_branch(ws, branch)?.is_none()
+    {
+        return Err(Error::usage(format!(
+            "no bead's work is on branch '{branch}', the one checked out here"
+        ))
+        .with_help(
+            "name the branch and its bead: `vermas refinery submit BRANCH --bead ID` (in a \
+             worker's worktree made by `sling --worktree`, no arguments are needed)",
+        ));
+    }
     if !git.is_branch_name(branch) || git.branch_tip(branch)?.is_none() {
         return Err(Error::invalid_with_help(
             format!("branch '{branch}' does not exist"),
@@ -126,12 +145,14 @@ fn target_of(ws: &Workspace, git: &Git, into: Option<&str>) -> Result<String> {
         (Some(t), _) => (t.trim().to_string(), "--into"),
         (None, Some(t)) => (t.trim().to_string(), "config refinery.target"),
         (None, None) => (
-            git.current_branch().ok_or_else(|| {
-                Error::invalid_with_help(
-                    "HEAD is detached, so there is no current branch to merge into",
-                    "name the target with --into BRANCH, or set `refinery.target`",
-                )
-            })?,
+            main_branch(ws)
+                .or_else(|| git.current_branch())
+                .ok_or_else(|| {
+                    Error::invalid_with_help(
+                        "HEAD is detached, so there is no current branch to merge into",
+                        "name the target with --into BRANCH, or set `refinery.target`",
+                    )
+                })?,
             "the current branch",
         ),
     };
@@ -142,6 +163,13 @@ fn target_of(ws: &Workspace, git: &Git, into: Option<&str>) -> Result<String> {
         ));
     }
     Ok(target)
+}
+
+/// The branch checked out in the repository's main worktree, when this is a linked one
+/// (a worker's worktree submits into the branch the main worktree holds).
+fn main_branch(ws: &Workspace) -> Option<String> {
+    let linked = crate::git::linked_checkout(&ws.root).ok()??;
+    crate::git::GitRepo::open(&linked.main)?.head_branch()
 }
 
 /// The work bead the branch is judged as: the one `sling` recorded the branch on; else

@@ -202,6 +202,10 @@ pub fn write_in(
         mailed.push(out.subject.clone());
         crate::mail::ops::send_in(txn, ws, out)?;
     }
+    if let Some(out) = verification_complete(ws, req, end, &title) {
+        mailed.push(out.subject.clone());
+        crate::mail::ops::send_in(txn, ws, out)?;
+    }
     req.state = end.state;
     req.last_verdict = end.verdict.map(|v| v.as_str().to_string());
     req.reason = Some(end.reason.clone()).filter(|r| !r.is_empty());
@@ -216,6 +220,41 @@ pub fn write_in(
         request::render(req)?.as_bytes(),
     )?;
     Ok((ids, mailed))
+}
+
+/// The Inspector's word to the refinery, `<rig>/refinery` (the rig being the bead
+/// prefix): "VERIFICATION COMPLETE" with the verdict and the result's record, for a request
+/// an inspection decided.
+fn verification_complete(
+    ws: &Workspace,
+    req: &MergeRequest,
+    end: &End,
+    title: &str,
+) -> Option<Outgoing> {
+    let verdict = end.verdict?;
+    let to = format!("{}/refinery", ws.config.prefix);
+    crate::mail::Address::parse(&to).ok()?;
+    let result = ws.display(&crate::verify::results::path(ws, &req.bead));
+    Some(Outgoing {
+        to,
+        cc: Vec::new(),
+        subject: format!("VERIFICATION COMPLETE: {title}"),
+        body: Some(format!(
+            "{}: {} (result {result}, recorded in this commit).\nRequest: {} ({} -> {}), now \
+             {}.",
+            req.bead,
+            verdict.as_str(),
+            req.id,
+            req.branch,
+            req.target,
+            end.state.name()
+        )),
+        from: crate::mail::Address::parse("inspector/").ok()?,
+        msg_type: crate::mail::MsgType::Notification,
+        priority: crate::mail::Priority::Normal,
+        reply_to: None,
+        ephemeral: false,
+    })
 }
 
 /// The refinery's own message to `mayor/` about `end`, when routing the inspection did

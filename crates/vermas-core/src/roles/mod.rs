@@ -1,7 +1,10 @@
 //! Role contexts: the text each role of the workspace works from, written by `init --roles`
 //! to `.beads/roles/<role>.md` (what the role does, its commands, how it asks a question).
 //! An LLM role's file stands in for its built-in prompt, so those files keep the answer
-//! format the Inspector reads.
+//! format the Inspector reads. On request each role also gets a workspace to start its
+//! agent in ([`workspace`]).
+
+pub mod workspace;
 
 use crate::error::Result;
 use crate::store::Txn;

@@ -38,6 +38,17 @@ pub fn doctor(ws: &Workspace) -> Result<Vec<Finding>> {
     }
     settings_findings(ws, &mut add);
     approval_findings(ws, &mut add);
+    worktree_findings(ws, &mut add);
+    for role in crate::roles::workspace::stale(ws) {
+        add(
+            "warning",
+            format!(
+                "{}: out of date with {} (`vermas init --roles --workspaces` copies it again)",
+                ws.display(&crate::roles::workspace::claude_md(ws, role)),
+                ws.display(&crate::roles::path(ws, role))
+            ),
+        );
+    }
     record_findings(ws, &mut add)?;
     git_findings(ws, &mut add);
     driver_findings(ws, &mut add);
@@ -64,6 +75,20 @@ fn approval_findings(ws: &Workspace, add: &mut Add<'_>) {
     }
     if let Ok(Some(problem)) = trusted.records_problem(ws) {
         add("warning", problem);
+    }
+}
+
+/// `doctor` on workers' worktrees: those left although their work is closed.
+fn worktree_findings(ws: &Workspace, add: &mut Add<'_>) {
+    for (dir, bead) in crate::refinery::worker::left_over(ws) {
+        add(
+            "warning",
+            format!(
+                "the worker worktree {dir} is left although its work {} is closed: `git \
+                 worktree remove {dir}`",
+                bead.id
+            ),
+        );
     }
 }
 

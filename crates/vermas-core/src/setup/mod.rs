@@ -31,16 +31,20 @@ pub struct InitReport {
     pub migrated: Option<Migration>,
     /// With `--roles`: each role file, written or kept.
     pub roles: Vec<crate::roles::RoleFile>,
+    /// With workspaces asked for: each role's workspace.
+    pub workspaces: Vec<crate::roles::workspace::WorkspaceFiles>,
 }
 
 /// Creates `.beads/` at the root of the git work tree holding `start` (else in `start`),
-/// or completes an existing one, with the role files when `roles` says how; commits what it
-/// wrote.
+/// or completes an existing one, with the role files when `roles` says how, and the roles'
+/// workspaces with `workspaces` (or the `roles.workspaces` setting, with `roles`); commits
+/// what it wrote.
 pub fn init(
     start: &Path,
     prefix: Option<&str>,
     actor: Option<&str>,
     roles: Option<crate::roles::Existing>,
+    workspaces: bool,
 ) -> Result<InitReport> {
     if let Some(p) = prefix {
         validate_prefix(p).map_err(Error::Invalid)?;
@@ -82,6 +86,7 @@ pub fn init(
         written.push(ws.display(&config_path));
     }
     write_blocks(&mut txn, &ws, &mut written)?;
+    let roles = roles.or(workspaces.then_some(crate::roles::Existing::Keep));
     let role_files = match roles {
         Some(existing) => crate::roles::write_in(&mut txn, &ws, existing)?,
         None => Vec::new(),
@@ -91,6 +96,18 @@ pub fn init(
             .iter()
             .filter(|f| f.written)
             .map(|f| ws.display(&f.path)),
+    );
+    let workspace_files = match roles {
+        Some(existing) if workspaces || config.roles.workspaces => {
+            crate::roles::workspace::write_in(&mut txn, &ws, existing)?
+        }
+        _ => Vec::new(),
+    };
+    written.extend(
+        workspace_files
+            .iter()
+            .flat_map(|f| &f.written)
+            .map(|p| ws.display(p)),
     );
     let recorded = txn.commit(&CommitMessage {
         verb: "init".into(),
@@ -106,6 +123,7 @@ pub fn init(
         recorded,
         migrated,
         roles: role_files,
+        workspaces: workspace_files,
     })
 }
 

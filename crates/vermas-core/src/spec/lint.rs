@@ -37,6 +37,37 @@ pub struct Finding {
     pub help: Option<String>,
 }
 
+/// A warning for each spec whose front matter names a bead that `exists` does not know
+/// (a report would show the id as if it were the spec's work).
+pub fn missing_beads(root: &Path, specs: &[Spec], exists: impl Fn(&str) -> bool) -> Vec<Finding> {
+    specs
+        .iter()
+        .filter_map(|spec| {
+            let id = spec.bead.as_deref()?;
+            if exists(id) {
+                return None;
+            }
+            let text = std::fs::read_to_string(root.join(&spec.path)).unwrap_or_default();
+            let line = text
+                .lines()
+                .position(|l| l.trim_start().starts_with("bead:"))
+                .map_or(1, |i| i + 1);
+            Some(Finding {
+                level: Level::Warning,
+                file: spec.path.clone(),
+                line,
+                column: 1,
+                message: format!("the spec names bead {id}, which does not exist"),
+                help: Some(
+                    "fix the id (`vermas list --all` lists the beads), or create the work it \
+                     stands for"
+                        .to_string(),
+                ),
+            })
+        })
+        .collect()
+}
+
 /// Checks `specs` against the files in `root`.
 pub fn check(root: &Path, specs: &[Spec]) -> Vec<Finding> {
     let mut out = Vec::new();

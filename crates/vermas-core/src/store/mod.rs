@@ -5,6 +5,7 @@ mod escape;
 pub mod frontmatter;
 pub mod id;
 pub mod index;
+pub mod landing;
 mod listing;
 mod txn;
 

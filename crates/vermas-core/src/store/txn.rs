@@ -6,6 +6,10 @@
 //! and committing leaves a record the next change commits. A change that fails instead
 //! (its commit refused, an error half-way) is rolled back: its files get their earlier
 //! content again, so a retry never makes a duplicate.
+//!
+//! A sync's merge an interrupted process left half landed is finished first
+//! ([`super::landing`]), so a change never commits another machine's records under its
+//! own name.
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
@@ -148,7 +152,56 @@ impl<'a> Txn<'a> {
                 }
             }
         }
+        txn.finish_landing()?;
         Ok(txn)
+    }
+
+    /// Finishes a sync's merge an interrupted process left half landed (see
+    /// [`super::landing`]): one failed read when there is none.
+    fn finish_landing(&mut self) -> Result<()> {
+        let intent = self.ws.cache_dir().join(super::landing::INTENT);
+        if !intent.exists() {
+            return Ok(());
+        }
+        let Some(repo) = GitRepo::open(&self.ws.beads_dir) else {
+            return Ok(());
+        };
+        let ledger = self.ledger_in(&repo);
+        super::landing::finish(&repo, &intent, &ledger, &mut |rel, bytes| {
+            let path = self.ws.beads_dir.join(rel);
+            self.write_landed(&path, bytes)
+        })
+    }
+
+    /// The ledger's folder relative to `repo`'s work tree (`.beads`).
+    pub fn ledger_in(&self, repo: &GitRepo) -> String {
+        let beads =
+            std::fs::canonicalize(&self.ws.beads_dir).unwrap_or_else(|_| self.ws.beads_dir.clone());
+        beads
+            .strip_prefix(repo.workdir())
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| crate::workspace::BEADS_DIR.to_string())
+    }
+
+    /// Writes (or with `None` removes) `path` as a landed merge brings it: journalled and
+    /// committed as it is, never rolled back (the branch holds it already).
+    pub fn write_landed(&mut self, path: &Path, bytes: Option<&[u8]>) -> Result<()> {
+        let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+        self.journal_found(path, found, false)?;
+        match bytes {
+            Some(bytes) => {
+                let tmp_dir = self.ws.cache_dir().join("tmp");
+                self.ready_dir(&tmp_dir)?;
+                if let Some(parent) = path.parent() {
+                    self.ready_dir(parent)?;
+                }
+                replace(&tmp_dir, path, bytes)
+            }
+            None => match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
+                _ => Ok(()),
+            },
+        }
     }
 
     /// Overrides `git.commit` for this change (a config change that turns recording on
@@ -182,7 +235,7 @@ impl<'a> Txn<'a> {
     /// [`write_atomic`] does; the folders are checked and made once per change.
     pub fn write(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
         let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
-        self.journal_found(path, found)?;
+        self.journal_found(path, found, true)?;
         let tmp_dir = self.ws.cache_dir().join("tmp");
         self.ready_dir(&tmp_dir)?;
         if let Some(parent) = path.parent() {
@@ -274,13 +327,18 @@ impl<'a> Txn<'a> {
     /// take outside the repository.
     fn journal(&mut self, path: &Path) -> Result<()> {
         let found = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
-        self.journal_found(path, found)
+        self.journal_found(path, found, true)
     }
 
     /// [`Txn::journal`] for a `path` whose `lstat` found `found`: its folders are checked
     /// once per change, the file itself only when it is a symlink. Checked before its old
     /// content is read, so nothing behind a symlink leading outside is ever read.
-    fn journal_found(&mut self, path: &Path, found: Option<std::fs::FileType>) -> Result<()> {
+    fn journal_found(
+        &mut self,
+        path: &Path,
+        found: Option<std::fs::FileType>,
+        keep_before: bool,
+    ) -> Result<()> {
         let rel = path
             .strip_prefix(&self.ws.beads_dir)
             .map_err(|_| Error::Invalid(format!("{} is outside .beads", path.display())))?;
@@ -295,7 +353,9 @@ impl<'a> Txn<'a> {
                 _ => {}
             }
         }
-        self.remember(path, found.is_some());
+        if keep_before {
+            self.remember(path, found.is_some());
+        }
         if self.touched_set.contains(path) {
             return Ok(());
         }

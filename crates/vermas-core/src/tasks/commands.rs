@@ -1,9 +1,11 @@
-//! The commands of a `[VERIFY]` item: run in order, stop at the first that does not pass.
+//! The commands of a `[VERIFY]` item: run in order, stop at the first that fails.
 //!
-//! A command that exits 0 is PASS and any other exit is FAIL; one that could not be run
-//! or finished (not found, not executable, failed to start, timed out, killed by a
-//! signal) is ERROR, never a pass and never a skip. The item passes only when every
-//! command ran and passed.
+//! By default smart-ralph's failure table decides: exit 0 is PASS; a program that is not
+//! there (sh's 127 "not found") is SKIP and the item goes on with its next command; any
+//! other end (another exit, a timeout, a signal, not executable, failed to start) is FAIL.
+//! An item with a FAIL is FAIL, else one with a PASS is PASS, else (every command missing,
+//! or none written) SKIP. With `--strict` a command that could not run or finish is ERROR
+//! and stops the item, and the item passes only when every command ran and passed.
 
 use super::parse::VerifyItem;
 use super::{ItemResult, Settings};
@@ -11,8 +13,9 @@ use crate::check::process::{self, Job};
 use crate::check::{CheckResult, Outcome};
 use std::time::Duration;
 
-/// Runs an item's commands in order until one does not pass; the rest are SKIP, not run.
-pub fn run_item(item: &VerifyItem, s: &Settings) -> ItemResult {
+/// Runs an item's commands in order until one fails (or, strict, does not pass); the rest
+/// are SKIP, not run.
+pub fn run_item(item: &VerifyItem, s: &Settings, strict: bool) -> ItemResult {
     let mut commands: Vec<CheckResult> = Vec::new();
     let mut stopped: Option<(String, Outcome)> = None;
     for command in &item.commands {
@@ -28,37 +31,89 @@ pub fn run_item(item: &VerifyItem, s: &Settings) -> ItemResult {
                 r.command = command.clone();
                 r
             }
-            None => run_command(command, s),
+            None if strict => run_command(command, s),
+            None => as_written(run_command(command, s)),
         };
-        if stopped.is_none() && r.outcome != Outcome::Pass {
+        let stops = match r.outcome {
+            Outcome::Pass => false,
+            Outcome::Skip => strict,
+            _ => true,
+        };
+        if stopped.is_none() && stops {
             stopped = Some((command.clone(), r.outcome));
         }
         commands.push(r);
     }
-    let (outcome, reason) = item_outcome(&commands);
+    let (outcome, reason) = if strict {
+        strict_outcome(&commands)
+    } else {
+        item_outcome(&commands)
+    };
     ItemResult {
         id: item.id.clone(),
         line: item.line,
         title: item.title.clone(),
         outcome,
         reason,
+        verify_line: item.verify_line,
         commands,
         acs: Vec::new(),
         marked: false,
     }
 }
 
-/// PASS only when there were commands and each ran and passed; a failing command makes
-/// FAIL, one that could not run ERROR, and no commands at all ERROR too.
+/// What the command would be under smart-ralph's table: a program not found is SKIP, any
+/// other ERROR (timed out, killed, not executable, failed to start) FAIL.
+fn as_written(mut r: CheckResult) -> CheckResult {
+    if r.outcome == Outcome::Error {
+        r.outcome = if r.exit_code == Some(127)
+            && r.reason
+                .as_deref()
+                .is_some_and(|w| w.starts_with(NOT_FOUND))
+        {
+            Outcome::Skip
+        } else {
+            Outcome::Fail
+        };
+    }
+    r
+}
+
+/// The table's item: a FAIL fails it; else a PASS passes it; else (every command was
+/// missing, or there were none) it is SKIP: nothing was verified, and nothing failed.
 fn item_outcome(commands: &[CheckResult]) -> (Outcome, Option<String>) {
+    if let Some(r) = commands.iter().find(|r| r.outcome == Outcome::Fail) {
+        let why = match (r.exit_code, r.reason.as_deref()) {
+            (_, Some(reason)) => reason.to_string(),
+            (Some(code), None) => format!("exit {code}"),
+            (None, None) => "failed".to_string(),
+        };
+        return (Outcome::Fail, Some(format!("`{}` {why}", r.command)));
+    }
+    if commands.iter().any(|r| r.outcome == Outcome::Pass) {
+        return (Outcome::Pass, None);
+    }
     if commands.is_empty() {
-        return (
-            Outcome::Error,
-            Some(
-                "no commands: nothing was verified; write them after a colon, joined by &&"
-                    .to_string(),
-            ),
-        );
+        return (Outcome::Skip, Some(NO_COMMANDS.to_string()));
+    }
+    let missing: Vec<&str> = commands.iter().map(|r| r.command.as_str()).collect();
+    (
+        Outcome::Skip,
+        Some(format!("every command was missing: {}", missing.join(", "))),
+    )
+}
+
+/// Why an item without commands verified nothing.
+const NO_COMMANDS: &str = "no commands: nothing was verified; write them after a colon, joined by &&, or in backticks on its **Verify**: line";
+
+/// How a command the shell could not find is reasoned.
+const NOT_FOUND: &str = "command not found";
+
+/// `--strict`: PASS only when there were commands and each ran and passed; a failing
+/// command makes FAIL, one that could not run ERROR, and no commands at all ERROR too.
+fn strict_outcome(commands: &[CheckResult]) -> (Outcome, Option<String>) {
+    if commands.is_empty() {
+        return (Outcome::Error, Some(NO_COMMANDS.to_string()));
     }
     match commands.iter().find(|r| r.outcome != Outcome::Pass) {
         None => (Outcome::Pass, None),
@@ -100,7 +155,7 @@ pub fn run_command(command: &str, s: &Settings) -> CheckResult {
     } else if f.exit_code == Some(0) {
         (Outcome::Pass, None)
     } else if f.exit_code == Some(127) && text.contains("not found") {
-        let why = shell_says(&["not found"], "command not found");
+        let why = shell_says(&["not found"], NOT_FOUND);
         (Outcome::Error, Some(why))
     } else if f.exit_code == Some(126) {
         let why = shell_says(

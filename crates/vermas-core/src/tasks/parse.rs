@@ -1,5 +1,10 @@
 //! Reading markdown by lines: the `[VERIFY]` items of a tasks file with their commands, and
 //! the `AC-x.y` acceptance criteria of a requirements file. Fenced code is ignored.
+//!
+//! An item's commands are written after the first `: ` of its line; an item with none there
+//! takes the code spans of its `**Verify**:` line (smart-ralph's template writes
+//! `- **Verify**: \`gh pr checks\` shows all checks passing` under `V5 [VERIFY] CI pipeline
+//! passes`).
 
 use crate::error::{Error, ParseError};
 use serde::Serialize;
@@ -22,8 +27,11 @@ pub struct VerifyItem {
     pub checked: bool,
     /// Byte offset in the file of the character between the checkbox's brackets.
     pub box_offset: usize,
-    /// The commands after the colon, split at top-level `&&`, in order.
+    /// The commands after the colon, split at top-level `&&`, in order; else those in
+    /// backticks on the item's `**Verify**:` line.
     pub commands: Vec<String>,
+    /// The line of the `**Verify**:` line the commands were taken from, when they were.
+    pub verify_line: Option<usize>,
     /// The item mentions "AC checklist": it checks requirements, not commands.
     pub ac_checklist: bool,
 }
@@ -119,7 +127,8 @@ fn task_item(line: &str) -> Option<(usize, bool, &str)> {
 /// Every `[VERIFY]` task item of a tasks file, in order.
 pub fn verify_items(text: &str) -> Vec<VerifyItem> {
     let mut items = Vec::new();
-    for (line_no, start, line) in prose_lines(text) {
+    let lines = prose_lines(text);
+    for (k, &(line_no, start, line)) in lines.iter().enumerate() {
         let Some((box_col, checked, body)) = task_item(line) else {
             continue;
         };
@@ -132,10 +141,19 @@ pub fn verify_items(text: &str) -> Vec<VerifyItem> {
             _ => None,
         };
         let rest = &body[tag_at + TAG.len()..];
-        let (title, commands) = match command_colon(rest) {
+        let (title, mut commands) = match command_colon(rest) {
             Some(c) => (rest[..c].trim(), split_commands(&rest[c + 1..])),
             None => (rest.trim(), Vec::new()),
         };
+        let ac_checklist = body.to_ascii_lowercase().contains("ac checklist");
+        let mut verify_line = None;
+        if commands.is_empty()
+            && !ac_checklist
+            && let Some((n, spans)) = verify_field(&lines[k + 1..], line)
+        {
+            commands = spans.iter().flat_map(|s| split_commands(s)).collect();
+            verify_line = Some(n).filter(|_| !commands.is_empty());
+        }
         items.push(VerifyItem {
             id,
             line: line_no,
@@ -144,10 +162,52 @@ pub fn verify_items(text: &str) -> Vec<VerifyItem> {
             checked,
             box_offset: start + box_col,
             commands,
-            ac_checklist: body.to_ascii_lowercase().contains("ac checklist"),
+            verify_line,
+            ac_checklist,
         });
     }
     items
+}
+
+/// Leading spaces of a line (a tab counts as four).
+fn indent_of(line: &str) -> usize {
+    line.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum()
+}
+
+/// The `**Verify**:` line among the lines indented under `item` (up to the next line as
+/// little indented as the item): its line number and its code spans.
+fn verify_field(after: &[(usize, usize, &str)], item: &str) -> Option<(usize, Vec<String>)> {
+    let own = indent_of(item);
+    for &(n, _, line) in after {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if indent_of(line) <= own {
+            return None;
+        }
+        let t = line
+            .trim_start()
+            .trim_start_matches(['-', '*', '+'])
+            .trim_start();
+        let rest = ["**Verify**:", "**Verify:**", "__Verify__:", "Verify:"]
+            .iter()
+            .find_map(|p| t.strip_prefix(p));
+        if let Some(rest) = rest {
+            let spans: Vec<String> = rest
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            return Some((n, spans));
+        }
+    }
+    None
 }
 
 /// Where `[VERIFY]` is in an item's text (a tag, not the text of a `[VERIFY](...)` link).
@@ -323,6 +383,27 @@ mod tests {
         assert_eq!(items[1].commands, ["make lint"]);
         assert!(items[2].ac_checklist);
         assert!(items[2].commands.is_empty());
+    }
+
+    #[test]
+    fn the_verify_line_gives_commands_to_an_item_without_them() {
+        let text = "- [ ] V4 [VERIFY] Full local CI: true\n  - **Verify**: `false`\n- [ ] V5 [VERIFY] CI pipeline passes\n  - **Do**: Verify GitHub Actions/CI pipeline passes\n  - **Verify**: `gh pr checks` shows all checks passing\n  - **Done when**: All CI checks green\n- [ ] V6 [VERIFY] AC checklist\n  - **Verify**: `x`\n- [ ] V7 [VERIFY] Prose\n  - **Verify**: All commands exit 0\n- [ ] V8 [VERIFY] Alone\n- **Verify**: `not-mine`\n";
+        let items = verify_items(text);
+        assert_eq!(
+            items[0].commands,
+            ["true"],
+            "the title's commands come first"
+        );
+        assert_eq!(items[0].verify_line, None);
+        assert_eq!(items[1].title, "CI pipeline passes");
+        assert_eq!(items[1].commands, ["gh pr checks"]);
+        assert_eq!(items[1].verify_line, Some(5));
+        assert!(
+            items[2].commands.is_empty(),
+            "an AC checklist runs no commands"
+        );
+        assert!(items[3].commands.is_empty(), "prose is not a command");
+        assert!(items[4].commands.is_empty(), "a line not under the item");
     }
 
     #[test]

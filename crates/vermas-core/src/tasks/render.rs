@@ -1,5 +1,5 @@
 //! The human report of a `tasks verify` run: a block per item, the AC table, a count line,
-//! and the verdict alone on the last line.
+//! and the signal alone on the last line, in the shape of smart-ralph's qa-engineer.
 
 use super::{ItemResult, Verification};
 use crate::check::{CheckResult, Outcome};
@@ -12,12 +12,19 @@ const SNIPPET_LINES: usize = 12;
 /// Characters of evidence shown in an AC table cell.
 const EVIDENCE_CHARS: usize = 100;
 
-/// The report; its last line is `VERIFICATION_PASS`, `VERIFICATION_FAIL` or
-/// `VERIFICATION_ERROR`, after the reason it is not a pass.
+/// The report; its last line is `VERIFICATION_PASS` or `VERIFICATION_FAIL`, after the
+/// reason it is not a pass (or that a pass verified nothing).
 pub fn human(v: &Verification) -> String {
     let mut out = String::new();
     for item in &v.items {
         let _ = writeln!(out, "Verified {}  {}:{}", item.heading(), v.file, item.line);
+        if let Some(n) = item.verify_line {
+            let _ = writeln!(
+                out,
+                "  (commands from its **Verify**: line, {}:{n})",
+                v.file
+            );
+        }
         if item.acs.is_empty() {
             write_commands(&mut out, item);
         } else {
@@ -27,14 +34,22 @@ pub fn human(v: &Verification) -> String {
     }
     let count = |o: Outcome| v.items.iter().filter(|i| i.outcome == o).count();
     if !v.items.is_empty() {
-        let errors = count(Outcome::Error);
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "{} passed, {} failed, {errors} error{}",
+            "{} passed, {} failed",
             count(Outcome::Pass),
             count(Outcome::Fail) + count(Outcome::Unstable),
-            if errors == 1 { "" } else { "s" }
         );
+        if v.strict {
+            let errors = count(Outcome::Error);
+            let _ = writeln!(
+                out,
+                ", {errors} error{}",
+                if errors == 1 { "" } else { "s" }
+            );
+        } else {
+            let _ = writeln!(out, ", {} skipped", count(Outcome::Skip));
+        }
     }
     if v.marked > 0 {
         let s = if v.marked == 1 { "" } else { "s" };
@@ -79,7 +94,7 @@ fn facts(c: &CheckResult) -> String {
     let mut f = Vec::new();
     match (c.outcome, c.exit_code) {
         (Outcome::Pass, _) => {}
-        (Outcome::Fail, Some(code)) => f.push(format!("exit {code}")),
+        (Outcome::Fail, Some(code)) if c.reason.is_none() => f.push(format!("exit {code}")),
         _ => f.extend(c.reason.clone()),
     }
     if c.outcome != Outcome::Skip || c.exit_code.is_some() {

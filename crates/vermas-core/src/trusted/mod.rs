@@ -258,9 +258,9 @@ impl Trusted {
                  approver ({})",
                 s.principals().join(", ")
             ),
-            None => "approvals are not authenticated: anyone who can run vermas can approve; \
-                     set approvers (vermas config set approvers FILE) and sign commits \
-                     (gpg.format ssh) to make them count only from a person"
+            None => "approvals are not authenticated (anyone who can run vermas can approve): \
+                     vermas config set approvers FILE, with signed commits, makes them count \
+                     only from a person"
                 .to_string(),
         }
     }

@@ -77,3 +77,36 @@ impl Project {
         }
     }
 }
+
+impl Project {
+    /// `specs` narrowed to those `names` select (see [`crate::spec::select`]); a name that
+    /// is no live spec but a bead's id is answered with the command for it (a test spec:
+    /// `vermas inspect show ID`; other work: `vermas show ID`).
+    pub fn select_named(
+        &self,
+        specs: Vec<crate::spec::Spec>,
+        names: &[String],
+    ) -> Result<Vec<crate::spec::Spec>> {
+        crate::spec::select(specs, names).map_err(|e| {
+            let Some(ws) = &self.ws else { return e };
+            let Some(bead) = names
+                .iter()
+                .find_map(|n| crate::bead::store::load_one(ws, n).ok())
+            else {
+                return e;
+            };
+            let (what, command) = if bead.issue_type == crate::bead::model::IssueType::TestSpec {
+                ("a test spec", format!("vermas inspect show {}", bead.id))
+            } else {
+                ("a bead", format!("vermas show {}", bead.id))
+            };
+            crate::error::Error::Missing {
+                message: format!(
+                    "{} is {what}, not a live spec (live specs are the files under {}/)",
+                    bead.id, self.config.specs.dir
+                ),
+                help: command,
+            }
+        })
+    }
+}

@@ -109,7 +109,7 @@ pub fn select(
     for why in specs.iter().filter_map(|s| s.refused.as_deref()) {
         observer.warning(why);
     }
-    let selected = spec::checkable(spec::select(specs, names)?);
+    let selected = spec::checkable(project.select_named(specs, names)?);
     for s in &selected {
         for p in s.problems.iter().filter(|p| !p.error) {
             observer.warning(&format!(

@@ -325,7 +325,10 @@ impl Settler<'_> {
         if ended.is_empty() && requeued.is_empty() {
             return Ok(());
         }
-        for t in record::record(self.ws, self.actor, ended, requeued)? {
+        for mut t in record::record(self.ws, self.actor, ended, requeued)? {
+            t.warnings.extend(crate::refinery::worker::remove_after(
+                self.ws, self.git, &t.request,
+            ));
             (self.seen)(Event::Taken(&t));
             self.taken.push(t);
         }
