@@ -21,6 +21,7 @@ pub mod mail_loop;
 pub mod merge;
 pub mod mol;
 pub mod planning;
+pub mod proc;
 pub mod ralph;
 pub mod refinery;
 pub mod report;

@@ -2,8 +2,8 @@
 //! interpreter chosen by file pattern (config `verify.runners` first, then the built-ins).
 
 use super::VerifySettings;
-use super::process::{Finished, Job};
 use super::proof::{self, BashMode, Interpreter, Proof};
+use crate::proc::{Finished, Job};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 

@@ -202,5 +202,5 @@ pub fn install_interrupt_cleanup() {
     gix::tempfile::signal::setup(
         gix::tempfile::signal::handler::Mode::DeleteTempfilesOnTermination,
     );
-    crate::check::reaper::prepare();
+    crate::proc::reap::prepare();
 }

@@ -5,7 +5,7 @@
 //! reply written by anyone but vermas is never taken. Used by judge checks and by the
 //! Inspector's roles.
 
-use crate::check::process::{self, Job};
+use crate::proc::{self, Job};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -83,7 +83,7 @@ impl Llm {
         }
         let job = Job::shell(self.command.clone(), root, self.timeout, REPLY_CAP)
             .with_stdin(prompt.as_bytes());
-        let done = process::run(&job);
+        let done = proc::run(&job);
         if let Some(e) = done.spawn_error {
             return Err(format!("{e}; {how}"));
         }

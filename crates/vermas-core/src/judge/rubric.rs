@@ -2,7 +2,7 @@
 //! function runs in bash with `judge_files` and `judge_criterion` bound to record their
 //! arguments, and the files it names are read (globs expanded, repository only, capped).
 
-use crate::check::process::{self, Job};
+use crate::proc::{self, Job};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -60,7 +60,7 @@ pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Resul
     ];
     let job = Job::new("bash", args, root, RUBRIC_TIMEOUT, 64 * 1024)
         .with_env("VERMAS_RUBRIC", record.to_string_lossy());
-    let done = process::run(&job);
+    let done = proc::run(&job);
     let recorded = std::fs::read(&record).unwrap_or_default();
     // Best effort: only a record left by an earlier run (or none) is removed.
     let _ = std::fs::remove_file(&record);

@@ -8,6 +8,7 @@
 mod bash;
 mod pytest;
 mod scan;
+mod shadow;
 mod shebang;
 
 pub use bash::{BashMode, Leaves, Secrets, call_program};
@@ -15,7 +16,7 @@ pub use scan::{refusal, scan_script};
 pub use shebang::{Interpreter, of_file as interpreter};
 
 use super::Outcome;
-use super::process::{Finished, Job};
+use crate::proc::{Finished, Job};
 use std::path::{Path, PathBuf};
 
 /// How a finished run shows that it exercised its target.
