@@ -15,7 +15,7 @@ pub mod git;
 pub mod githooks;
 pub mod inspect;
 pub mod interop;
-pub mod judge;
+pub(crate) mod judge;
 pub mod mail;
 pub mod mail_loop;
 pub mod merge;

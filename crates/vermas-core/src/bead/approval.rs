@@ -4,13 +4,13 @@
 //! on a branch, or with the stamp removed) reads as pending approval again, so only the
 //! criteria a person approved ever decide an inspection or a merge.
 
-pub use super::model::Approval;
+pub(crate) use super::model::Approval;
 use super::model::{AcceptanceCriterion, Bead, IssueType, Status};
 use crate::time::Timestamp;
 
 /// The hash of `criteria` as they decide: each one's id, description and checks, in order
 /// (git's blob hash of that text).
-pub fn criteria_hash(criteria: &[AcceptanceCriterion]) -> String {
+pub(crate) fn criteria_hash(criteria: &[AcceptanceCriterion]) -> String {
     let mut text = String::new();
     for c in criteria {
         text.push_str(&format!("{}\n{}\n", c.id, c.description));
@@ -55,14 +55,14 @@ fn lapsed(bead: &Bead) -> bool {
 }
 
 /// Reads a closed test spec whose approval does not hold as open (pending approval again).
-pub fn settle(bead: &mut Bead) {
+pub(crate) fn settle(bead: &mut Bead) {
     if lapsed(bead) {
         bead.status = Status::Open;
     }
 }
 
 /// Why `spec` waits for approval when it was approved once: its criteria changed since.
-pub fn changed_since_approval(spec: &Bead) -> Option<String> {
+pub(crate) fn changed_since_approval(spec: &Bead) -> Option<String> {
     let a = spec.approved.as_ref()?;
     (a.criteria != criteria_hash(&spec.acceptance_criteria)).then(|| {
         format!(

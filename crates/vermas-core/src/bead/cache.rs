@@ -16,48 +16,48 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// Where the bead index lives.
-pub fn index_path(ws: &Workspace) -> PathBuf {
+pub(super) fn index_path(ws: &Workspace) -> PathBuf {
     ws.cache_dir().join("index")
 }
 
 /// How many fields a bead line has (see [`table::COLUMNS`]).
-pub const FIELDS: usize = table::COLUMNS;
+pub(super) const FIELDS: usize = table::COLUMNS;
 
 /// The position of each field in a bead line, as [`table::FIELDS`] places them.
-pub mod field {
+pub(super) mod field {
     use super::table::column;
     /// Status.
-    pub const STATUS: usize = column("status");
+    pub(crate) const STATUS: usize = column("status");
     /// Type.
-    pub const TYPE: usize = column("issue_type");
+    pub(crate) const TYPE: usize = column("issue_type");
     /// Priority.
-    pub const PRIORITY: usize = column("priority");
+    pub(crate) const PRIORITY: usize = column("priority");
     /// Creation time, seconds (empty: none).
-    pub const CREATED_AT: usize = column("created_at");
+    pub(crate) const CREATED_AT: usize = column("created_at");
     /// `1` when the file holds fields the line leaves out (see [`super::table::Column::Left`]).
-    pub const PARTIAL: usize = super::table::PARTIAL_COLUMN;
+    pub(crate) const PARTIAL: usize = super::table::PARTIAL_COLUMN;
     /// Dependencies: `target PART type` items joined by `ITEM`.
-    pub const DEPS: usize = column("dependencies");
+    pub(crate) const DEPS: usize = column("dependencies");
     /// Labels joined by `ITEM`.
-    pub const LABELS: usize = column("labels");
+    pub(crate) const LABELS: usize = column("labels");
     /// Assignee (optional string).
-    pub const ASSIGNEE: usize = column("assignee");
+    pub(crate) const ASSIGNEE: usize = column("assignee");
     /// Title.
-    pub const TITLE: usize = column("title");
+    pub(crate) const TITLE: usize = column("title");
     /// Creator (optional string).
-    pub const CREATED_BY: usize = column("created_by");
+    pub(crate) const CREATED_BY: usize = column("created_by");
     /// Last change time.
-    pub const UPDATED_AT: usize = column("updated_at");
+    pub(crate) const UPDATED_AT: usize = column("updated_at");
     /// Closing time.
-    pub const CLOSED_AT: usize = column("closed_at");
+    pub(crate) const CLOSED_AT: usize = column("closed_at");
     /// Closing reason (optional string).
-    pub const CLOSE_REASON: usize = column("close_reason");
+    pub(crate) const CLOSE_REASON: usize = column("close_reason");
     /// Parent id (optional string).
-    pub const PARENT: usize = column("parent");
+    pub(crate) const PARENT: usize = column("parent");
 }
 
 /// The fields of a line, or `None` when it does not have exactly [`FIELDS`].
-pub fn split(rest: &str) -> Option<[&str; FIELDS]> {
+pub(super) fn split(rest: &str) -> Option<[&str; FIELDS]> {
     // One pass over the bytes: most fields are a few bytes long, too short for a search
     // per field to pay.
     let mut ends = [rest.len(); FIELDS];
@@ -82,7 +82,7 @@ pub fn split(rest: &str) -> Option<[&str; FIELDS]> {
 }
 
 /// A time field: empty for none, else seconds since the epoch.
-pub fn time_field(s: &str) -> Option<Option<Timestamp>> {
+pub(super) fn time_field(s: &str) -> Option<Option<Timestamp>> {
     if s.is_empty() {
         Some(None)
     } else {
@@ -132,18 +132,18 @@ static TYPE_NAMES: Names<IssueType> = OnceLock::new();
 static DEP_NAMES: Names<DepType> = OnceLock::new();
 
 /// A status from its spelling.
-pub fn read_status(s: &str) -> Option<Status> {
+pub(super) fn read_status(s: &str) -> Option<Status> {
     read(names(&STATUS_NAMES, STATUSES), s)
 }
 
 /// A type from its spelling.
-pub fn read_type(s: &str) -> Option<IssueType> {
+pub(super) fn read_type(s: &str) -> Option<IssueType> {
     read(names(&TYPE_NAMES, TYPES), s)
 }
 
 /// An index line's dependency item: its target (escaped), its type's spelling and its
 /// gate, if it has one.
-pub fn dep_parts(item: &str) -> Option<(&str, &str, Option<super::model::Gate>)> {
+pub(super) fn dep_parts(item: &str) -> Option<(&str, &str, Option<super::model::Gate>)> {
     let (target, rest) = item.split_once(PART)?;
     match rest.split_once(PART) {
         None => Some((target, rest, None)),
@@ -152,12 +152,12 @@ pub fn dep_parts(item: &str) -> Option<(&str, &str, Option<super::model::Gate>)>
 }
 
 /// A dependency type from its spelling.
-pub fn read_dep_type(s: &str) -> Option<DepType> {
+pub(super) fn read_dep_type(s: &str) -> Option<DepType> {
     read(names(&DEP_NAMES, DEP_TYPES), s)
 }
 
 /// The spelling of a dependency type.
-pub fn dep_type_name(kind: DepType) -> std::borrow::Cow<'static, str> {
+pub(super) fn dep_type_name(kind: DepType) -> std::borrow::Cow<'static, str> {
     match names(&DEP_NAMES, DEP_TYPES)
         .iter()
         .find(|(t, _)| *t == kind)

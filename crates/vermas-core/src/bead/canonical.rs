@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 /// The bead in `text` when it is in the shape vermas writes; `None` otherwise (then the
 /// YAML parser must read it).
-pub fn parse(text: &str) -> Option<Bead> {
+pub(super) fn parse(text: &str) -> Option<Bead> {
     let split = crate::store::frontmatter::split(text, "").ok()?;
     if split.yaml.contains('\r') {
         return None;

@@ -12,7 +12,7 @@ pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
 }
 
 /// Loads every bead, parsing only the files the index does not already hold.
-pub fn load_all(ws: &Workspace) -> Result<crate::store::index::Loaded<Bead>> {
+pub(super) fn load_all(ws: &Workspace) -> Result<crate::store::index::Loaded<Bead>> {
     crate::store::index::load::<Bead>(
         &ws.issues_dir(),
         &super::cache::index_path(ws),
@@ -37,7 +37,7 @@ pub fn parse_text(text: &str, shown: &str) -> Result<Bead> {
 }
 
 /// Parses `text`, the content of the bead file `path`.
-pub fn parse_bead(ws: &Workspace, path: &Path, text: &str) -> Result<Bead> {
+pub(super) fn parse_bead(ws: &Workspace, path: &Path, text: &str) -> Result<Bead> {
     let mut bead = parse_text(text, &ws.display(path))?;
     // A closed test spec counts as approved only while its criteria match the stamp.
     super::approval::settle(&mut bead);

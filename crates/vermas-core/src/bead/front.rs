@@ -21,7 +21,7 @@ const DEP_MEMBER: &[u8] = b"\n        ";
 /// split), each on its own line, without the closing brace: the caller adds the members
 /// the line leaves out, then the end of the object. `None` when a field does not read
 /// (nothing is written then).
-pub fn write_open(out: &mut Vec<u8>, id: &str, fields: &[&str; FIELDS]) -> Option<()> {
+pub(super) fn write_open(out: &mut Vec<u8>, id: &str, fields: &[&str; FIELDS]) -> Option<()> {
     let start = out.len();
     let written = write_members(out, id, fields);
     if written.is_none() {

@@ -35,7 +35,7 @@ const _: () = {
 };
 
 /// Where the cache lives.
-pub fn tails_path(ws: &Workspace) -> PathBuf {
+pub(crate) fn tails_path(ws: &Workspace) -> PathBuf {
     ws.cache_dir().join("tails")
 }
 
@@ -60,7 +60,7 @@ impl Serialize for Tail<'_> {
 /// its object (indented one level, no comma before the first), newlines as [`ITEM`];
 /// `None` when its index line cannot stand for the rest (a sole empty label reads back as
 /// none).
-pub fn tail_of(bead: &Bead) -> Option<String> {
+pub(crate) fn tail_of(bead: &Bead) -> Option<String> {
     if bead.labels.len() == 1 && bead.labels[0].is_empty() {
         return None;
     }
@@ -71,7 +71,7 @@ pub fn tail_of(bead: &Bead) -> Option<String> {
 
 /// Appends `tail` (see [`tail_of`]) after the members [`super::front::write_open`] wrote,
 /// and closes the object.
-pub fn write_close(out: &mut Vec<u8>, tail: &str) {
+pub(crate) fn write_close(out: &mut Vec<u8>, tail: &str) {
     for (i, member) in tail.as_bytes().split(|&b| b == ITEM as u8).enumerate() {
         out.extend_from_slice(if i == 0 { b",\n  " } else { b"\n  " });
         out.extend_from_slice(member);
@@ -81,7 +81,7 @@ pub fn write_close(out: &mut Vec<u8>, tail: &str) {
 
 /// The cached tails of some beads.
 #[derive(Debug, Default)]
-pub struct Tails {
+pub(crate) struct Tails {
     /// The tails found, one after another, in parts (one per thread that read them).
     parts: Vec<String>,
     /// Per wanted bead, where its tail lies in the parts taken as one text.
@@ -90,7 +90,7 @@ pub struct Tails {
 
 impl Tails {
     /// The tail of wanted bead `n`, when cached and current.
-    pub fn get(&self, n: usize) -> Option<&str> {
+    pub(crate) fn get(&self, n: usize) -> Option<&str> {
         let mut range = self.found.get(n)?.clone()?;
         for part in &self.parts {
             if range.start < part.len() {
@@ -102,7 +102,7 @@ impl Tails {
     }
 
     /// Sets the tail of wanted bead `n` to `tail`, made from its file just now.
-    pub fn insert(&mut self, n: usize, tail: &str) {
+    pub(crate) fn insert(&mut self, n: usize, tail: &str) {
         let before: usize = self.parts.iter().map(String::len).sum();
         if let Some(slot) = self.found.get_mut(n) {
             if self.parts.is_empty() {
@@ -162,7 +162,7 @@ fn each_line(ws: &Workspace, mut each: impl FnMut(&[u8])) {
 /// The cached tails of `wanted` (each bead's id and its file's stamp as just stat'ed), in
 /// that order: read in large blocks, a big cache in parts cut at line starts (one per
 /// core, read on the idle ones), keeping only those.
-pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
+pub(crate) fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
     let mut tails = Tails {
         parts: Vec::new(),
         found: vec![None; wanted.len()],
@@ -343,7 +343,11 @@ fn each_block_line(
 /// Writes the cache anew: its entries still current for `current` (every bead's id and
 /// its file's stamp), then the `fresh` ones (id, stamp, tail) whose files are settled.
 /// Best effort: a cache that cannot be written is made again next time.
-pub fn save(ws: &Workspace, current: &HashMap<&str, FileStamp>, fresh: &[(&str, FileStamp, &str)]) {
+pub(crate) fn save(
+    ws: &Workspace,
+    current: &HashMap<&str, FileStamp>,
+    fresh: &[(&str, FileStamp, &str)],
+) {
     use std::fmt::Write;
     let now = now_ns();
     let fresh: Vec<_> = fresh

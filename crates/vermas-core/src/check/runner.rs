@@ -24,7 +24,7 @@ pub fn command_for(
 
 /// The job for `file#function` and how its run proves it exercised the target. The file
 /// must resolve (symlinks followed) to a file inside the repository.
-pub fn plan(
+pub(super) fn plan(
     root: &Path,
     file: &str,
     function: Option<&str>,
@@ -274,6 +274,6 @@ pub fn describe(job: &Job) -> String {
 }
 
 /// True when the bash runner reported the function as missing.
-pub fn missing_function(done: &Finished, code: i32) -> bool {
+pub(super) fn missing_function(done: &Finished, code: i32) -> bool {
     code == NO_FUNCTION_EXIT && done.text().lines().any(|l| l.starts_with(NO_FUNCTION_MARK))
 }

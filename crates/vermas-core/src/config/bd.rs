@@ -8,13 +8,13 @@ use crate::text::yaml;
 use std::collections::BTreeMap;
 
 /// The file bd keeps its settings in, and where vermas kept its own before `vermas.yaml`.
-pub const SHARED_CONFIG_FILE: &str = "config.yaml";
+pub(crate) const SHARED_CONFIG_FILE: &str = "config.yaml";
 
 /// bd's metadata file, naming its database and its JSONL export.
-pub const BD_METADATA_FILE: &str = "metadata.json";
+pub(crate) const BD_METADATA_FILE: &str = "metadata.json";
 
 /// bd's JSONL export when its metadata names none.
-pub const BD_JSONL_FILE: &str = "issues.jsonl";
+pub(crate) const BD_JSONL_FILE: &str = "issues.jsonl";
 
 /// The top-level keys of `text` read as YAML: `None` when it is not a mapping (or not
 /// YAML at all), an empty list for a file of comments only.
@@ -27,7 +27,7 @@ fn top_level_keys(text: &str) -> Option<Vec<String>> {
 /// True when a `.beads/config.yaml` holds an older vermas's settings: at least one
 /// top-level key, and only keys vermas's settings have. bd's file (bd's keys such as
 /// `issue-prefix`, or, as bd ships it, nothing but comments) is not.
-pub fn is_vermas_settings(text: &str) -> bool {
+pub(crate) fn is_vermas_settings(text: &str) -> bool {
     let Ok(serde_json::Value::Object(known)) = serde_json::to_value(Config::default()) else {
         return false;
     };
@@ -37,7 +37,7 @@ pub fn is_vermas_settings(text: &str) -> bool {
 
 /// The prefix bd gives new issues: `issue-prefix` in its `config.yaml` (a trailing `-`
 /// dropped, as bd does), when vermas accepts it as an id prefix.
-pub fn issue_prefix(config_text: &str) -> Option<String> {
+pub(crate) fn issue_prefix(config_text: &str) -> Option<String> {
     let map = yaml::parse::<Option<BTreeMap<String, serde_json::Value>>>(
         config_text,
         SHARED_CONFIG_FILE,
@@ -52,7 +52,7 @@ pub fn issue_prefix(config_text: &str) -> Option<String> {
 
 /// The name of bd's JSONL export under `.beads/`: `jsonl_export` in its `metadata.json`
 /// when that is a plain file name, else `issues.jsonl`.
-pub fn jsonl_file(metadata_text: Option<&str>) -> String {
+pub(crate) fn jsonl_file(metadata_text: Option<&str>) -> String {
     metadata_text
         .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
         .and_then(|v| v.get("jsonl_export")?.as_str().map(str::to_string))
@@ -64,7 +64,7 @@ pub fn jsonl_file(metadata_text: Option<&str>) -> String {
 
 /// The prefix of the issue on one line of bd's JSONL export (`{"id":"wx-a1b2",...}`):
 /// what comes before the id's last `-` (children's `.N` left out).
-pub fn prefix_of_jsonl_line(line: &str) -> Option<String> {
+pub(crate) fn prefix_of_jsonl_line(line: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
     let id = v.get("id")?.as_str()?;
     let top = id.split('.').next()?;

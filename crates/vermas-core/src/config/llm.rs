@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// Every role vermas knows: the two that coordinate (mayor, inspector), then the ones
 /// that ask an LLM.
-pub const ROLES: &[&str] = &[
+pub(super) const ROLES: &[&str] = &[
     "mayor",
     "inspector",
     "judge",
@@ -28,7 +28,7 @@ pub fn is_llm_command_key(key: &str) -> bool {
 
 /// The program a shell command line runs: its first word after `NAME=value` assignments,
 /// with quotes removed; `None` for an empty command.
-pub fn program_of(command: &str) -> Option<String> {
+pub(super) fn program_of(command: &str) -> Option<String> {
     words(command).into_iter().find(|w| !is_assignment(w))
 }
 

@@ -6,7 +6,7 @@ pub(crate) use keys::key_parts;
 use keys::{find_key_line, unknown_key};
 
 mod approvers;
-pub mod bd;
+pub(crate) mod bd;
 mod checks;
 mod keys;
 mod llm;

@@ -68,7 +68,7 @@ impl PaneConfig {
 
 /// Checks the values serde cannot: the ratio's range and the role names. Errors are
 /// `(key to point at, message)`.
-pub fn validate(
+pub(super) fn validate(
     layout: &LayoutConfig,
     agents: &BTreeMap<String, String>,
 ) -> Result<(), (String, String)> {

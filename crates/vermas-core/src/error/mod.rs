@@ -1,6 +1,6 @@
 //! The one error type of the library: every failure a user can see, with a stable code.
 
-pub mod textpos;
+pub(crate) mod textpos;
 
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 
 /// One-based line and column (in characters) of a byte offset in `text`; an offset past the
 /// end or inside a character counts from the character it falls in.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = char_floor(text, offset);
     let before = &text[..offset];
     let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
@@ -12,7 +12,7 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Byte offset of a one-based line and column (in characters) of `text`, clamped to it.
-pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
+pub(crate) fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut offset = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
@@ -37,26 +37,26 @@ fn char_floor(text: &str, offset: usize) -> usize {
 }
 
 /// The line starts of one text, for many offset lookups in it without rescanning.
-pub struct LineIndex {
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
     /// Indexes the line starts of `text`.
-    pub fn new(text: &str) -> LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { starts }
     }
 
     /// One-based line of a byte offset.
-    pub fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|s| *s <= offset)
     }
 
     /// One-based line and column (in characters) of a byte offset of `text`, the text this
     /// index was built from.
-    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+    pub(crate) fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = char_floor(text, offset);
         let line = self.line(offset);
         let start = self.starts[line - 1];

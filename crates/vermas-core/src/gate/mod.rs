@@ -8,8 +8,8 @@
 //! criterion is never gated.
 
 pub mod classify;
-pub mod shell;
-pub mod vars;
+pub(crate) mod shell;
+pub(crate) mod vars;
 
 pub use classify::{Classification, Patterns, Phase};
 

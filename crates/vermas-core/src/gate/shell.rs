@@ -47,7 +47,10 @@ const BACKQUOTE_SPECIAL: &[char] = &['\\', '$', '`'];
 /// Copies `template`, replacing each `{name}` (a name of letters, digits and `_`; not
 /// `${...}`, not `{{`) by `value_of(name)` quoted for where it stands, so the shell sees
 /// exactly that value as one word and never runs any of it.
-pub fn expand(template: &str, value_of: &mut dyn FnMut(&str) -> Result<String>) -> Result<String> {
+pub(crate) fn expand(
+    template: &str,
+    value_of: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<String> {
     let chars: Vec<char> = template.chars().collect();
     let mut stack = vec![Ctx::Plain(0)];
     let mut pending: Vec<Heredoc> = Vec::new();

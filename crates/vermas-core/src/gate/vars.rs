@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 /// The variables a gate command may use.
-pub const NAMES: &[&str] = &[
+pub(crate) const NAMES: &[&str] = &[
     "mission_id",
     "worktree_dir",
     "test_file",
@@ -20,7 +20,7 @@ pub const NAMES: &[&str] = &[
 /// (see [`super::shell::expand`]) so it reaches the command as one word and never runs.
 /// `${...}` (shell) and `{{`/`}}` (literal braces) are left for the shell; an unknown name
 /// is an error.
-pub fn substitute(command: &str, values: &BTreeMap<&str, String>) -> Result<String> {
+pub(crate) fn substitute(command: &str, values: &BTreeMap<&str, String>) -> Result<String> {
     super::shell::expand(command, &mut |name| {
         values.get(name).cloned().ok_or_else(|| {
             Error::invalid_with_help(
@@ -39,7 +39,7 @@ pub fn substitute(command: &str, values: &BTreeMap<&str, String>) -> Result<Stri
 }
 
 /// A URL-safe slug of a title: lowercase letters and digits joined by `-`.
-pub fn slug(title: &str) -> String {
+pub(crate) fn slug(title: &str) -> String {
     let mut s = String::new();
     for word in title
         .split(|c: char| !c.is_ascii_alphanumeric())

@@ -33,7 +33,7 @@ impl From<GitFailed> for Error {
 /// A `git` command run in `dir`: stdin closed, no optional locks taken, paths printed
 /// unquoted, replacement objects ignored, and the caller's `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` (set when
 /// vermas runs inside a git hook) removed so that `dir` alone says which repository.
-pub fn command(dir: &Path) -> Command {
+pub(crate) fn command(dir: &Path) -> Command {
     // Never a `git` from a PATH entry inside the repository (or `.`, or an empty one).
     let mut cmd = Command::new(crate::proc::safe_path::program("git", dir));
     cmd.current_dir(dir)
@@ -48,12 +48,12 @@ pub fn command(dir: &Path) -> Command {
 }
 
 /// Runs `git ARGS` in `dir` and returns its stdout.
-pub fn run(dir: &Path, args: &[&str]) -> Result<String, GitFailed> {
+pub(crate) fn run(dir: &Path, args: &[&str]) -> Result<String, GitFailed> {
     stdout(command(dir).args(args), args)
 }
 
 /// Runs a prepared `git` command and returns its stdout; `args` name it in the failure.
-pub fn stdout(cmd: &mut Command, args: &[&str]) -> Result<String, GitFailed> {
+pub(crate) fn stdout(cmd: &mut Command, args: &[&str]) -> Result<String, GitFailed> {
     let failed = |message: String| GitFailed {
         command: args.join(" "),
         message,

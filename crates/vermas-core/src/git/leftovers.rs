@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// A git lock file that is present now.
 #[derive(Debug, Clone)]
-pub struct LeftLock {
+pub(crate) struct LeftLock {
     /// The lock file.
     pub path: PathBuf,
     /// True when a live process has it open (a git command at work).
@@ -15,7 +15,7 @@ pub struct LeftLock {
 }
 
 /// `index.lock`, `HEAD.lock` and the current branch's ref lock, where present.
-pub fn git_locks(root: &Path) -> Vec<LeftLock> {
+pub(crate) fn git_locks(root: &Path) -> Vec<LeftLock> {
     let git = |args: &[&str]| {
         super::cli::run(root, args)
             .ok()
@@ -42,7 +42,7 @@ pub fn git_locks(root: &Path) -> Vec<LeftLock> {
 /// Record files under `beads_dir` (repository-relative paths, with git's two-letter
 /// status) that are untracked or differ from HEAD: everything but vermas's caches and
 /// wisps and the files bd keeps there.
-pub fn unrecorded(root: &Path, beads_dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn unrecorded(root: &Path, beads_dir: &Path) -> Vec<(String, String)> {
     let Ok(out) = super::cli::run(
         root,
         &[

@@ -3,7 +3,7 @@
 mod ancestry;
 mod cache_key;
 mod checkout;
-pub mod cli;
+pub(crate) mod cli;
 mod commands;
 mod commit;
 mod head_tree;
@@ -12,7 +12,7 @@ mod hookdir;
 mod identity;
 mod index_file;
 mod ledger;
-pub mod leftovers;
+pub(crate) mod leftovers;
 mod loose;
 mod objects;
 mod recovery;

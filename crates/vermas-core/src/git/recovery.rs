@@ -18,14 +18,14 @@ use std::time::{Duration, SystemTime};
 const PHASE_WINDOW: Duration = Duration::from_secs(1);
 
 /// The note a committing process keeps, at `.beads/.cache/commit-in-progress`.
-pub struct CrashNote {
+pub(super) struct CrashNote {
     path: PathBuf,
     /// The `index.lock` the writer takes.
     index_lock: PathBuf,
 }
 
 /// What the committing process was doing.
-pub enum Phase<'a> {
+pub(super) enum Phase<'a> {
     /// About to take `index.lock`.
     LockingIndex,
     /// Holding `index.lock` (this inode); about to move the branch, whose ref locks these are.
@@ -39,12 +39,12 @@ pub enum Phase<'a> {
 
 impl CrashNote {
     /// A note at `path` for a commit that locks `index_lock`.
-    pub fn new(path: PathBuf, index_lock: PathBuf) -> CrashNote {
+    pub(super) fn new(path: PathBuf, index_lock: PathBuf) -> CrashNote {
         CrashNote { path, index_lock }
     }
 
     /// Records the phase before entering it (temp file and rename: never half-written).
-    pub fn record(&self, phase: &Phase<'_>) {
+    pub(super) fn record(&self, phase: &Phase<'_>) {
         let pid = std::process::id();
         let head = format!("pid {pid}\nindex {}\n", self.index_lock.to_string_lossy());
         let text = match phase {
@@ -69,13 +69,13 @@ impl CrashNote {
     }
 
     /// Forgets the note: the commit finished or failed cleanly.
-    pub fn clear(&self) {
+    pub(super) fn clear(&self) {
         // Gone already is fine: a note left behind is checked and dropped by the next commit.
         let _ = std::fs::remove_file(&self.path);
     }
 
     /// Removes the lock files a killed predecessor left (see the module notes).
-    pub fn recover(&self) {
+    pub(super) fn recover(&self) {
         let Ok(text) = std::fs::read_to_string(&self.path) else {
             return;
         };

@@ -13,7 +13,7 @@ use crate::workspace::Workspace;
 
 /// The question vermas asked last about a work.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Asked {
+pub(crate) struct Asked {
     /// The message the question was mailed in.
     pub msg: Option<String>,
     /// The state of the work it is about (a fingerprint's start).
@@ -23,10 +23,10 @@ pub struct Asked {
 }
 
 /// The address the Inspector asks its questions of.
-pub const ASKED_OF: &str = "mayor/";
+pub(crate) const ASKED_OF: &str = "mayor/";
 
 /// The latest question on `work`, if one was asked.
-pub fn asked(work: &Bead) -> Option<Asked> {
+pub(crate) fn asked(work: &Bead) -> Option<Asked> {
     let note = work
         .notes
         .iter()
@@ -47,7 +47,7 @@ pub fn asked(work: &Bead) -> Option<Asked> {
 
 /// The answer that counts for the latest question on `work`, about the work as it is now
 /// (`head`, its fingerprint): see the module docs.
-pub fn latest(ws: &Workspace, work: &Bead, head: Option<&str>) -> Option<String> {
+pub(crate) fn latest(ws: &Workspace, work: &Bead, head: Option<&str>) -> Option<String> {
     let asked = asked(work)?;
     if let (Some(about), Some(head)) = (&asked.about, head)
         && !head.starts_with(about.as_str())
@@ -77,7 +77,7 @@ pub fn latest(ws: &Workspace, work: &Bead, head: Option<&str>) -> Option<String>
 
 /// Why `msg` is not an answer to the question vermas waits on for `work`; `None` when it
 /// is one (see the module docs).
-pub fn refusal(ws: &Workspace, work: &Bead, msg: &Message) -> Option<String> {
+pub(crate) fn refusal(ws: &Workspace, work: &Bead, msg: &Message) -> Option<String> {
     let Some(asked) = asked(work) else {
         return Some(format!("no question was asked about {}", work.id));
     };

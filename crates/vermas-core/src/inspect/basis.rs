@@ -11,7 +11,7 @@ use crate::workspace::Workspace;
 
 /// What an inspection rests on.
 #[derive(Debug)]
-pub struct Basis {
+pub(crate) struct Basis {
     /// The workspace with the settings a verdict reads.
     pub ws: Workspace,
     /// The test spec as committed.
@@ -25,7 +25,7 @@ pub struct Basis {
 }
 
 /// Settles what inspecting work by `spec` (as loaded from the files) rests on in `ws`.
-pub fn settle(ws: &Workspace, spec: Option<Bead>) -> Result<Basis> {
+pub(crate) fn settle(ws: &Workspace, spec: Option<Bead>) -> Result<Basis> {
     let mut trusted = Trusted::of(ws)?;
     let mut basis_ws = ws.clone();
     basis_ws.config = trusted.config.clone();

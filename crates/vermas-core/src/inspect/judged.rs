@@ -12,13 +12,9 @@ use std::path::{Path, PathBuf};
 
 /// Where and what an inspection judges.
 #[derive(Debug)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// The folder the checks run in.
     pub dir: PathBuf,
-    /// The commit judged (`None` outside git).
-    pub commit: Option<String>,
-    /// Its root tree.
-    pub tree: Option<String>,
     /// Why the checkout itself was not used, when it was not.
     pub warning: Option<String>,
     /// The temporary worktree, removed when this is dropped.
@@ -27,7 +23,7 @@ pub struct Judged {
 
 /// What `ws` judges: the worktree `given` (the refinery's candidate) as it is, else HEAD
 /// of `ws.root` as described in the module docs.
-pub fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
+pub(crate) fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
     let dir = given.unwrap_or(&ws.root).to_path_buf();
     let Some(repo) = GitRepo::open(&dir) else {
         return Ok(Judged {
@@ -37,13 +33,10 @@ pub fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
                     .to_string()
             }),
             dir,
-            commit: None,
-            tree: None,
             _worktree: None,
         });
     };
     let commit = repo.head_commit();
-    let tree = commit.as_deref().and_then(|c| repo.tree_id(c));
     let changes = match (&commit, given) {
         (Some(_), None) => uncommitted(repo.workdir(), &ledger_pathspec(ws, repo.workdir())),
         _ => Vec::new(),
@@ -52,8 +45,6 @@ pub fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
         // The worktree given, or a checkout that holds exactly HEAD: judged in place.
         return Ok(Judged {
             dir,
-            commit,
-            tree,
             warning: None,
             _worktree: None,
         });
@@ -75,8 +66,6 @@ pub fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
             },
             &head[..head.len().min(12)]
         )),
-        commit,
-        tree,
         _worktree: Some(worktree),
     })
 }

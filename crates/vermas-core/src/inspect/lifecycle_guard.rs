@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The record files under `.beads/` and their content.
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Each file with its bytes.
     files: BTreeMap<PathBuf, Vec<u8>>,
 }
@@ -30,7 +30,7 @@ fn scratch(rel: &Path) -> bool {
 
 impl Snapshot {
     /// The record files of `ws` as they are now.
-    pub fn take(ws: &Workspace) -> Snapshot {
+    pub(crate) fn take(ws: &Workspace) -> Snapshot {
         let mut files = BTreeMap::new();
         for entry in walkdir::WalkDir::new(&ws.beads_dir)
             .into_iter()
@@ -51,7 +51,7 @@ impl Snapshot {
 
     /// Undoes every change made since the snapshot (files written back, new ones
     /// removed); returns the paths that had changed, as `ws` shows them.
-    pub fn undo_changes(&self, ws: &Workspace) -> Vec<String> {
+    pub(crate) fn undo_changes(&self, ws: &Workspace) -> Vec<String> {
         let now = Snapshot::take(ws);
         let mut changed = Vec::new();
         for (path, bytes) in &self.files {

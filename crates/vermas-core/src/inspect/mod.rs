@@ -4,22 +4,22 @@
 //! What comes before the work (the designer, the strategist, `plan`) is `crate::planning`;
 //! the Inspector's loop over its mail is `crate::mail_loop`.
 
-pub mod answer;
+pub(crate) mod answer;
 pub mod assign;
-pub mod basis;
-pub mod evidence;
+pub(crate) mod basis;
+pub(crate) mod evidence;
 pub mod frozen;
-pub mod inspection;
-pub mod judged;
+pub(crate) mod inspection;
+pub(crate) mod judged;
 pub mod lifecycle;
-pub mod lifecycle_guard;
+pub(crate) mod lifecycle_guard;
 pub mod pipeline;
-pub mod roles;
+pub(crate) mod roles;
 pub mod route;
-pub mod rules;
-pub mod run;
+pub(crate) mod rules;
+pub(crate) mod run;
 pub mod stand_in;
 pub mod testspec;
-pub mod verifier;
+pub(crate) mod verifier;
 
 pub use run::{Observer, Outcome, Request, run};

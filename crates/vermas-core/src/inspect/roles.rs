@@ -10,7 +10,7 @@ use serde::Serialize;
 /// One LLM role of the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Role {
+pub(crate) enum Role {
     /// Checks the evidence against each criterion.
     Auditor,
     /// Argues that the work is done.
@@ -27,7 +27,7 @@ pub enum Role {
 
 impl Role {
     /// The role's name, as in config keys and prompts.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Role::Auditor => "auditor",
             Role::Advocate => "advocate",
@@ -80,7 +80,7 @@ impl Role {
 }
 
 /// The prompt for `role` over `evidence` (the work, the criteria, what ran, the diff).
-pub fn prompt(ws: &Workspace, role: Role, evidence: &str) -> String {
+pub(crate) fn prompt(ws: &Workspace, role: Role, evidence: &str) -> String {
     let own = crate::roles::path(ws, role.name());
     let context = ws
         .contain(&own)
@@ -91,7 +91,7 @@ pub fn prompt(ws: &Workspace, role: Role, evidence: &str) -> String {
 }
 
 /// The LLM command `role` uses, with the workspace's timeout and reply cache.
-pub fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
+pub(crate) fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
     let c = &ws.config;
     Llm {
         command: c.llm_command(role.name()).to_string(),
@@ -103,13 +103,13 @@ pub fn llm(ws: &Workspace, role: Role, use_cache: bool) -> Llm {
 
 /// Why a reply was asked for again: the sentence the next prompt carries (the stand-in and
 /// people reading a prompt log look for it).
-pub const RETRY_HEADING: &str = "YOUR PREVIOUS REPLY COULD NOT BE USED";
+pub(crate) const RETRY_HEADING: &str = "YOUR PREVIOUS REPLY COULD NOT BE USED";
 
 /// A reply of `role` to `task` that `parse` accepts: the first one, else up to
 /// `llm.retries` new asks, each prompt quoting why the reply before could not be used. A
 /// command that fails is not asked again. Replies are never cached: asking again is meant
 /// to give a new answer.
-pub fn ask_checked<T>(
+pub(crate) fn ask_checked<T>(
     ws: &Workspace,
     role: Role,
     task: &str,
@@ -168,7 +168,7 @@ pub struct Judgment {
 /// Reads the judge's reply by the one reply grammar ([`crate::judge::verdict::read`]):
 /// the verdict, and from its JSON the confidence, reasons and question. No verdict, or a
 /// confidence that is not a number from 0 to 1, is an error.
-pub fn parse_judgment(reply: &str) -> Result<Judgment, String> {
+pub(crate) fn parse_judgment(reply: &str) -> Result<Judgment, String> {
     use crate::judge::verdict::{self, Word};
     let r = verdict::read(reply).map_err(|e| format!("the judge gave no usable verdict: {e}"))?;
     let decision = match r.word {
@@ -238,7 +238,7 @@ impl Finding {
 
 /// Reads the auditor's `<id>: met|not met|unverifiable` lines for the criteria `ids`; a
 /// criterion it did not answer is unverifiable.
-pub fn parse_audit(reply: &str, ids: &[String]) -> Vec<(String, Finding, String)> {
+pub(crate) fn parse_audit(reply: &str, ids: &[String]) -> Vec<(String, Finding, String)> {
     ids.iter()
         .map(|id| {
             let line = reply.lines().map(str::trim).find_map(|l| {

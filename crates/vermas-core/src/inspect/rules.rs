@@ -34,7 +34,7 @@ impl Decision {
 }
 
 /// Settles `ins`'s verdict, confidence, reasons and question by the rules.
-pub fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
+pub(crate) fn settle(ws: &Workspace, ins: &mut Inspection, upto: Upto) {
     let mut d = decide(ins, upto);
     let mut question = d.question.take();
     if d.verdict == Verdict::Pass && ins.judgment.is_some() {

@@ -311,7 +311,7 @@ fn after_hook(ws: &Workspace, out: &mut Outcome) {
 /// refinery's batch): each recorded and routed as its [`Proceed`] says, then the caller's
 /// own records written by `own`, all in one commit named `verb` and `title`; then the
 /// OnVerify hook of each one routed. `ws` holds the settings a verdict reads.
-pub fn record_together(
+pub(crate) fn record_together(
     ws: &Workspace,
     actor: &str,
     outs: &mut [(Outcome, Proceed)],

@@ -26,7 +26,7 @@ pub struct CriterionCheck {
 
 /// The verifier: every criterion of the approved test spec and of the live spec the work
 /// links, run in parallel through the check runner.
-pub fn verify(
+pub(crate) fn verify(
     ws: &Workspace,
     work: &Bead,
     spec: Option<&Bead>,

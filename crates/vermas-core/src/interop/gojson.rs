@@ -54,7 +54,7 @@ const KEY_ORDER: &[&str] = &[
 ];
 
 /// `value` as one line of JSON, without the newline.
-pub fn to_line(value: &Value) -> String {
+pub(super) fn to_line(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value);
     out

@@ -8,5 +8,5 @@ pub mod bd;
 pub mod export;
 mod gojson;
 pub mod import;
-pub mod sections;
-pub mod to_bd;
+pub(crate) mod sections;
+pub(crate) mod to_bd;

@@ -19,7 +19,7 @@ use super::gojson;
 use serde_json::{Map, Value};
 
 /// A JSON object.
-pub type Object = Map<String, Value>;
+pub(crate) type Object = Map<String, Value>;
 
 /// bd's free texts of one issue, each without surrounding blank lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl Texts {
 }
 
 /// A text as a bead body keeps it: without leading or trailing line breaks.
-pub fn canonical(text: &str) -> String {
+pub(crate) fn canonical(text: &str) -> String {
     text.trim_matches(['\n', '\r']).to_string()
 }
 
@@ -77,7 +77,7 @@ fn marker(key: &str) -> String {
 }
 
 /// The bead body for `texts` and the leftover bd fields `extras` (none when empty).
-pub fn compose(texts: &Texts, extras: &Object) -> String {
+pub(crate) fn compose(texts: &Texts, extras: &Object) -> String {
     let mut parts = Vec::new();
     let description = canonical(&texts.description);
     if !description.is_empty() {
@@ -98,7 +98,7 @@ pub fn compose(texts: &Texts, extras: &Object) -> String {
 
 /// Reads a bead body back into bd's texts and the leftover bd fields. A body vermas did
 /// not compose is all description.
-pub fn split(body: &str) -> (Texts, Object) {
+pub(crate) fn split(body: &str) -> (Texts, Object) {
     let (rest, extras) = take_extras(body);
     let markers: Vec<String> = SECTIONS.iter().map(|(k, _)| marker(k)).collect();
     let mut texts = Texts::default();

@@ -43,7 +43,7 @@ const DERIVED: &[&str] = &[
 
 /// The bd issue object for `bead` whose body holds `texts`, from the bead's own fields
 /// alone (no leftover bd fields).
-pub fn base(bead: &Bead, texts: &Texts) -> Object {
+pub(crate) fn base(bead: &Bead, texts: &Texts) -> Object {
     let mut o = Object::new();
     let mut put = |key: &str, value: Value| {
         o.insert(key.to_string(), value);
@@ -113,7 +113,7 @@ pub fn base(bead: &Bead, texts: &Texts) -> Object {
 /// bd's acceptance-criteria `text` without the lines [`base`] added for `bead`'s own
 /// criteria (its last paragraph when it is exactly those lines): what the bead's body
 /// keeps, so an export and an import give back the bead they started from.
-pub fn without_own_criteria(text: &str, bead: &Bead) -> String {
+pub(crate) fn without_own_criteria(text: &str, bead: &Bead) -> String {
     let criteria = criteria_text(bead);
     if criteria.is_empty() {
         return text.to_string();
@@ -182,7 +182,7 @@ fn base_dependencies(bead: &Bead) -> Vec<Value> {
 /// back exactly as `base` (the bead written without them) shows: what the bead keeps on
 /// its leftover line. Dependencies are kept whole but for their `issue_id`; comments
 /// without `issue_id` and `text`.
-pub fn leftovers(original: &Object, base: &Object) -> Object {
+pub(crate) fn leftovers(original: &Object, base: &Object) -> Object {
     let mut kept = Object::new();
     for (key, value) in original {
         if DERIVED.contains(&key.as_str()) || base.get(key) == Some(value) {
@@ -223,7 +223,7 @@ fn without(value: &Value, keys: &[&str]) -> Value {
 /// field vermas has no place for always; a mapped field when it still means what the
 /// bead says (bd's own spelling of the same time, `pinned` for a bead still open...);
 /// dependencies and comments one by one, for those the bead still has.
-pub fn overlay(mut base: Object, kept: &Object, id: &str) -> Object {
+pub(crate) fn overlay(mut base: Object, kept: &Object, id: &str) -> Object {
     let meaning = read(&base).ok();
     for (key, value) in kept {
         match key.as_str() {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The most bytes of a reply that are read; a longer reply is an error, never cut and read.
-pub const REPLY_CAP: usize = 1 << 20;
+pub(crate) const REPLY_CAP: usize = 1 << 20;
 
 /// One LLM command and how to call it.
 #[derive(Debug, Clone)]
@@ -135,6 +135,6 @@ fn bound<'t>(key: &[u8], id: &str, text: &'t str) -> Option<&'t str> {
 }
 
 /// The hex hash that names a cached reply (and is recorded as the prompt's hash).
-pub fn prompt_hash(text: &str) -> Result<String, String> {
+pub(crate) fn prompt_hash(text: &str) -> Result<String, String> {
     Ok(crate::sys::hash::blob(text))
 }

@@ -1,9 +1,9 @@
 //! Judge checks: a rubric's criterion and files go to an LLM command as a prompt, and the
 //! reply's verdict decides. No verdict is never a pass.
 
-pub mod llm;
-pub mod rubric;
-pub mod verdict;
+pub(crate) mod llm;
+pub(crate) mod rubric;
+pub(crate) mod verdict;
 
 use crate::check::{CheckResult, Outcome};
 use crate::config::Config;
@@ -55,7 +55,7 @@ impl JudgeSettings {
 }
 
 /// Judges `file#function` (a rubric) for the spec criterion `criterion`.
-pub fn run_judge(
+pub(crate) fn run_judge(
     root: &Path,
     file: &str,
     function: Option<&str>,
@@ -86,7 +86,7 @@ pub fn run_judge(
 
 /// Judges `criterion` against the files `patterns` name (globs allowed), without a rubric
 /// file: the criterion is both what must hold and what to check.
-pub fn judge_criterion(
+pub(crate) fn judge_criterion(
     root: &Path,
     criterion: &str,
     patterns: &[String],
@@ -161,7 +161,7 @@ fn decide(root: &Path, prompt: &str, settings: &JudgeSettings, start: Instant) -
 }
 
 /// The prompt: the criterion, the files with line numbers, and the answer format.
-pub fn prompt(
+pub(crate) fn prompt(
     spec_criterion: &str,
     rubric: &rubric::Rubric,
     files: &[rubric::JudgedFile],

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// What a rubric function asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Rubric {
+pub(crate) struct Rubric {
     /// The criterion text the LLM judges.
     pub criterion: String,
     /// Files (as the rubric named them, globs unexpanded).
@@ -17,7 +17,7 @@ pub struct Rubric {
 
 /// A file put in front of the judge.
 #[derive(Debug, Clone)]
-pub struct JudgedFile {
+pub(crate) struct JudgedFile {
     /// Repository-relative path.
     pub path: String,
     /// Content, cut at the cap.
@@ -39,7 +39,12 @@ declare -F "$2" >/dev/null || { echo "vermas: function not defined: $2" >&2; exi
 "$2""#;
 
 /// Runs the rubric function `function` of `file` and returns what it asked for.
-pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Result<Rubric, String> {
+pub(crate) fn extract(
+    root: &Path,
+    file: &str,
+    function: &str,
+    scratch: &Path,
+) -> Result<Rubric, String> {
     // Never sourced from behind a symlink leading outside the repository.
     let real = crate::sys::contain::resolve(&canonical(root), Path::new(file))
         .map_err(|e| format!("rubric file {e}"))?;
@@ -119,7 +124,7 @@ fn canonical(root: &Path) -> PathBuf {
 /// Reads the files a rubric named: globs expanded, each kept inside the repository and
 /// capped at `max_bytes`. A pattern matching nothing, or a file outside or reached through
 /// a symlink leading outside, is an error (and nothing of it is read).
-pub fn read_files(
+pub(crate) fn read_files(
     root: &Path,
     patterns: &[String],
     max_bytes: u64,

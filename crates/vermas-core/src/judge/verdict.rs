@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 /// What a live `[judge]` check's reply said.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The criterion holds; with the reasoning.
     Pass(String),
     /// It does not; with the reasoning.
@@ -21,7 +21,7 @@ pub enum Verdict {
 
 /// A verdict word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Word {
+pub(crate) enum Word {
     /// It holds.
     Pass,
     /// It does not.
@@ -32,7 +32,7 @@ pub enum Word {
 
 impl Word {
     /// `PASS`, `FAIL` or `NEEDS_HUMAN`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Word::Pass => "PASS",
             Word::Fail => "FAIL",
@@ -43,7 +43,7 @@ impl Word {
 
 /// What a reply said, by the rule above.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// The verdict.
     pub word: Word,
     /// The reasoning: the JSON's `reasoning`/`reason`/`explanation`, else the prose.
@@ -54,7 +54,7 @@ pub struct Reading {
 }
 
 /// A live `[judge]` check's verdict: PASS or FAIL (a NEEDS_HUMAN is an error there).
-pub fn parse(reply: &str) -> Result<Verdict, String> {
+pub(crate) fn parse(reply: &str) -> Result<Verdict, String> {
     let r = read(reply)?;
     match r.word {
         Word::Pass => Ok(Verdict::Pass(r.reasoning)),
@@ -67,7 +67,7 @@ pub fn parse(reply: &str) -> Result<Verdict, String> {
 }
 
 /// Reads the verdict out of `reply` by the rule above.
-pub fn read(reply: &str) -> Result<Reading, String> {
+pub(crate) fn read(reply: &str) -> Result<Reading, String> {
     if reply.trim().is_empty() {
         return Err("the LLM replied with nothing".into());
     }
@@ -246,7 +246,7 @@ fn json_reasoning(obj: &Map<String, Value>) -> String {
 }
 
 /// The last `max` characters of `text`, on one line.
-pub fn tail(text: &str, max: usize) -> String {
+pub(crate) fn tail(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let n = flat.chars().count();
     if n <= max {

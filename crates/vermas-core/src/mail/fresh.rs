@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// The message ids in use, to pick new ones among.
-pub struct UsedIds {
+pub(crate) struct UsedIds {
     /// Every id, when the folders were listed.
     listed: HashSet<String>,
     /// The folders a candidate's file is looked for in, when they were not listed.
@@ -25,7 +25,7 @@ pub struct UsedIds {
 impl UsedIds {
     /// The ids in use in `ws` for a message to `mailboxes`, sent within `txn` when it is
     /// part of a change.
-    pub fn of(ws: &Workspace, txn: Option<&Txn<'_>>, mailboxes: &[&str]) -> UsedIds {
+    pub(crate) fn of(ws: &Workspace, txn: Option<&Txn<'_>>, mailboxes: &[&str]) -> UsedIds {
         let durable = store::root(ws, false);
         let Some(tracked) = txn.and_then(|t| t.recorded_folders(&durable, ".md")) else {
             let listed: HashSet<String> = store::ids_in(&store::all_dirs(ws))
@@ -71,7 +71,7 @@ impl UsedIds {
     }
 
     /// A free `msg-<base36>` id, as short as the number of messages allows, kept as taken.
-    pub fn fresh(&mut self, subject: &str, from: &str) -> String {
+    pub(crate) fn fresh(&mut self, subject: &str, from: &str) -> String {
         let count = self.count + self.picked.len();
         let id = id::fresh("msg", subject, from, count, |c| self.taken(c));
         self.picked.insert(id.clone());

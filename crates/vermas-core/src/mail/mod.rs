@@ -6,7 +6,7 @@
 //! Ephemeral mail lives under `.beads/wisps/mail/` and is never committed.
 
 pub mod address;
-pub mod fresh;
+pub(crate) mod fresh;
 pub mod index;
 pub mod message;
 pub mod ops;

@@ -21,7 +21,7 @@ use crate::workspace::Workspace;
 
 /// What an action did to its message.
 #[derive(Debug, Clone)]
-pub struct Acted {
+pub(crate) struct Acted {
     /// What was done, as noted in the message.
     pub note: String,
     /// True when the message was finished without acting (it named nothing to act on).
@@ -53,7 +53,7 @@ fn inspector() -> Result<Address> {
 
 /// NEW SPEC NEEDED: asks the strategist for criteria, adds them to the work's test spec
 /// unapproved and mails `mayor/` the proposal, finishing `msg` in the same commit.
-pub fn new_spec(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
+pub(crate) fn new_spec(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     let Some(work) = named_bead(ws, &mark::sent_body(msg)) else {
         return refuse(ws, actor, msg, "the message names no bead");
     };
@@ -146,7 +146,7 @@ fn named_request<'a>(all: &'a [MergeRequest], name: &str) -> Option<&'a MergeReq
 /// MERGE REQUEST: runs the refinery once (`refinery run --once`), again while the named
 /// request still waits behind older ones; a request settled already (a resumed message)
 /// is only noted.
-pub fn merge_request(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
+pub(crate) fn merge_request(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     let name = subject_rest(&msg.subject, MERGE_REQUEST)
         .split_whitespace()
         .next()
@@ -214,7 +214,7 @@ pub fn merge_request(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted
 /// inspects the work again; the answer, the result, its routing and the finished message
 /// in one commit. An inspection that ends in ERROR writes nothing and is an error here, so
 /// the message is tried again.
-pub fn answered(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
+pub(crate) fn answered(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted> {
     let rest = subject_rest(&msg.subject, NEEDS_CLARIFICATION);
     let Some(work_id) = named_bead(ws, rest) else {
         return refuse(ws, actor, msg, "the subject names no bead");
@@ -300,21 +300,21 @@ impl inspect::Observer for Reply<'_> {
 }
 
 /// The subject prefix of a refinery request.
-pub const MERGE_REQUEST: &str = "MERGE REQUEST:";
+pub(crate) const MERGE_REQUEST: &str = "MERGE REQUEST:";
 /// The subject prefix of a strategist request.
-pub const NEW_SPEC_NEEDED: &str = "NEW SPEC NEEDED:";
+pub(crate) const NEW_SPEC_NEEDED: &str = "NEW SPEC NEEDED:";
 /// The subject prefix of a question, after the reply's `RE:`.
-pub const NEEDS_CLARIFICATION: &str = "NEEDS_CLARIFICATION:";
+pub(crate) const NEEDS_CLARIFICATION: &str = "NEEDS_CLARIFICATION:";
 
 /// `subject` after `prefix` (and any `RE:` before it), trimmed; empty when it is not there.
-pub fn subject_rest<'a>(subject: &'a str, prefix: &str) -> &'a str {
+pub(crate) fn subject_rest<'a>(subject: &'a str, prefix: &str) -> &'a str {
     let s = subject.trim();
     let s = strip_ci(s, "RE:").map_or(s, str::trim_start);
     strip_ci(s, prefix).map_or("", str::trim)
 }
 
 /// `text` without `prefix`, compared ignoring ASCII case.
-pub fn strip_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+pub(crate) fn strip_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let head = text.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix)
         .then(|| &text[prefix.len()..])

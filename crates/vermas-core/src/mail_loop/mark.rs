@@ -11,15 +11,15 @@ use crate::time::Timestamp;
 use crate::workspace::Workspace;
 
 /// The line that marks a message taken: `Inspector-Taken: <time>`.
-pub const TAKEN: &str = "Inspector-Taken:";
+pub(crate) const TAKEN: &str = "Inspector-Taken:";
 /// The line that says what was done: `Inspector-Done: <time> <note>`.
-pub const DONE: &str = "Inspector-Done:";
+pub(crate) const DONE: &str = "Inspector-Done:";
 
 /// The mailbox the loop reads.
-pub const MAILBOX: &str = "inspector";
+pub(crate) const MAILBOX: &str = "inspector";
 
 /// When the message was taken, if the loop took it.
-pub fn taken_at(msg: &Message) -> Option<Timestamp> {
+pub(crate) fn taken_at(msg: &Message) -> Option<Timestamp> {
     marker(msg, TAKEN).map(|rest| {
         rest.split_whitespace()
             .next()
@@ -29,7 +29,7 @@ pub fn taken_at(msg: &Message) -> Option<Timestamp> {
 }
 
 /// True when a `Inspector-Done:` line is in the message.
-pub fn is_done(msg: &Message) -> bool {
+pub(crate) fn is_done(msg: &Message) -> bool {
     marker(msg, DONE).is_some()
 }
 
@@ -43,7 +43,7 @@ fn marker<'a>(msg: &'a Message, key: &str) -> Option<&'a str> {
 }
 
 /// The body as its sender wrote it: without the loop's marker lines.
-pub fn sent_body(msg: &Message) -> String {
+pub(crate) fn sent_body(msg: &Message) -> String {
     msg.body
         .lines()
         .filter(|l| !l.starts_with(TAKEN) && !l.starts_with(DONE))
@@ -70,13 +70,13 @@ fn with_line(body: &str, line: &str) -> String {
 }
 
 /// The live (committed, not archived) folder of the loop's mailbox.
-pub fn live_dir(ws: &Workspace) -> Dir {
+pub(crate) fn live_dir(ws: &Workspace) -> Dir {
     Dir::new(ws, MAILBOX, false, false)
 }
 
 /// Marks `msg` taken: read, with an `Inspector-Taken:` line; one commit (verb
 /// `inspector take`). Returns the message as written.
-pub fn take(ws: &Workspace, actor: &str, msg: &Message) -> Result<Message> {
+pub(crate) fn take(ws: &Workspace, actor: &str, msg: &Message) -> Result<Message> {
     let dir = live_dir(ws);
     let mut txn = Txn::begin(ws)?;
     // Read again under the lock: another loop may have taken it meanwhile.
@@ -101,7 +101,12 @@ pub fn take(ws: &Workspace, actor: &str, msg: &Message) -> Result<Message> {
 
 /// Finishes `msg` inside the open change `txn`: an `Inspector-Done:` line with `note`, and
 /// the file moved to the mailbox's `archive/` folder.
-pub fn finish_in(txn: &mut Txn<'_>, ws: &Workspace, msg: &Message, note: &str) -> Result<()> {
+pub(crate) fn finish_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    msg: &Message,
+    note: &str,
+) -> Result<()> {
     let dir = live_dir(ws);
     let live = dir.file(&msg.id);
     let mut current = store::read_message(ws, &dir, &live)?;
@@ -121,7 +126,7 @@ pub fn finish_in(txn: &mut Txn<'_>, ws: &Workspace, msg: &Message, note: &str) -
 
 /// Finishes `msg` with `note` in a commit of its own (verb `inspector`), for actions whose
 /// records were committed by themselves.
-pub fn finish(ws: &Workspace, actor: &str, msg: &Message, note: &str) -> Result<()> {
+pub(crate) fn finish(ws: &Workspace, actor: &str, msg: &Message, note: &str) -> Result<()> {
     let mut txn = Txn::begin(ws)?;
     finish_in(&mut txn, ws, msg, note)?;
     txn.commit(&CommitMessage {

@@ -4,8 +4,8 @@
 //! a note) after; a message taken but not finished is resumed by the next run. Any other
 //! message is left unread for a person and reported once.
 
-pub mod act;
-pub mod mark;
+pub(crate) mod act;
+pub(crate) mod mark;
 
 use crate::error::{Error, Result};
 use crate::mail::Message;

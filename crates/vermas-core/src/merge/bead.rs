@@ -17,7 +17,7 @@ const MERGER: &str = "vermas merge-file";
 /// added the file); refused when a side is not a bead. Two different beads at one path
 /// (git paired a deleted bead with a new one as a rename) give the one the path names:
 /// the other was deleted, and a delete wins.
-pub fn merge(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
+pub(crate) fn merge(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
     let read = |text| crate::bead::store::parse_text(text, file);
     let base = base.map(read).transpose()?;
     let o = read(ours)?;
@@ -40,7 +40,7 @@ pub fn merge(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result
 
 /// True when `o` is the later side: the later `updated_at`, on a tie the side whose file
 /// text sorts last (both machines see the same texts, so they pick the same side).
-pub fn ours_later(o: &Bead, t: &Bead) -> bool {
+pub(crate) fn ours_later(o: &Bead, t: &Bead) -> bool {
     match o.updated_at.cmp(&t.updated_at) {
         Ordering::Greater => true,
         Ordering::Less => false,
@@ -51,7 +51,7 @@ pub fn ours_later(o: &Bead, t: &Bead) -> bool {
 /// The merge of two beads from `base`. The notes the merge adds are dated by the later
 /// side's `updated_at`, so the same merge gives the same bytes whenever and wherever it
 /// runs, and `merge_beads(b, o, t)` equals `merge_beads(b, t, o)`.
-pub fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead) -> Bead {
+pub(crate) fn merge_beads(base: Option<&Bead>, o: &Bead, t: &Bead) -> Bead {
     let ours_later = ours_later(o, t);
     let mut m = Merger {
         ours_later,
@@ -168,7 +168,7 @@ fn opt(v: &Option<String>) -> String {
 
 /// A list merged as a set: what either side added is kept, what either side removed from
 /// `base` goes; our order first, then their additions.
-pub fn as_sets<T: PartialEq + Clone>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<T> {
+pub(crate) fn as_sets<T: PartialEq + Clone>(base: &[T], ours: &[T], theirs: &[T]) -> Vec<T> {
     // One side alone changed it: that side, in its own order.
     if ours == base {
         return theirs.to_vec();

@@ -6,7 +6,7 @@ use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 /// The merged text and the other side's text of every region both sides changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// The result.
     pub text: String,
     /// The losing side's lines of each region changed on both sides, in order.
@@ -17,7 +17,7 @@ pub struct Merged {
 /// if it ended in one, so a last line one side kept and the other added lines after is
 /// the same line on both sides (as `git merge-file` reads it), and the result ends as
 /// the inputs do.
-pub fn merge_text(base: &str, ours: &str, theirs: &str, prefer_ours: bool) -> Merged {
+pub(crate) fn merge_text(base: &str, ours: &str, theirs: &str, prefer_ours: bool) -> Merged {
     let ended = |t: &str| {
         if t.is_empty() {
             String::new()
@@ -34,7 +34,7 @@ pub fn merge_text(base: &str, ours: &str, theirs: &str, prefer_ours: bool) -> Me
 
 /// Merges `ours` and `theirs`, both changed from `base`, line by line; where both changed
 /// the same lines, `ours` wins when `prefer_ours`, else `theirs`.
-pub fn merge(base: &str, ours: &str, theirs: &str, prefer_ours: bool) -> Merged {
+pub(crate) fn merge(base: &str, ours: &str, theirs: &str, prefer_ours: bool) -> Merged {
     let b: Vec<&str> = base.split_inclusive('\n').collect();
     let o: Vec<&str> = ours.split_inclusive('\n').collect();
     let t: Vec<&str> = theirs.split_inclusive('\n').collect();

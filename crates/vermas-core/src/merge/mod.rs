@@ -3,13 +3,13 @@
 //! steps, the later run of a result), never leaving conflict markers; a file vermas
 //! cannot read on either side is refused, so git reports the conflict instead.
 
-pub mod bead;
-pub mod lines;
+pub(crate) mod bead;
+pub(crate) mod lines;
 #[cfg(test)]
 mod props;
 #[cfg(test)]
 mod props_body;
-pub mod records;
+pub(crate) mod records;
 
 use crate::error::{Error, Result};
 

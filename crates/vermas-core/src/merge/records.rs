@@ -10,7 +10,7 @@ use crate::time::Timestamp;
 
 /// A message merged: created once, so one side's text (the one that changed it), read
 /// when either side read it.
-pub fn mail(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
+pub(crate) fn mail(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
     if let Some(b) = base {
         Message::parse(b, file)?;
     }
@@ -37,7 +37,7 @@ pub fn mail(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<
 
 /// A molecule merged: each step at the further of its two states, outputs from both
 /// sides, steps either side added kept; the rest from the side changed last.
-pub fn molecule(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
+pub(crate) fn molecule(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
     if let Some(b) = base {
         parse::<Molecule>(b, file)?;
     }
@@ -108,12 +108,17 @@ fn further(a: &Step, b: &Step) -> Step {
 }
 
 /// A result record merged: the later run (by `at`) wins whole.
-pub fn result(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
+pub(crate) fn result(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
     later::<crate::verify::results::ResultRecord>(base, ours, theirs, file, |r| r.at)
 }
 
 /// A merge request merged: the later update (by `updated_at`) wins whole.
-pub fn merge_request(base: Option<&str>, ours: &str, theirs: &str, file: &str) -> Result<String> {
+pub(crate) fn merge_request(
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+    file: &str,
+) -> Result<String> {
     later::<crate::refinery::request::MergeRequest>(base, ours, theirs, file, |r| r.updated_at)
 }
 

@@ -27,7 +27,7 @@ impl Graph<'_, '_> {
     /// Weaves `rules` (each with the file it came from) around the steps they target;
     /// `pointcuts`, when not empty, limit the steps advised. `aspect` names the formula
     /// for errors.
-    pub fn weave(
+    pub(crate) fn weave(
         &mut self,
         rules: &[Sourced<AdviceRule>],
         pointcuts: &[At<String>],

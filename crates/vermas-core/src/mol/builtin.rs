@@ -1,7 +1,7 @@
 //! The formulas vermas ships with, used when `.beads/formulas/` has none of that name.
 
 /// Every built-in formula: its name and its `.formula.toml` text.
-pub const BUILTINS: &[(&str, &str)] = &[
+pub(crate) const BUILTINS: &[(&str, &str)] = &[
     (
         "mol-inspect",
         include_str!("builtins/mol-inspect.formula.toml"),
@@ -19,7 +19,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
 /// What a vermas command that runs a built-in formula relies on, so a `.beads/formulas/`
 /// file that takes the built-in's place must keep it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Contract {
+pub(crate) struct Contract {
     /// The command that runs the formula.
     pub runner: &'static str,
     /// Step ids the command drives.
@@ -31,7 +31,7 @@ pub struct Contract {
 }
 
 /// The built-ins that vermas's own commands run, with what each command relies on.
-pub const CONTRACTS: &[(&str, Contract)] = &[(
+pub(crate) const CONTRACTS: &[(&str, Contract)] = &[(
     "mol-spec-planning",
     Contract {
         runner: "vermas plan",
@@ -47,12 +47,12 @@ pub const CONTRACTS: &[(&str, Contract)] = &[(
 )];
 
 /// What the command running built-in `name` relies on, if a command runs it.
-pub fn contract(name: &str) -> Option<&'static Contract> {
+pub(crate) fn contract(name: &str) -> Option<&'static Contract> {
     CONTRACTS.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
 }
 
 /// The text of the built-in formula `name`, if there is one.
-pub fn builtin(name: &str) -> Option<&'static str> {
+pub(crate) fn builtin(name: &str) -> Option<&'static str> {
     BUILTINS
         .iter()
         .find(|(n, _)| *n == name)
@@ -60,7 +60,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 }
 
 /// The names of the built-in formulas, sorted.
-pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn builtin_names() -> impl Iterator<Item = &'static str> {
     BUILTINS.iter().map(|(n, _)| *n)
 }
 

@@ -13,11 +13,11 @@
 use super::formula::{At, Formula, Leg, StepDef};
 
 /// Id of the step that collects a convoy's legs.
-pub const SYNTHESIS_ID: &str = "synthesis";
+pub(crate) const SYNTHESIS_ID: &str = "synthesis";
 
 /// The steps a convoy (or analysis aspect) cooks into: its legs, then the synthesis
 /// needing them all.
-pub fn steps(f: &Formula) -> Vec<StepDef> {
+pub(crate) fn steps(f: &Formula) -> Vec<StepDef> {
     let inputs: Vec<&str> = f.vars.iter().map(|v| v.name.as_str()).collect();
     let go = |s: &str| go_inputs(s, &inputs);
     let mut out: Vec<StepDef> = f

@@ -20,11 +20,11 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// A value with the file it was read from.
-pub type Sourced<T> = (T, Arc<Source>);
+pub(crate) type Sourced<T> = (T, Arc<Source>);
 
 /// One step of the ordered graph.
 #[derive(Debug, Clone)]
-pub struct PlanStep {
+pub(crate) struct PlanStep {
     /// Full id (`parent.child` for children).
     pub id: String,
     /// Title (the id when the formula gives none).
@@ -36,7 +36,7 @@ pub struct PlanStep {
 }
 
 /// Loads an expansion formula by name (`None`: no such formula).
-pub type LoadFn<'a> = dyn FnMut(&str) -> Result<Option<Arc<Formula>>> + 'a;
+pub(crate) type LoadFn<'a> = dyn FnMut(&str) -> Result<Option<Arc<Formula>>> + 'a;
 
 /// A `needs` entry before resolution.
 #[derive(Debug, Clone)]
@@ -73,7 +73,7 @@ pub(super) struct Node {
 }
 
 /// The graph being built.
-pub struct Graph<'l, 'a> {
+pub(crate) struct Graph<'l, 'a> {
     pub(super) nodes: Vec<Node>,
     gone: HashMap<String, Vec<String>>,
     gone_locals: Vec<(String, String)>,
@@ -84,7 +84,7 @@ pub struct Graph<'l, 'a> {
 
 impl<'l, 'a> Graph<'l, 'a> {
     /// Flattens `steps` (each with the file it came from).
-    pub fn new(steps: &[Sourced<StepDef>], load: &'l mut LoadFn<'a>) -> Result<Self> {
+    pub(crate) fn new(steps: &[Sourced<StepDef>], load: &'l mut LoadFn<'a>) -> Result<Self> {
         let mut g = Graph {
             nodes: Vec::with_capacity(steps.len()),
             gone: HashMap::new(),
@@ -166,7 +166,7 @@ impl<'l, 'a> Graph<'l, 'a> {
     }
 
     /// Applies the steps' own `expand`, then `[[compose.expand]]`, then `[[compose.map]]`.
-    pub fn expand_all(
+    pub(crate) fn expand_all(
         &mut self,
         expand: &[Sourced<ExpandRule>],
         map: &[Sourced<ExpandRule>],
@@ -323,7 +323,7 @@ impl<'l, 'a> Graph<'l, 'a> {
     }
 
     /// Resolves every `needs` and orders the steps.
-    pub fn finish(self) -> Result<Vec<PlanStep>> {
+    pub(crate) fn finish(self) -> Result<Vec<PlanStep>> {
         let ids: Vec<String> = self.nodes.iter().map(|n| n.id.clone()).collect();
         let index: HashMap<&str, usize> = ids
             .iter()
@@ -568,7 +568,7 @@ fn instantiate(t: &StepDef, vars: &HashMap<String, String>) -> StepDef {
 }
 
 /// Variables declared by `vars`, by name (the first declaration wins).
-pub fn var_map(vars: &[Sourced<VarDef>]) -> BTreeMap<String, Sourced<VarDef>> {
+pub(crate) fn var_map(vars: &[Sourced<VarDef>]) -> BTreeMap<String, Sourced<VarDef>> {
     let mut out = BTreeMap::new();
     for (v, src) in vars {
         out.entry(v.name.clone())

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// A title or description with where it was written (for `{{var}}` errors).
 #[derive(Debug, Clone)]
-pub struct Text {
+pub(crate) struct Text {
     /// The text (placeholders of expansions substituted, `{{var}}` not yet).
     pub value: String,
     /// Where it was written, when it was.
@@ -15,7 +15,7 @@ pub struct Text {
 }
 
 /// Replaces `{name}` by `vars[name]`; leaves `{{var}}` and unknown names alone.
-pub fn placeholders(s: &str, vars: &HashMap<String, String>) -> String {
+pub(crate) fn placeholders(s: &str, vars: &HashMap<String, String>) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(pos) = rest.find('{') {
@@ -56,7 +56,7 @@ const TEMPLATE_KEYWORDS: [&str; 3] = ["else", "this", "end"];
 /// Town's cook leaves it (text for the agent, or a block's own field as in
 /// `{{#each steps}}{{title}}{{/each}}`), unless, outside any block, it is one edit away from a
 /// variable's name (`{{isue}}` for `issue`): that typo is an error at the placeholder.
-pub fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
+pub(crate) fn fill(text: &Text, values: &BTreeMap<String, String>) -> Result<String> {
     let s = &text.value;
     let mut out = String::with_capacity(s.len());
     let mut rest = s.as_str();

@@ -20,8 +20,8 @@ mod capture;
 pub mod guard;
 pub mod interrupt;
 mod job;
-pub mod reap;
-pub mod safe_path;
+pub(crate) mod reap;
+pub(crate) mod safe_path;
 mod spawn;
 #[cfg(target_os = "linux")]
 mod supervise;

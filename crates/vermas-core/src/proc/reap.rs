@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 /// The environment variable that carries the tokens of the checks a process belongs to,
 /// as `:TOKEN:TOKEN:` (a vermas run inside a check adds its own).
-pub const TOKEN_VAR: &str = "VERMAS_CHECK_TOKENS";
+pub(crate) const TOKEN_VAR: &str = "VERMAS_CHECK_TOKENS";
 
 /// True where checks run under a supervisor that ends their whole tree.
-pub const SUPERVISED: bool = cfg!(target_os = "linux");
+pub(crate) const SUPERVISED: bool = cfg!(target_os = "linux");
 
 /// The checks running now: each one's process group, the process that ends its tree when
 /// stopped (its guard or supervisor), and its token.
@@ -28,7 +28,7 @@ static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
 /// One check's identity: its token and the environment value its process gets.
 #[derive(Debug, Clone)]
-pub struct Token {
+pub(crate) struct Token {
     /// `<vermas pid>.<n>`, unique among the processes alive now.
     pub id: String,
     /// The value of [`TOKEN_VAR`] for the check's process.
@@ -37,7 +37,7 @@ pub struct Token {
 
 impl Token {
     /// A fresh token, added to the tokens this process inherited.
-    pub fn new() -> Token {
+    pub(crate) fn new() -> Token {
         let id = format!(
             "{}.{}",
             std::process::id(),
@@ -64,7 +64,7 @@ impl Default for Token {
 
 /// Makes vermas the parent of orphaned descendants and installs the signal cleanup; both
 /// happen once per process.
-pub fn prepare() {
+pub(crate) fn prepare() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         #[cfg(target_os = "linux")]
@@ -76,19 +76,19 @@ pub fn prepare() {
 
 /// Records a running check's process group and the process that ends its tree when
 /// stopped (see [`stop`]); [`release`] forgets it.
-pub fn track(pgid: i32, stopper: i32, token: &Token) {
+pub(crate) fn track(pgid: i32, stopper: i32, token: &Token) {
     lock(&RUNNING).push((pgid, stopper, token.id.clone()));
 }
 
 /// Forgets a check's process group once it has ended.
-pub fn release(pgid: i32) {
+pub(crate) fn release(pgid: i32) {
     lock(&RUNNING).retain(|(p, _, _)| *p != pgid);
 }
 
 /// Kills every process that carries `token` (the check's descendants, also those that left
 /// its process group), repeating until none is left or two seconds pass. Returns how many
 /// were killed.
-pub fn sweep(token: &Token) -> usize {
+pub(crate) fn sweep(token: &Token) -> usize {
     sweep_matching(&format!(":{}:", token.id))
 }
 
@@ -209,7 +209,7 @@ fn end_all_checks() {
 /// supervisor, on Linux; elsewhere KILL to the group `stopper` leads.
 ///
 /// [`STOP`]: super::supervise::STOP
-pub fn stop(stopper: i32) {
+pub(crate) fn stop(stopper: i32) {
     #[cfg(target_os = "linux")]
     if stopper > 1 {
         signal_process(stopper, super::supervise::STOP);
@@ -219,7 +219,7 @@ pub fn stop(stopper: i32) {
 }
 
 /// Sends `sig` to process group `pgid`.
-pub fn signal_group(pgid: i32, sig: Signal) {
+pub(crate) fn signal_group(pgid: i32, sig: Signal) {
     if let Some(group) = Pid::from_raw(pgid).filter(|_| pgid > 1) {
         // A stale or empty group yields ESRCH: nothing is left to signal.
         let _ = rustix::process::kill_process_group(group, sig);

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 /// `path` without its entries that are empty, relative, or inside `dir` (the folder a
 /// command runs in: the repository, or a worktree of it). Worked out once per pair.
-pub fn safe(path: &OsStr, dir: &Path) -> OsString {
+pub(crate) fn safe(path: &OsStr, dir: &Path) -> OsString {
     static SEEN: Mutex<Option<HashMap<(OsString, PathBuf), OsString>>> = Mutex::new(None);
     let key = (path.to_os_string(), dir.to_path_buf());
     let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
@@ -37,7 +37,7 @@ pub fn safe(path: &OsStr, dir: &Path) -> OsString {
 
 /// The PATH a job running in `dir` gets: its own `PATH` (from `env`), else vermas's, made
 /// [`safe`].
-pub fn for_job(env: &[(String, String)], dir: &Path) -> OsString {
+pub(crate) fn for_job(env: &[(String, String)], dir: &Path) -> OsString {
     let path = match env.iter().rev().find(|(k, _)| k == "PATH") {
         Some((_, v)) => OsString::from(v),
         None => std::env::var_os("PATH").unwrap_or_default(),
@@ -47,7 +47,7 @@ pub fn for_job(env: &[(String, String)], dir: &Path) -> OsString {
 
 /// Where the program `name` is on vermas's PATH made [`safe`] for a command in `dir`; the
 /// name itself when it is not found (the spawn then fails as git or a shell would).
-pub fn program(name: &str, dir: &Path) -> PathBuf {
+pub(crate) fn program(name: &str, dir: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = safe(&std::env::var_os("PATH").unwrap_or_default(), dir);
     std::env::split_paths(&path)
@@ -62,7 +62,7 @@ pub fn program(name: &str, dir: &Path) -> PathBuf {
 /// the child makes one `exec` rather than one per folder before it. `None` when `program`
 /// is a path, is not found, or a relative folder comes first (the spawn then searches as
 /// ever, on the same PATH).
-pub fn find(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+pub(crate) fn find(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     use std::collections::HashMap;
     use std::sync::Mutex;
     if program.contains('/') || program.is_empty() {

@@ -15,7 +15,7 @@ use rustix::process::{Pid, Signal, WaitOptions, kill_process, kill_process_group
 use std::io;
 
 /// Sent to a supervisor: end the check's whole tree now (also its parent-death signal).
-pub const STOP: Signal = Signal::USR1;
+pub(super) const STOP: Signal = Signal::USR1;
 
 /// [`STOP`] as the number signal sets hold.
 const STOP_RAW: libc::c_int = STOP.as_raw();

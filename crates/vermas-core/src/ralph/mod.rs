@@ -7,7 +7,7 @@
 pub mod annotations;
 pub mod clarify;
 pub mod index;
-pub mod pinned;
+pub(crate) mod pinned;
 pub mod progress;
 pub mod run;
 pub mod state;

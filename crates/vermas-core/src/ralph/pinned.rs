@@ -6,7 +6,7 @@
 /// `auth/tokens.md` for a spec in a subfolder): the first table row whose first cell
 /// names the file, its third cell trimmed (backquotes dropped). `None` when no row names
 /// it or the cell is empty or a dash (`-`, `—`), as ralph reads the table.
-pub fn molecule_for(text: &str, file_name: &str) -> Option<String> {
+pub(crate) fn molecule_for(text: &str, file_name: &str) -> Option<String> {
     for line in text.lines() {
         let row = line.trim();
         if !row.contains('|') {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 /// What putting the branch onto the tip gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Candidate {
+pub(crate) enum Candidate {
     /// The commit to verify and land.
     Ready(String),
     /// The branch does not merge cleanly: these paths conflict.
@@ -22,7 +22,7 @@ pub enum Candidate {
 
 /// Builds the commit that would land `req` (branch at `head`) on the target's `tip`;
 /// `records` is the ledger folder relative to the repository (`.beads/`).
-pub fn build(
+pub(crate) fn build(
     git: &Git,
     req: &MergeRequest,
     strategy: Strategy,

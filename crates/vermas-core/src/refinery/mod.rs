@@ -7,9 +7,9 @@
 //! found by halving the batch).
 
 pub mod batch;
-pub mod candidate;
+pub(crate) mod candidate;
 pub mod queue;
 pub mod request;
 pub mod run;
 pub mod settle;
-pub mod worker;
+pub(crate) mod worker;

@@ -11,7 +11,7 @@ use std::path::Path;
 /// Removes the worktree of `req`'s work when the request ended for good (merged or
 /// rejected) and the worktree is the work's own, on the request's branch; a warning when
 /// it is kept.
-pub fn remove_after(ws: &Workspace, git: &Git, req: &MergeRequest) -> Option<String> {
+pub(crate) fn remove_after(ws: &Workspace, git: &Git, req: &MergeRequest) -> Option<String> {
     if !matches!(req.state, State::Merged | State::Rejected) {
         return None;
     }
@@ -34,7 +34,7 @@ pub fn remove_after(ws: &Workspace, git: &Git, req: &MergeRequest) -> Option<Str
 
 /// The worker worktrees that still exist although their work is closed: each bead's
 /// worktree and the bead.
-pub fn left_over(ws: &Workspace) -> Vec<(String, Bead)> {
+pub(crate) fn left_over(ws: &Workspace) -> Vec<(String, Bead)> {
     let Ok(entries) = std::fs::read_dir(ws.issues_dir()) else {
         return Vec::new();
     };

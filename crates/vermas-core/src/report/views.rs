@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 /// A `.beads/results/<key>.yaml` record as the report reads it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct ResultView {
+pub(super) struct ResultView {
     /// A bead id or `spec:<name>`.
     pub key: String,
     /// PASS, FAIL, NEEDS_HUMAN, ERROR (as written).
@@ -41,7 +41,7 @@ pub struct ResultView {
 /// One check of a result record.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct CheckView {
+pub(super) struct CheckView {
     /// `specs/x.md:12`, an acceptance criterion's id, or `-`.
     pub criterion: String,
     /// `verify`, `judge`, `gate:red`...
@@ -58,7 +58,7 @@ pub struct CheckView {
 
 impl ResultView {
     /// True for a gate's record (every check a `gate:` one).
-    pub fn is_gate(&self) -> bool {
+    pub(super) fn is_gate(&self) -> bool {
         !self.checks.is_empty() && self.checks.iter().all(|c| c.kind.starts_with("gate:"))
     }
 }
@@ -66,7 +66,7 @@ impl ResultView {
 /// A `.beads/mq/<id>.yaml` request as the report reads it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
-pub struct RequestView {
+pub(super) struct RequestView {
     /// `mq-<hash>`.
     pub id: String,
     /// Place in the queue.
@@ -92,7 +92,7 @@ pub struct RequestView {
 }
 
 /// The outcome spelled `word`, if it is one.
-pub fn outcome_of(word: &str) -> Option<Outcome> {
+pub(super) fn outcome_of(word: &str) -> Option<Outcome> {
     Some(match word {
         "PASS" => Outcome::Pass,
         "FAIL" => Outcome::Fail,
@@ -104,7 +104,7 @@ pub fn outcome_of(word: &str) -> Option<Outcome> {
 }
 
 /// Reads a record's YAML text, `None` when it does not parse.
-pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], shown: &str) -> Option<T> {
+pub(super) fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], shown: &str) -> Option<T> {
     let text = std::str::from_utf8(bytes).ok()?;
     crate::text::yaml::parse(text, shown, text, 1).ok()
 }

@@ -3,12 +3,12 @@
 //! `# <<< vermas`, so every other line of the file stays byte for byte as it was.
 
 /// The line opening vermas's block.
-pub const BEGIN: &str = "# >>> vermas";
+pub(crate) const BEGIN: &str = "# >>> vermas";
 /// The line closing vermas's block.
-pub const END: &str = "# <<< vermas";
+pub(crate) const END: &str = "# <<< vermas";
 
 /// Lines vermas keeps in `.beads/.gitignore`.
-pub const GITIGNORE_LINES: &[&str] = &[
+pub(crate) const GITIGNORE_LINES: &[&str] = &[
     "# Rebuildable caches, ephemeral wisps and the write lock are never committed.",
     ".cache/",
     "wisps/",
@@ -16,7 +16,7 @@ pub const GITIGNORE_LINES: &[&str] = &[
 ];
 
 /// Lines vermas keeps in `.beads/.gitattributes`.
-pub const GITATTRIBUTES_LINES: &[&str] = &[
+pub(crate) const GITATTRIBUTES_LINES: &[&str] = &[
     "# git and vermas must hash the same bytes: no line-ending or filter conversion.",
     "* -text -filter",
     "# Records merge by meaning: `vermas merge-file`, git's merge driver `vermas`.",
@@ -28,7 +28,7 @@ pub const GITATTRIBUTES_LINES: &[&str] = &[
 ];
 
 /// The block holding `lines`, marker lines included, each line ending in `\n`.
-pub fn block(lines: &[&str]) -> String {
+pub(crate) fn block(lines: &[&str]) -> String {
     let mut out = format!("{BEGIN}\n");
     for line in lines {
         out.push_str(line);
@@ -60,7 +60,7 @@ fn block_range(text: &str) -> Option<std::ops::Range<usize>> {
 /// already. No file: the block alone. A block: replaced where it stands. No block: none
 /// is needed when every line of `lines` that is not a comment is in the file already (as
 /// an older vermas wrote it), else the block is appended after the file's own lines.
-pub fn merged(current: Option<&str>, lines: &[&str]) -> Option<String> {
+pub(crate) fn merged(current: Option<&str>, lines: &[&str]) -> Option<String> {
     let wanted = block(lines);
     let Some(text) = current else {
         return Some(wanted);

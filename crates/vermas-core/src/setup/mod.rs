@@ -1,6 +1,6 @@
 //! Creating a workspace (`init`), changing its settings (`config set`), checking it (`doctor`).
 
-pub mod block;
+pub(crate) mod block;
 mod doctor;
 pub mod driver;
 mod migrate;

@@ -10,7 +10,7 @@ use std::path::Path;
 /// Why the record file `path` (under `ws`'s `.beads/`) must not be committed as it is, or
 /// `None` when it can be: it reads and parses as what its folder holds, or it is gone (a
 /// removal is always recordable).
-pub fn unreadable(ws: &Workspace, path: &Path) -> Option<String> {
+pub(super) fn unreadable(ws: &Workspace, path: &Path) -> Option<String> {
     let name = path.file_name()?.to_string_lossy();
     match path.symlink_metadata() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,

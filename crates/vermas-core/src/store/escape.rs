@@ -4,19 +4,19 @@
 use std::borrow::Cow;
 
 /// Separates items of a list field.
-pub const ITEM: char = '\u{1f}';
+pub(crate) const ITEM: char = '\u{1f}';
 /// Separates the parts of one item.
-pub const PART: char = '\u{1e}';
+pub(crate) const PART: char = '\u{1e}';
 
 /// Escapes the characters the format uses as separators.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     esc_into(&mut out, s);
     out
 }
 
 /// Appends `s` to `out` escaped as [`esc`] does, without a copy in between.
-pub fn esc_into(out: &mut String, s: &str) {
+pub(crate) fn esc_into(out: &mut String, s: &str) {
     if !s.contains(['\\', '\t', '\n', '\r', ITEM, PART]) {
         out.push_str(s);
         return;
@@ -35,7 +35,7 @@ pub fn esc_into(out: &mut String, s: &str) {
 }
 
 /// Appends an optional string field as [`esc_opt`] writes it.
-pub fn esc_opt_into(out: &mut String, v: Option<&str>) {
+pub(crate) fn esc_opt_into(out: &mut String, v: Option<&str>) {
     if let Some(s) = v {
         out.push('+');
         esc_into(out, s);
@@ -43,7 +43,7 @@ pub fn esc_opt_into(out: &mut String, v: Option<&str>) {
 }
 
 /// Undoes [`esc`].
-pub fn unesc(s: &str) -> String {
+pub(crate) fn unesc(s: &str) -> String {
     if !s.contains('\\') {
         return s.to_string();
     }
@@ -68,7 +68,7 @@ pub fn unesc(s: &str) -> String {
 }
 
 /// Undoes [`esc`], borrowing `s` when it holds no escape (the usual case).
-pub fn unesc_cow(s: &str) -> Cow<'_, str> {
+pub(crate) fn unesc_cow(s: &str) -> Cow<'_, str> {
     if s.contains('\\') {
         Cow::Owned(unesc(s))
     } else {
@@ -77,23 +77,25 @@ pub fn unesc_cow(s: &str) -> Cow<'_, str> {
 }
 
 /// An optional string field: empty for none, `+` and the escaped text for some.
-pub fn esc_opt(v: Option<&str>) -> String {
+#[cfg(test)]
+pub(crate) fn esc_opt(v: Option<&str>) -> String {
     v.map_or(String::new(), |s| format!("+{}", esc(s)))
 }
 
 /// Undoes [`esc_opt`].
-pub fn unesc_opt(s: &str) -> Option<String> {
+pub(crate) fn unesc_opt(s: &str) -> Option<String> {
     s.strip_prefix('+').map(unesc)
 }
 
 /// A list field: escaped items joined by [`ITEM`].
-pub fn esc_list<S: AsRef<str>>(items: &[S]) -> String {
+#[cfg(test)]
+pub(crate) fn esc_list<S: AsRef<str>>(items: &[S]) -> String {
     let parts: Vec<String> = items.iter().map(|s| esc(s.as_ref())).collect();
     parts.join(&ITEM.to_string())
 }
 
 /// Undoes [`esc_list`].
-pub fn unesc_list(s: &str) -> Vec<String> {
+pub(crate) fn unesc_list(s: &str) -> Vec<String> {
     if s.is_empty() {
         Vec::new()
     } else {
@@ -102,7 +104,7 @@ pub fn unesc_list(s: &str) -> Vec<String> {
 }
 
 /// An enum from its serde spelling (`None` when it is not one).
-pub fn choice<T: for<'de> serde::Deserialize<'de>>(s: &str) -> Option<T> {
+pub(crate) fn choice<T: for<'de> serde::Deserialize<'de>>(s: &str) -> Option<T> {
     use serde::de::IntoDeserializer;
     let de: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = s.into_deserializer();
     T::deserialize(de).ok()

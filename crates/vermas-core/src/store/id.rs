@@ -42,7 +42,7 @@ fn generate(
 /// A free `<prefix>-<hash>` id for a new record among `count` existing ones: the first
 /// candidate `taken` turns down is retried with the next nonce, and after every 16
 /// collisions at one length the hash grows by a character rather than spin.
-pub fn fresh(
+pub(crate) fn fresh(
     prefix: &str,
     title: &str,
     creator: &str,
@@ -65,7 +65,7 @@ pub fn fresh(
 }
 
 /// True when `id` is a well-formed record id: letters, digits, `-`, `_` and `.` only.
-pub fn is_valid(id: &str) -> bool {
+pub(crate) fn is_valid(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
         && id

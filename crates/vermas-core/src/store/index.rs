@@ -21,24 +21,27 @@ use scan::{Found, scan};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-pub use line::{LineSpan, decode_index, encode_line};
+#[cfg(test)]
+pub(crate) use line::decode_index;
+pub(crate) use line::{LineSpan, encode_line};
 
-pub use super::escape::{
-    ITEM, PART, choice, esc, esc_into, esc_list, esc_opt, esc_opt_into, unesc, unesc_cow,
-    unesc_list, unesc_opt,
+pub(crate) use super::escape::{
+    ITEM, PART, choice, esc, esc_into, esc_opt_into, unesc, unesc_cow, unesc_list, unesc_opt,
 };
-pub use super::listing::{FileStamp, RACY_NANOS};
+#[cfg(test)]
+pub(crate) use super::escape::{esc_list, esc_opt};
+pub(crate) use super::listing::FileStamp;
 use crate::sys::par::par_map;
 
 /// The current time in nanoseconds since the epoch.
-pub fn now_ns() -> i128 {
+pub(crate) fn now_ns() -> i128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
 /// A record kind that can be kept in an index.
-pub trait Indexed: Sized + Send + Sync {
+pub(crate) trait Indexed: Sized + Send + Sync {
     /// First line of its index; a different one means "rebuild".
     const HEADER: &'static str;
     /// Appends the record's fields (after key and stamp), tab-separated, no newline.
@@ -68,7 +71,7 @@ impl<T> Default for Loaded<T> {
 
 /// Every current record of a folder as an index line (see [`lines`]).
 #[derive(Debug, Default)]
-pub struct Lines {
+pub(crate) struct Lines {
     /// The index text the spans point into (it may hold lines no longer current).
     pub text: String,
     /// One span per current record, in no particular order.
@@ -126,7 +129,7 @@ impl<T> Snapshot<T> {
 /// Loads every `*.md` record of `dir`, decoding current index lines and parsing the rest
 /// with `parse` (see [`snapshot`]). `parse` is given symlinked entries too and must refuse
 /// one leading outside the repository ([`crate::sys::contain::resolve()`]).
-pub fn load<T: Indexed>(
+pub(crate) fn load<T: Indexed>(
     dir: &Path,
     index_path: &Path,
     cache_dir: &Path,
@@ -168,7 +171,7 @@ pub fn load<T: Indexed>(
 /// The current records of `dir`: index lines from `index_path` whose file is unchanged,
 /// and the other files parsed with `parse`; rewrites the index when it was stale.
 /// `cache_dir` holds the temporary file of the rewrite.
-pub fn snapshot<T: Indexed>(
+pub(crate) fn snapshot<T: Indexed>(
     dir: &Path,
     index_path: &Path,
     cache_dir: &Path,
@@ -237,7 +240,7 @@ struct Fresh {
 /// `parse` gets the file's path and, for a regular file, its text (read through the open
 /// folder, never through a symlink); with `None` it must read the file itself, refusing a
 /// symlink that leads outside the repository ([`crate::sys::contain::resolve()`]).
-pub fn lines<T: Indexed>(
+pub(crate) fn lines<T: Indexed>(
     dir: &Path,
     index_path: &Path,
     cache_dir: &Path,

@@ -12,7 +12,7 @@ use crate::git::GitRepo;
 use std::path::Path;
 
 /// The intent's file name in `.beads/.cache/`.
-pub const INTENT: &str = "landing";
+pub(crate) const INTENT: &str = "landing";
 
 /// The crash note naming the ref lock files a landing takes (the one vermas's commits
 /// keep, so either cleans up after the other).
@@ -20,13 +20,13 @@ const CRASH_NOTE: &str = "commit-in-progress";
 
 /// How a landing hands over a ledger file to write: its path relative to the ledger's
 /// folder, and its new bytes (`None`: remove it).
-pub type WriteLedger<'w> = dyn FnMut(&Path, Option<&[u8]>) -> Result<()> + 'w;
+pub(crate) type WriteLedger<'w> = dyn FnMut(&Path, Option<&[u8]>) -> Result<()> + 'w;
 
 /// Moves the branch from `old` to `new` and brings the checkout along, the intent kept
 /// in `intent` meanwhile. `ledger` is the ledger's folder relative to the work tree
 /// (`.beads`): its files go through `write`. False, with nothing changed, when the branch
 /// is no longer at `old`.
-pub fn land(
+pub(crate) fn land(
     repo: &GitRepo,
     intent: &Path,
     ledger: &str,
@@ -53,7 +53,7 @@ pub fn land(
 /// Finishes a landing an interrupted process left in `intent`: brings the checkout to the
 /// new commit when the branch is there, else (it never moved, or moved on since) only
 /// drops the intent. Nothing to do without an intent.
-pub fn finish(
+pub(crate) fn finish(
     repo: &GitRepo,
     intent: &Path,
     ledger: &str,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// What identifies one version of a file on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
+pub(crate) struct FileStamp {
     /// Length in bytes.
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
@@ -24,11 +24,12 @@ pub struct FileStamp {
 }
 
 /// Files younger than this (nanoseconds) are parsed every time.
-pub const RACY_NANOS: i128 = 2_000_000_000;
+pub(super) const RACY_NANOS: i128 = 2_000_000_000;
 
 impl FileStamp {
-    /// The stamp of a file's metadata.
-    pub fn of(md: &std::fs::Metadata) -> FileStamp {
+    /// The stamp of a file's metadata (tests compare the listing's stamps with it).
+    #[cfg(test)]
+    pub(crate) fn of(md: &std::fs::Metadata) -> FileStamp {
         use std::os::unix::fs::MetadataExt;
         FileStamp {
             size: md.len(),
@@ -50,7 +51,7 @@ impl FileStamp {
 
     /// True when the file last changed long enough before `now_ns` that a later change
     /// is sure to give it a different stamp (the racy-time rule).
-    pub fn settled(&self, now_ns: i128) -> bool {
+    pub(crate) fn settled(&self, now_ns: i128) -> bool {
         now_ns - self.mtime_ns > RACY_NANOS && now_ns - self.ctime_ns > RACY_NANOS
     }
 }
@@ -62,7 +63,7 @@ fn nanos(secs: i64, nsec: i64) -> i128 {
 
 /// What kind of file a listed name turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(super) enum Kind {
     /// A regular file.
     File,
     /// A symbolic link (its stamp is the link's own, not its target's).
@@ -73,7 +74,7 @@ pub enum Kind {
 
 /// The `*.md` files of one folder (hidden ones left out), in the order the folder lists
 /// them, with the folder kept open to stat them.
-pub struct Listing {
+pub(super) struct Listing {
     /// The folder.
     path: PathBuf,
     /// The open folder (`None` when it does not exist: an empty listing).
@@ -88,7 +89,7 @@ pub struct Listing {
 
 impl Listing {
     /// Lists `dir`; a folder that does not exist lists nothing.
-    pub fn of(dir: &Path) -> Result<Listing> {
+    pub(super) fn of(dir: &Path) -> Result<Listing> {
         let mut listing = Listing {
             path: dir.to_path_buf(),
             dir: None,
@@ -124,24 +125,24 @@ impl Listing {
     }
 
     /// How many names were listed.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.spans.len()
     }
 
     /// True when nothing was listed.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }
 
     /// The key of file `i`: its name without `.md` (`None` when not UTF-8).
-    pub fn key(&self, i: usize) -> Option<&str> {
+    pub(super) fn key(&self, i: usize) -> Option<&str> {
         let (start, len) = self.spans[i];
         let start = start as usize;
         std::str::from_utf8(&self.names[start..start + len as usize]).ok()
     }
 
     /// The path of file `i`.
-    pub fn path(&self, i: usize) -> PathBuf {
+    pub(super) fn path(&self, i: usize) -> PathBuf {
         let (start, len) = self.spans[i];
         let start = start as usize;
         let name = &self.names[start..start + len as usize + 3];
@@ -150,7 +151,7 @@ impl Listing {
 
     /// What file `i` is and its stamp, without following a symlink; `None` when it is
     /// gone or cannot be stat'ed.
-    pub fn stat(&self, i: usize) -> Option<(Kind, FileStamp)> {
+    pub(super) fn stat(&self, i: usize) -> Option<(Kind, FileStamp)> {
         let dir = self.dir.as_ref()?;
         let st = rustix::fs::statat(dir, self.c_name(i), AtFlags::SYMLINK_NOFOLLOW).ok()?;
         let kind = match FileType::from_raw_mode(st.st_mode) {
@@ -173,7 +174,7 @@ impl Listing {
     }
 
     /// True when the folder listed file `i` as a regular file (it may have changed since).
-    pub fn listed_regular(&self, i: usize) -> bool {
+    pub(super) fn listed_regular(&self, i: usize) -> bool {
         self.regular[i]
     }
 
@@ -191,14 +192,14 @@ impl Listing {
     /// The text of file `i`, `size` bytes as stat'ed, read through the open folder and
     /// never through a symlink; `None` when that fails or it is not UTF-8 (the caller then
     /// reads it by its path, which says why).
-    pub fn read_text(&self, i: usize, size: u64) -> Option<String> {
+    pub(super) fn read_text(&self, i: usize, size: u64) -> Option<String> {
         read_all(self.open(i)?, size)
     }
 
     /// Opens file `i` (as [`Listing::read_text`] does), stats it through the open file and
     /// reads it: one path lookup for both. `None` when it cannot be opened or is not a
     /// regular file (the caller then stats it by name).
-    pub fn stat_and_read(&self, i: usize) -> Option<(FileStamp, Option<String>)> {
+    pub(super) fn stat_and_read(&self, i: usize) -> Option<(FileStamp, Option<String>)> {
         let file = self.open(i)?;
         let st = rustix::fs::fstat(&file).ok()?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {

@@ -3,9 +3,9 @@
 
 mod escape;
 pub mod frontmatter;
-pub mod id;
-pub mod index;
-pub mod landing;
+pub(crate) mod id;
+pub(crate) mod index;
+pub(crate) mod landing;
 mod listing;
 mod txn;
 

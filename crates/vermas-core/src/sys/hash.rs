@@ -2,12 +2,12 @@
 //! criteria and a work's state, and which `git hash-object --stdin` gives too.
 
 /// The hex blob hash of `text` (as `git hash-object --stdin` prints it).
-pub fn blob(text: &str) -> String {
+pub(crate) fn blob(text: &str) -> String {
     blob_bytes(text.as_bytes())
 }
 
 /// The hex blob hash of `bytes` (as `git hash-object` prints it for a file of them).
-pub fn blob_bytes(bytes: &[u8]) -> String {
+pub(crate) fn blob_bytes(bytes: &[u8]) -> String {
     gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
         .map(|id| id.to_string())
         .unwrap_or_default()
@@ -15,7 +15,7 @@ pub fn blob_bytes(bytes: &[u8]) -> String {
 
 /// The hex HMAC-SHA1 of `message` under `key` (RFC 2104): what binds a cache entry to the
 /// vermas that wrote it (see [`crate::git::GitRepo::cache_key`]).
-pub fn mac(key: &[u8], message: &[u8]) -> String {
+pub(crate) fn mac(key: &[u8], message: &[u8]) -> String {
     const BLOCK: usize = 64;
     let sha1 = |parts: &[&[u8]]| -> Vec<u8> {
         let mut h = gix::hash::hasher(gix::hash::Kind::Sha1);

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 const MAX_CHANGED_FILES: usize = 50;
 
 /// Judges every criterion and settles the item by the rules above.
-pub fn run_ac_item(
+pub(crate) fn run_ac_item(
     item: &VerifyItem,
     criteria: &[Criterion],
     changed: &[String],
@@ -128,7 +128,7 @@ fn judge_ac(c: &Criterion, changed: &[String], s: &Settings) -> AcResult {
 /// Files changed in the work tree against HEAD, plus untracked ones git does not ignore
 /// (asked of the `git` command, which knows the ignore rules), without `.beads/` and the
 /// tasks and requirements files; at most [`MAX_CHANGED_FILES`]. Empty outside git.
-pub fn changed_files(root: &Path, skip: &[Option<&PathBuf>]) -> Vec<String> {
+pub(crate) fn changed_files(root: &Path, skip: &[Option<&PathBuf>]) -> Vec<String> {
     let git = |args: &[&str]| crate::git::cli::run(root, args).ok();
     let tracked = git(&["diff", "--name-only", "HEAD", "--"])
         .or_else(|| git(&["ls-files", "--cached"]))

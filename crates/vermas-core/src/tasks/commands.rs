@@ -15,7 +15,7 @@ use std::time::Duration;
 
 /// Runs an item's commands in order until one fails (or, strict, does not pass); the rest
 /// are SKIP, not run.
-pub fn run_item(item: &VerifyItem, s: &Settings, strict: bool) -> ItemResult {
+pub(crate) fn run_item(item: &VerifyItem, s: &Settings, strict: bool) -> ItemResult {
     let mut commands: Vec<CheckResult> = Vec::new();
     let mut stopped: Option<(String, Outcome)> = None;
     for command in &item.commands {
@@ -134,7 +134,7 @@ fn strict_outcome(commands: &[CheckResult]) -> (Outcome, Option<String>) {
 /// Runs one command with `sh -c` in the root: exit 0 PASS, another exit FAIL; a program
 /// not found (127) or not executable (126), a failure to start, a timeout or a signal
 /// ERROR.
-pub fn run_command(command: &str, s: &Settings) -> CheckResult {
+pub(crate) fn run_command(command: &str, s: &Settings) -> CheckResult {
     let f = proc::run(&Job::shell(command, &s.root, s.timeout, s.output_cap));
     let text = f.text();
     // What the shell said about a command it could not run, after `what`.

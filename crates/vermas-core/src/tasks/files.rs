@@ -6,11 +6,11 @@ use crate::error::Error;
 use std::path::Path;
 
 /// The heading learnings are appended under.
-pub const LEARNINGS: &str = "## Learnings";
+pub(crate) const LEARNINGS: &str = "## Learnings";
 
 /// `text` with the checkbox of every item at one of `lines` (one-based) ticked `[x]`;
 /// nothing else changes. Lines that are no longer `[VERIFY]` items are left alone.
-pub fn tick(text: &str, lines: &[usize]) -> (String, usize) {
+pub(crate) fn tick(text: &str, lines: &[usize]) -> (String, usize) {
     let mut bytes = text.as_bytes().to_vec();
     let mut ticked = 0;
     for item in verify_items(text) {
@@ -25,7 +25,7 @@ pub fn tick(text: &str, lines: &[usize]) -> (String, usize) {
 
 /// `text` (a progress file, possibly empty) with `entries` added at the end of its
 /// `## Learnings` section, which is created at the end when missing.
-pub fn add_learnings(text: &str, entries: &[String]) -> String {
+pub(crate) fn add_learnings(text: &str, entries: &[String]) -> String {
     let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let block: String = entries.iter().map(|e| format!("{e}{newline}")).collect();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -78,7 +78,7 @@ pub fn add_learnings(text: &str, entries: &[String]) -> String {
 
 /// Replaces `path`'s content with `bytes` atomically: through `crate::store::write_atomic`
 /// when there is a workspace cache folder, else through a hidden temporary file beside it.
-pub fn replace(cache_dir: Option<&Path>, path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn replace(cache_dir: Option<&Path>, path: &Path, bytes: &[u8]) -> Result<(), Error> {
     if let Some(dir) = cache_dir {
         return crate::store::write_atomic(dir, path, bytes);
     }

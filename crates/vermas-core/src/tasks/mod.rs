@@ -12,12 +12,12 @@
 //! Results can tick the passing items and are appended to `.progress.md` under
 //! `## Learnings`.
 
-pub mod ac;
-pub mod commands;
-pub mod files;
-pub mod parse;
+pub(crate) mod ac;
+pub(crate) mod commands;
+pub(crate) mod files;
+pub(crate) mod parse;
 pub mod render;
-pub mod writeback;
+pub(crate) mod writeback;
 
 use crate::check::{CheckResult, Outcome};
 use crate::config::Config;

@@ -14,7 +14,7 @@ const TAG: &str = "[VERIFY]";
 
 /// One `[VERIFY]` task item of a tasks file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VerifyItem {
+pub(crate) struct VerifyItem {
     /// The word before `[VERIFY]` (`V4`), when there is exactly one.
     pub id: Option<String>,
     /// One-based line of the item.
@@ -36,18 +36,9 @@ pub struct VerifyItem {
     pub ac_checklist: bool,
 }
 
-impl VerifyItem {
-    /// How the item is named in reports: its id, else `line N`.
-    pub fn name(&self) -> String {
-        self.id
-            .clone()
-            .unwrap_or_else(|| format!("line {}", self.line))
-    }
-}
-
 /// One acceptance criterion (`AC-1.2: Users can log in`) of a requirements file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Criterion {
+pub(crate) struct Criterion {
     /// `AC-1.2`.
     pub id: String,
     /// What must hold, as written (backticks kept).
@@ -125,7 +116,7 @@ fn task_item(line: &str) -> Option<(usize, bool, &str)> {
 }
 
 /// Every `[VERIFY]` task item of a tasks file, in order.
-pub fn verify_items(text: &str) -> Vec<VerifyItem> {
+pub(crate) fn verify_items(text: &str) -> Vec<VerifyItem> {
     let mut items = Vec::new();
     let lines = prose_lines(text);
     for (k, &(line_no, start, line)) in lines.iter().enumerate() {
@@ -236,7 +227,7 @@ fn unquote(s: &str) -> &str {
 
 /// The commands of `part`, split at `&&` outside quotes, backticks and parentheses, each
 /// without enclosing markdown backticks; empty ones dropped. `;` and `||` are left to sh.
-pub fn split_commands(part: &str) -> Vec<String> {
+pub(crate) fn split_commands(part: &str) -> Vec<String> {
     let part = unquote(part);
     let mut out = Vec::new();
     let mut current = String::new();
@@ -276,7 +267,7 @@ pub fn split_commands(part: &str) -> Vec<String> {
 /// checkbox, heading, table and emphasis marks) with `AC-<digits>[.<digits>...]`. The first
 /// line of an id counts; later mentions (traceability tables) are ignored. Table rows take
 /// the next cell as the description. An id without a description is an error.
-pub fn criteria(file: &str, text: &str) -> Result<Vec<Criterion>, Error> {
+pub(crate) fn criteria(file: &str, text: &str) -> Result<Vec<Criterion>, Error> {
     let mut out: Vec<Criterion> = Vec::new();
     for (line_no, _, line) in prose_lines(text) {
         let t = line.trim();
@@ -377,7 +368,7 @@ mod tests {
         assert!(!items[0].checked);
         assert_eq!(&text[items[0].box_offset..items[0].box_offset + 1], " ");
         assert_eq!(items[1].id, None);
-        assert_eq!(items[1].name(), "line 6");
+        assert_eq!((items[1].id.as_deref(), items[1].line), (None, 6));
         assert!(items[1].checked);
         assert_eq!(&text[items[1].box_offset..items[1].box_offset + 1], "x");
         assert_eq!(items[1].commands, ["make lint"]);

@@ -12,7 +12,7 @@ use std::path::Path;
 /// default SKIP ones too (smart-ralph marks a task complete on VERIFICATION_PASS, and a
 /// skipped check is no failure); never a FAIL or ERROR one. A failure to write is a
 /// warning.
-pub fn mark(file: &Path, v: &mut Verification, s: &Settings) {
+pub(crate) fn mark(file: &Path, v: &mut Verification, s: &Settings) {
     let strict = v.strict;
     let lines: Vec<usize> = v
         .items
@@ -58,7 +58,7 @@ pub fn mark(file: &Path, v: &mut Verification, s: &Settings) {
 }
 
 /// Lines of a failing command's output a learning keeps (its last ones).
-pub const LEARNING_LINES: usize = 50;
+pub(crate) const LEARNING_LINES: usize = 50;
 
 /// For an item that did not pass, the last lines of its failing command's output (the
 /// command is in the item's reason), as an indented block under the learning's line;
@@ -85,7 +85,7 @@ fn failing_output(i: &ItemResult) -> String {
 }
 
 /// Appends one learning per item to the progress file.
-pub fn record(path: &Path, v: &Verification, s: &Settings) -> Result<(), Error> {
+pub(crate) fn record(path: &Path, v: &Verification, s: &Settings) -> Result<(), Error> {
     let old = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),

@@ -2,7 +2,7 @@
 //! path patterns whose `**` component stands for any number of folders.
 
 /// Whether `text` matches `pattern` as a whole; `*` may cross `/`.
-pub fn matches(pattern: &str, text: &str) -> bool {
+pub(crate) fn matches(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     // Greedy with one backtrack point: the last `*` seen and where its run stopped.
@@ -33,7 +33,7 @@ pub fn matches(pattern: &str, text: &str) -> bool {
 
 /// Whether the folder and file names `path` match the pattern's `/`-separated components:
 /// each component is a glob of one name, and `**` matches any number of names.
-pub fn matches_path(pattern: &[String], path: &[&str]) -> bool {
+pub(crate) fn matches_path(pattern: &[String], path: &[&str]) -> bool {
     match pattern.split_first() {
         None => path.is_empty(),
         Some((p, rest)) if p == "**" => {

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 /// Parses `text` (which starts at one-based line `first_line` of `file`) into `T`.
 ///
 /// `whole` is the complete file, used for the error snippet.
-pub fn parse<T: DeserializeOwned>(
+pub(crate) fn parse<T: DeserializeOwned>(
     text: &str,
     file: &str,
     whole: &str,
@@ -31,21 +31,21 @@ pub fn parse<T: DeserializeOwned>(
 }
 
 /// A value read together with where it was in the file (for `file:line` reports).
-pub type Spanned<T> = serde_saphyr::Spanned<T>;
+pub(crate) type Spanned<T> = serde_saphyr::Spanned<T>;
 
 /// One-based line a [`Spanned`] value was read from (0 when unknown).
-pub fn spanned_line<T>(value: &Spanned<T>) -> usize {
+pub(crate) fn spanned_line<T>(value: &Spanned<T>) -> usize {
     value.referenced.line() as usize
 }
 
 /// Serialises `value` as a YAML document in its fields' declared order.
-pub fn to_string<T: serde::Serialize>(value: &T) -> Result<String, String> {
+pub(crate) fn to_string<T: serde::Serialize>(value: &T) -> Result<String, String> {
     serde_saphyr::to_string(value).map_err(|e| e.to_string())
 }
 
 /// A `deserialize_with` for lists that may be written `null` or left empty: both read
 /// as an empty list.
-pub fn null_as_empty<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
+pub(crate) fn null_as_empty<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
     d: D,
 ) -> Result<Vec<T>, D::Error> {
     use serde::Deserialize;
@@ -65,7 +65,7 @@ fn plain_message(e: &serde_saphyr::Error) -> String {
 
 /// Renders a string as a YAML scalar: plain when that reads back as the same string,
 /// double-quoted (JSON escapes, which YAML accepts) otherwise. Safe inside flow mappings.
-pub fn scalar(value: &str) -> String {
+pub(crate) fn scalar(value: &str) -> String {
     if is_plain_safe(value) {
         value.to_string()
     } else {
@@ -74,19 +74,19 @@ pub fn scalar(value: &str) -> String {
 }
 
 /// Renders an optional string: `null` when absent.
-pub fn opt_scalar(value: Option<&str>) -> String {
+pub(crate) fn opt_scalar(value: Option<&str>) -> String {
     value.map_or_else(|| "null".to_string(), scalar)
 }
 
 /// Renders a list of strings as a flow sequence: `[a, b]`.
-pub fn flow_list<S: AsRef<str>>(items: &[S]) -> String {
+pub(crate) fn flow_list<S: AsRef<str>>(items: &[S]) -> String {
     let parts: Vec<String> = items.iter().map(|s| scalar(s.as_ref())).collect();
     format!("[{}]", parts.join(", "))
 }
 
 /// True when `s` can be written unquoted and still reads back as this exact string (so a
 /// plain scalar passing it reads as itself, in block and flow context alike).
-pub fn is_plain_safe(s: &str) -> bool {
+pub(crate) fn is_plain_safe(s: &str) -> bool {
     let Some(first) = s.chars().next() else {
         return false;
     };

@@ -16,7 +16,7 @@ pub struct Version {
 
 /// The commits reachable from HEAD of the checkout at `dir` that changed `paths`, newest
 /// first, each read against `signers`.
-pub fn versions(dir: &Path, paths: &[&str], signers: &Signers) -> Result<Vec<Version>> {
+pub(super) fn versions(dir: &Path, paths: &[&str], signers: &Signers) -> Result<Vec<Version>> {
     let mut args = vec!["--"];
     args.extend(paths);
     Ok(signers
@@ -28,7 +28,7 @@ pub fn versions(dir: &Path, paths: &[&str], signers: &Signers) -> Result<Vec<Ver
 
 /// The content of `path` as the newest version an approver signed holds it (`at` reads a
 /// commit's copy), with a warning when a newer, unsigned version was passed over.
-pub fn newest_signed(
+pub(super) fn newest_signed(
     versions: &[Version],
     path: &str,
     at: impl Fn(&str) -> Option<Vec<u8>>,

@@ -7,7 +7,7 @@
 mod history;
 mod records;
 mod settings;
-pub mod signers;
+pub(crate) mod signers;
 
 pub use history::Version;
 pub use signers::{Signed, Signers};

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Resolves `rev` to a commit id; an empty `rev` means the merge-base of HEAD with its
 /// upstream branch.
-pub fn resolve(root: &Path, rev: &str) -> Result<String> {
+pub(crate) fn resolve(root: &Path, rev: &str) -> Result<String> {
     if rev.is_empty() {
         let upstream = cli::run(
             root,
@@ -58,7 +58,7 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
 
 /// Runs the verify checks of `specs` on commit `rev` in a temporary worktree (removed
 /// afterwards, also on error, and on Ctrl-C by the interrupt cleanup).
-pub fn run_at(
+pub(crate) fn run_at(
     root: &Path,
     rev: &str,
     specs: &[Spec],
@@ -71,7 +71,7 @@ pub fn run_at(
 }
 
 /// Marks each criterion of `now` that passed both now and in `before`.
-pub fn flag(now: &mut [SpecRun], before: &[SpecRun]) {
+pub(crate) fn flag(now: &mut [SpecRun], before: &[SpecRun]) {
     for run in now.iter_mut() {
         let Some(old) = before.iter().find(|b| b.path == run.path) else {
             continue;

@@ -5,9 +5,9 @@
 //! the results (`results`); the caller hears progress through an `Observer` and renders the
 //! `Verification` with `report`. Plain `status` reads recorded results alone (`summary`).
 
-pub mod baseline;
+pub(crate) mod baseline;
 pub mod live;
-pub mod project;
+pub(crate) mod project;
 pub mod report;
 pub mod results;
 mod run;

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 /// How a field's value is written and read: each form has one rule per kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A string (`scalar` in the file).
     Text,
     /// A [`Status`].
@@ -45,7 +45,7 @@ pub enum Kind {
 
 /// Where a field is kept in the index line (see [`super::cache`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Column {
+pub(crate) enum Column {
     /// The line's key.
     Key,
     /// Field `n` of the line.
@@ -56,7 +56,7 @@ pub enum Column {
 
 /// One row of the table.
 #[derive(Debug, Clone, Copy)]
-pub struct Field {
+pub(crate) struct Field {
     /// Its key in the file and the JSON.
     pub name: &'static str,
     /// How its value is written and read.
@@ -131,7 +131,7 @@ pub enum Mut<'a> {
 macro_rules! bead_fields {
     ($($name:ident: $kind:ident, $column:expr, $omit:literal;)*) => {
         /// Every field of a bead, in the order the file and the JSON list them.
-        pub const FIELDS: [Field; [$(stringify!($name)),*].len()] = [$(Field {
+        pub(crate) const FIELDS: [Field; [$(stringify!($name)),*].len()] = [$(Field {
             name: stringify!($name),
             kind: Kind::$kind,
             column: $column,
@@ -185,10 +185,10 @@ bead_fields! {
 }
 
 /// The index line's field that says a bead has more than its line (not a bead field).
-pub const PARTIAL_COLUMN: usize = 4;
+pub(crate) const PARTIAL_COLUMN: usize = 4;
 
 /// How many fields an index line has: the kept ones and the partial flag.
-pub const COLUMNS: usize = {
+pub(crate) const COLUMNS: usize = {
     let mut n = 1;
     let mut i = 0;
     while i < FIELDS.len() {
@@ -202,7 +202,7 @@ pub const COLUMNS: usize = {
 
 /// For each index line field, the row of [`FIELDS`] it holds ([`PARTIAL_COLUMN`]: none,
 /// `usize::MAX`).
-pub const BY_COLUMN: [usize; COLUMNS] = {
+pub(crate) const BY_COLUMN: [usize; COLUMNS] = {
     let mut out = [usize::MAX; COLUMNS];
     let mut i = 0;
     while i < FIELDS.len() {
@@ -220,7 +220,7 @@ pub const BY_COLUMN: [usize; COLUMNS] = {
 };
 
 /// The row of the field named `name` (a compile error in a constant when there is none).
-pub const fn row(name: &str) -> usize {
+pub(crate) const fn row(name: &str) -> usize {
     let mut i = 0;
     while i < FIELDS.len() {
         if str_eq(FIELDS[i].name, name) {
@@ -232,7 +232,7 @@ pub const fn row(name: &str) -> usize {
 }
 
 /// The index line field that holds the field named `name`.
-pub const fn column(name: &str) -> usize {
+pub(crate) const fn column(name: &str) -> usize {
     match FIELDS[row(name)].column {
         Column::At(c) => c,
         _ => panic!("the index line does not hold that field"),
@@ -256,7 +256,7 @@ const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// The name of the first field the index line leaves out: where a JSON tail starts.
-pub const FIRST_LEFT: &str = {
+pub(crate) const FIRST_LEFT: &str = {
     let mut i = 0;
     while !matches!(FIELDS[i].column, Column::Left) {
         i += 1;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// How a shell target runs, and so what proves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BashMode {
+pub(crate) enum BashMode {
     /// vermas sources the file and calls the function itself; the wrapper records that it
     /// loaded (`L`) and the function's status (`S`, or `X` when it exited).
     Sourced,
@@ -92,7 +92,7 @@ const TRAP: &str = r#"trap() {
 
 /// How a sourced file may leave the shell, and so what [`CALL`] needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Leaves {
+pub(crate) enum Leaves {
     /// Only by its function returning: no `EXIT` recorder.
     Returns,
     /// Maybe by exiting (an `exit`, `set -e`): the `EXIT` recorder.
@@ -103,7 +103,7 @@ pub enum Leaves {
 
 /// The bash program (`bash -c PROGRAM vermas FILE FUNCTION`) that sources a file and calls
 /// the function, with `name` as the run's random name part, for a file that `leaves` so.
-pub fn call_program(name: &str, leaves: Leaves) -> String {
+pub(crate) fn call_program(name: &str, leaves: Leaves) -> String {
     let exit = match leaves {
         Leaves::Returns => String::new(),
         Leaves::MayExit => EXIT.replace("@TRAP@", ""),
@@ -113,7 +113,7 @@ pub fn call_program(name: &str, leaves: Leaves) -> String {
 }
 
 /// One run's secrets: the random part of the probe's variable names and the key.
-pub struct Secrets {
+pub(crate) struct Secrets {
     /// The random part of every variable name.
     pub name: String,
     /// The key every record carries.
@@ -122,7 +122,7 @@ pub struct Secrets {
 
 impl Secrets {
     /// New ones from the kernel's random bytes (one read for both).
-    pub fn new() -> Option<Secrets> {
+    pub(crate) fn new() -> Option<Secrets> {
         let both = random_hex(6 + 16)?;
         let (name, key) = both.split_at(12);
         Some(Secrets {
@@ -135,7 +135,12 @@ impl Secrets {
 /// Arms `job` to record its proof for `function` run in `mode` with `secrets`; returns
 /// the proof to check afterwards. Without a private folder the run cannot be proven: the
 /// proof it returns is that of a run whose records never came (an ERROR).
-pub fn arm(job: &mut Job, function: Option<&str>, mode: BashMode, secrets: &Secrets) -> Proof {
+pub(super) fn arm(
+    job: &mut Job,
+    function: Option<&str>,
+    mode: BashMode,
+    secrets: &Secrets,
+) -> Proof {
     let dir = private_dir();
     let marker = dir
         .as_ref()
@@ -215,7 +220,7 @@ fn private_dir() -> Option<PathBuf> {
 /// The records of a run, read from `marker` (then removed, with the run's probe): each
 /// line's kind and status; `Err` when a line is not a record with `key` (forged or
 /// garbled).
-pub fn read(
+pub(super) fn read(
     marker: &Path,
     probe: Option<&Path>,
     key: &str,
@@ -270,7 +275,7 @@ fn in_order(records: &[(char, Option<i32>)], mode: BashMode) -> bool {
 }
 
 /// What decides a shell run of `file#function` in `mode`, from its records.
-pub fn decide(
+pub(super) fn decide(
     records: Result<Vec<(char, Option<i32>)>, ()>,
     mode: BashMode,
     file: &str,

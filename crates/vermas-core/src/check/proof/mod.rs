@@ -11,9 +11,9 @@ mod scan;
 mod shadow;
 mod shebang;
 
-pub use bash::{BashMode, Leaves, Secrets, call_program};
-pub use scan::{refusal, scan_script};
-pub use shebang::{Interpreter, of_file as interpreter};
+pub(super) use bash::{BashMode, Leaves, Secrets, call_program};
+pub(super) use scan::{refusal, scan_script};
+pub(super) use shebang::{Interpreter, of_file as interpreter};
 
 use super::Outcome;
 use crate::proc::{Finished, Job};
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 /// How a finished run shows that it exercised its target.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Proof {
+pub(super) enum Proof {
     /// The exit code is all there is (a configured runner, a program run whole).
     ExitCode,
     /// Records of vermas's bash code, carrying `key`, in `marker`.
@@ -43,7 +43,7 @@ pub enum Proof {
 
 /// What decides a finished run's outcome, per its proof.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decides {
+pub(super) enum Decides {
     /// The exit code, as the command ended.
     ExitCode,
     /// The function's own status, recorded when it returned, or (`exited`) when it called
@@ -62,7 +62,11 @@ pub enum Decides {
 
 /// Arms `job` to record its proof for `function` run in `mode`; returns the proof to check
 /// afterwards (one that cannot come, an ERROR, when no random secrets can be had).
-pub fn arm_bash(job: &mut Job, function: Option<&str>, mode: BashMode) -> (Proof, Option<String>) {
+pub(super) fn arm_bash(
+    job: &mut Job,
+    function: Option<&str>,
+    mode: BashMode,
+) -> (Proof, Option<String>) {
     match Secrets::new() {
         Some(secrets) => (bash::arm(job, function, mode, &secrets), Some(secrets.name)),
         None => (
@@ -78,7 +82,12 @@ pub fn arm_bash(job: &mut Job, function: Option<&str>, mode: BashMode) -> (Proof
 }
 
 /// What decides the outcome of `done`, a run of `file#function` armed with `proof`.
-pub fn decide(proof: &Proof, done: &Finished, file: &str, function: Option<&str>) -> Decides {
+pub(super) fn decide(
+    proof: &Proof,
+    done: &Finished,
+    file: &str,
+    function: Option<&str>,
+) -> Decides {
     match proof {
         Proof::ExitCode => Decides::ExitCode,
         Proof::Bash {
@@ -123,7 +132,7 @@ fn cargo_tests_run(output: &str, function: Option<&str>) -> usize {
 
 /// Checks that `function` is defined in the linked file where vermas can read its
 /// definitions (shell, Python, Rust), so a run that cannot reach it is refused up front.
-pub fn defined_in_file(path: &Path, file: &str, function: &str) -> Result<(), String> {
+pub(super) fn defined_in_file(path: &Path, file: &str, function: &str) -> Result<(), String> {
     let Ok(text) = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()) else {
         return Ok(());
     };

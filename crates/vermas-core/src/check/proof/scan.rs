@@ -18,7 +18,7 @@ const MAX_DEPTH: usize = 4;
 
 /// What reading a shell script and the files it sources by a literal path found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scanned {
+pub(crate) struct Scanned {
     /// Why it may not run as a check: the first line that names the probe.
     pub refusal: Option<String>,
     /// How it may leave the shell: [`Leaves::MayTrap`] unless every file was read and
@@ -39,13 +39,13 @@ impl Default for Scanned {
 
 /// Why the shell script `file` (relative to `root`) may not run as a check: the first line
 /// of it, or of a file it sources by a literal path, that names the probe.
-pub fn refusal(root: &Path, file: &str) -> Option<String> {
+pub(crate) fn refusal(root: &Path, file: &str) -> Option<String> {
     scan_script(root, file).refusal
 }
 
 /// Reads the shell script `file` (relative to `root`) and what it sources (see
 /// [`Scanned`]).
-pub fn scan_script(root: &Path, file: &str) -> Scanned {
+pub(crate) fn scan_script(root: &Path, file: &str) -> Scanned {
     let mut found = Scanned::default();
     let mut seen = Vec::new();
     scan(root, file, 0, &mut seen, &mut found);

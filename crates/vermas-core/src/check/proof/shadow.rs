@@ -14,7 +14,7 @@ const RUN_BY_VERMAS: &[&str] = &[
 /// The command `line` redefines or turns off, when it does one of those things: defines
 /// a function (`NAME()`, `function NAME`) or an alias of one of [`RUN_BY_VERMAS`], or runs
 /// `enable` with `-n`, `-f` or `-d`.
-pub fn shadowed(line: &str) -> Option<String> {
+pub(super) fn shadowed(line: &str) -> Option<String> {
     let vermas_runs = |name: &str| {
         let name = unquoted(name);
         RUN_BY_VERMAS.contains(&name.as_str()).then_some(name)

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// How an executable check file is interpreted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Interpreter {
+pub(crate) enum Interpreter {
     /// A POSIX shell or bash (`sh`, `bash`, `dash`, `ash`, `ksh`, `mksh`, `posh`, or no
     /// `#!` line): vermas runs it with bash and its probe, with these options.
     Shell(Vec<String>),
@@ -19,7 +19,7 @@ pub enum Interpreter {
 const SHELLS: &[&str] = &["sh", "bash", "dash", "ash", "ksh", "mksh", "posh"];
 
 /// What runs the executable file `path`.
-pub fn of_file(path: &Path) -> Interpreter {
+pub(crate) fn of_file(path: &Path) -> Interpreter {
     use std::io::Read;
     let mut head = Vec::new();
     let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
@@ -30,7 +30,7 @@ pub fn of_file(path: &Path) -> Interpreter {
 }
 
 /// What runs a file that starts with `head`.
-pub fn of_head(head: &[u8]) -> Interpreter {
+pub(super) fn of_head(head: &[u8]) -> Interpreter {
     if head.starts_with(b"\x7fELF") {
         return Interpreter::Other("a compiled program".into());
     }

@@ -213,13 +213,13 @@ pub(super) fn start(
 
 impl Running {
     /// The descriptor that becomes readable when the guard answers.
-    pub fn ready_fd(&self) -> Option<BorrowedFd<'_>> {
+    pub(super) fn ready_fd(&self) -> Option<BorrowedFd<'_>> {
         self.guard.as_ref().map(|g| g.socket.as_fd())
     }
 
     /// The command's status once the guard ended its tree (`Some(None)`: it cannot be
     /// had); `None` while it runs.
-    pub fn try_status(&mut self) -> Option<Option<ExitStatus>> {
+    pub(super) fn try_status(&mut self) -> Option<Option<ExitStatus>> {
         let guard = self.guard.as_mut()?;
         match guard.receive(RecvFlags::DONTWAIT) {
             Received::Reply(Reply::Done(status)) => {
@@ -242,7 +242,7 @@ impl Running {
 
     /// Kills the guard and the command's group outright (the guard did not end the tree in
     /// time); the guard is not used again.
-    pub fn kill(&mut self) {
+    pub(super) fn kill(&mut self) {
         super::reap::signal_group(self.command, Signal::KILL);
         // Dropping it closes the socket and waits for it; the kill makes that prompt.
         if let Some(mut g) = self.guard.take() {

@@ -11,7 +11,7 @@ use crate::store::Txn;
 use crate::workspace::Workspace;
 
 /// What moving the target came to.
-pub enum Landing {
+pub(crate) enum Landing {
     /// The target moved to the candidate; checkouts of it came along (or say why not).
     Landed {
         /// Checkouts that could not be brought along.
@@ -26,7 +26,7 @@ pub enum Landing {
 /// Moves the stack's target from its tip to its top only if it is still at the tip. Holds
 /// the workspace's write lock meanwhile, so no vermas commit of this workspace runs in
 /// between.
-pub fn land(ws: &Workspace, git: &Git, stack: &Stack) -> Result<Landing> {
+pub(crate) fn land(ws: &Workspace, git: &Git, stack: &Stack) -> Result<Landing> {
     let (Some(first), Some(top)) = (stack.parts.first(), stack.top()) else {
         return Ok(Landing::Blocked("nothing to land".into()));
     };

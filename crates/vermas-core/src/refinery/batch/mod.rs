@@ -9,10 +9,10 @@
 //! verification means building the batch on the new tip and verifying again, at most
 //! `refinery.max_retries` more times. A batch of one is the single request of old.
 
-pub mod land;
-pub mod record;
-pub mod stack;
-pub mod verify;
+pub(crate) mod land;
+pub(crate) mod record;
+pub(crate) mod stack;
+pub(crate) mod verify;
 
 use self::land::Landing;
 use self::record::Ended;

@@ -12,7 +12,7 @@ use crate::text::words::plural;
 use crate::workspace::Workspace;
 
 /// How one request of a verification ended, before it is recorded.
-pub struct Ended {
+pub(crate) struct Ended {
     /// The request.
     pub req: MergeRequest,
     /// Its inspection, when one was made.
@@ -25,7 +25,7 @@ pub struct Ended {
 
 /// Records `ended` and `requeued` (with why) as `actor` in one commit; returns each as it
 /// was left, in the order given.
-pub fn record(
+pub(crate) fn record(
     ws: &Workspace,
     actor: &str,
     ended: Vec<Ended>,

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// One request in a stack.
 #[derive(Debug, Clone)]
-pub struct Part {
+pub(crate) struct Part {
     /// The request.
     pub req: MergeRequest,
     /// The commit its merge was built on: the tip, or the merge of the request before it.
@@ -28,7 +28,7 @@ pub struct Part {
 
 /// The requests of a batch put onto the target's tip.
 #[derive(Debug)]
-pub struct Stack {
+pub(crate) struct Stack {
     /// The target's tip it was built on.
     pub tip: String,
     /// The requests stacked, in queue order; the last one's commit is the candidate.
@@ -41,12 +41,12 @@ pub struct Stack {
 
 impl Stack {
     /// The candidate: the top of the stack, holding every request stacked.
-    pub fn top(&self) -> Option<&str> {
+    pub(crate) fn top(&self) -> Option<&str> {
         self.parts.last().map(|p| p.commit.as_str())
     }
 
     /// The place of the `i`th part in the batch, when others were stacked with it.
-    pub fn place(&self, i: usize) -> Option<BatchPlace> {
+    pub(crate) fn place(&self, i: usize) -> Option<BatchPlace> {
         (self.parts.len() > 1).then(|| BatchPlace {
             requests: self.parts.iter().map(|p| p.req.id.clone()).collect(),
             base: self.parts[i].base.clone(),
@@ -56,7 +56,7 @@ impl Stack {
 }
 
 /// What a stack is built with.
-pub struct Builder<'a> {
+pub(crate) struct Builder<'a> {
     /// The repository.
     pub git: &'a Git,
     /// How each branch is put onto the commit below it.
@@ -71,7 +71,7 @@ pub struct Builder<'a> {
 
 impl Builder<'_> {
     /// Stacks `group` (in queue order) onto `tip`.
-    pub fn build(&self, group: Vec<MergeRequest>, tip: &str) -> Stack {
+    pub(crate) fn build(&self, group: Vec<MergeRequest>, tip: &str) -> Stack {
         let mut stack = Stack {
             tip: tip.to_string(),
             parts: Vec::new(),

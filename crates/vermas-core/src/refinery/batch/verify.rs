@@ -16,7 +16,7 @@ use crate::workspace::Workspace;
 
 /// Inspects every part in a worktree of `top`, as `actor`; each part's inspection, or why it
 /// could not be made, in the parts' order. Errs only when the worktree cannot be made.
-pub fn inspect_all(
+pub(crate) fn inspect_all(
     ws: &Workspace,
     git: &Git,
     actor: &str,
@@ -48,7 +48,7 @@ pub fn inspect_all(
 }
 
 /// True when `out` is an inspection that passed.
-pub fn passed(out: &Result<Outcome>) -> bool {
+pub(crate) fn passed(out: &Result<Outcome>) -> bool {
     matches!(out, Ok(o) if o.inspection.verdict == inspect::pipeline::Verdict::Pass)
 }
 

@@ -5,13 +5,14 @@
 use super::Indexed;
 use crate::store::escape::esc_into;
 use crate::store::listing::FileStamp;
+#[cfg(test)]
 use std::collections::HashMap;
 use std::ops::Range;
 
 /// Where one record's line lies in an index text, as byte offsets: its key, and its fields
 /// (what [`Indexed::encode`] wrote, after the stamp).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineSpan {
+pub(crate) struct LineSpan {
     /// First byte of the line (the key).
     start: u32,
     /// End of the key.
@@ -24,17 +25,17 @@ pub struct LineSpan {
 
 impl LineSpan {
     /// The key, still escaped.
-    pub fn key<'a>(&self, text: &'a str) -> &'a str {
+    pub(crate) fn key<'a>(&self, text: &'a str) -> &'a str {
         &text[self.start as usize..self.key_end as usize]
     }
 
     /// The record's fields.
-    pub fn fields<'a>(&self, text: &'a str) -> &'a str {
+    pub(crate) fn fields<'a>(&self, text: &'a str) -> &'a str {
         &text[self.fields as usize..self.end as usize]
     }
 
     /// The stamp the line was written with; `None` when it does not read.
-    pub fn stamp(&self, text: &str) -> Option<FileStamp> {
+    pub(crate) fn stamp(&self, text: &str) -> Option<FileStamp> {
         read_stamp(
             text.as_bytes(),
             self.key_end as usize + 1,
@@ -44,13 +45,13 @@ impl LineSpan {
     }
 
     /// Where the fields start in the text.
-    pub fn fields_start(&self) -> usize {
+    pub(crate) fn fields_start(&self) -> usize {
         self.fields as usize
     }
 
     /// The span of the line `text[range]` (key, stamp, fields); `None` when it is not
     /// such a line.
-    pub fn of_line(text: &str, range: Range<usize>) -> Option<LineSpan> {
+    pub(crate) fn of_line(text: &str, range: Range<usize>) -> Option<LineSpan> {
         LineSpan::parse(text, range).map(|(span, _)| span)
     }
 
@@ -170,7 +171,11 @@ fn read_stamp(bytes: &[u8], at: usize, end: usize) -> Option<(FileStamp, usize)>
 }
 
 /// Splits an index into key -> (stamp, fields); empty when the header differs.
-pub fn decode_index<'a>(text: &'a str, header: &str) -> HashMap<&'a str, (FileStamp, &'a str)> {
+#[cfg(test)]
+pub(crate) fn decode_index<'a>(
+    text: &'a str,
+    header: &str,
+) -> HashMap<&'a str, (FileStamp, &'a str)> {
     index_lines(text, header)
         .into_iter()
         .filter_map(|line| {
@@ -181,7 +186,7 @@ pub fn decode_index<'a>(text: &'a str, header: &str) -> HashMap<&'a str, (FileSt
 }
 
 /// Appends one record's line: key, stamp, then its fields.
-pub fn encode_line<T: Indexed>(out: &mut String, key: &str, s: FileStamp, record: &T) {
+pub(crate) fn encode_line<T: Indexed>(out: &mut String, key: &str, s: FileStamp, record: &T) {
     // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
     use std::fmt::Write;
     esc_into(out, key);
