@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Name of the folder vermas keeps its records in.
-pub const BEADS_DIR: &str = ".beads";
+pub(crate) const BEADS_DIR: &str = ".beads";
 
 /// What vermas keeps under `.beads`, relative to it: the one list of its folders and
 /// files (bd's own files beside them are bd's).
@@ -446,7 +446,7 @@ fn nearest(start: &Path, linked: Option<&crate::git::LinkedCheckout>) -> Option<
 /// Where `vermas init` puts the `.beads` folder for `start`: `BEADS_DIR` if set, else at
 /// the root of the project ([`project_root`]); in a linked worktree, at the root of the
 /// main worktree, where every checkout finds it.
-pub fn home(start: &Path) -> Result<PathBuf> {
+pub(crate) fn home(start: &Path) -> Result<PathBuf> {
     if let Some(dir) = named_by_env() {
         return Ok(dir);
     }
@@ -465,7 +465,7 @@ pub fn git_root(start: &Path) -> Option<PathBuf> {
 
 /// The folder a project around `start` is rooted in when it has no `.beads` yet: the git
 /// work tree holding `start`, else `start` itself.
-pub fn project_root(start: &Path) -> PathBuf {
+pub(crate) fn project_root(start: &Path) -> PathBuf {
     let start = absolute(start);
     git_root(&start).unwrap_or(start)
 }

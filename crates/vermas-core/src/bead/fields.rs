@@ -42,7 +42,7 @@ pub trait BeadFields {
 }
 
 /// The order `ready` and `list` show beads in: priority, then oldest first, then id.
-pub fn display_order(a: &impl BeadFields, b: &impl BeadFields) -> Ordering {
+pub(crate) fn display_order(a: &impl BeadFields, b: &impl BeadFields) -> Ordering {
     (a.priority(), a.created_at(), a.id()).cmp(&(b.priority(), b.created_at(), b.id()))
 }
 

@@ -7,7 +7,7 @@ use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
 /// The file of bead `id`.
-pub fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
+pub(crate) fn bead_path(ws: &Workspace, id: &str) -> PathBuf {
     ws.issues_dir().join(format!("{id}.md"))
 }
 
@@ -22,14 +22,14 @@ pub(super) fn load_all(ws: &Workspace) -> Result<crate::store::index::Loaded<Bea
 }
 
 /// Reads and parses one bead file (a symlink only when it stays inside the repository).
-pub fn read_bead(ws: &Workspace, path: &Path) -> Result<Bead> {
+pub(crate) fn read_bead(ws: &Workspace, path: &Path) -> Result<Bead> {
     parse_bead(ws, path, &ws.read_record(path)?)
 }
 
 /// Parses the text of a bead file (`shown` names it in errors): the shape vermas writes
 /// without the YAML parser, anything else with it. Approval is not settled here (see
 /// [`parse_bead`]): the record is read as written.
-pub fn parse_text(text: &str, shown: &str) -> Result<Bead> {
+pub(crate) fn parse_text(text: &str, shown: &str) -> Result<Bead> {
     match super::canonical::parse(text) {
         Some(bead) => Ok(bead),
         None => Bead::parse(text, shown),

@@ -1,26 +1,23 @@
 //! The dependency graph between beads: readiness, blockers, cycles and trees.
 
-pub use super::holds::{
-    FAILURE_WORDS, HOLDING, Others, holding, is_failure_close, is_ready, open_blockers,
-};
-pub use super::idmap::{IdHasher, IdMap};
+pub(crate) use super::holds::{Others, is_ready, open_blockers};
 use super::model::{Bead, DepType, IssueType, Status};
 use super::store::BeadSet;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 /// True for edge types that order work (a loop of them can never be finished).
-pub fn is_ordering(t: DepType) -> bool {
+pub(crate) fn is_ordering(t: DepType) -> bool {
     matches!(t, DepType::Blocks | DepType::ParentChild)
 }
 
 /// Work that can start now: open, nothing holding it back, not awaiting input, and not a
 /// test spec or message; by priority, then oldest first.
-pub fn ready(set: &BeadSet) -> Vec<&Bead> {
+pub(crate) fn ready(set: &BeadSet) -> Vec<&Bead> {
     ready_of(set, None)
 }
 
 /// [`ready`] of one type when `want` names it (test specs and messages only when asked).
-pub fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
+pub(crate) fn ready_of(set: &BeadSet, want: Option<IssueType>) -> Vec<&Bead> {
     let others = Others::of_set(set);
     BeadSet::sorted(set.beads.values().filter(|b| is_ready(*b, want, &others)))
 }
@@ -43,7 +40,7 @@ pub fn blocked(set: &BeadSet) -> Vec<(&Bead, Vec<&str>)> {
 }
 
 /// The ordering path from `from` to `to` (both included), if one exists.
-pub fn ordering_path(set: &BeadSet, from: &str, to: &str) -> Option<Vec<String>> {
+pub(crate) fn ordering_path(set: &BeadSet, from: &str, to: &str) -> Option<Vec<String>> {
     let mut came_from: HashMap<&str, &str> = HashMap::new();
     let mut queue = VecDeque::from([from]);
     let mut seen = HashSet::from([from]);
@@ -177,7 +174,7 @@ fn strongly_connected(set: &BeadSet) -> Vec<Vec<&str>> {
 
 /// Every loop of `parent` fields (a bead that is its own ancestor), each as the ids from
 /// child to parent, starting at the least id and repeating it at the end.
-pub fn parent_cycles(set: &BeadSet) -> Vec<Vec<String>> {
+pub(crate) fn parent_cycles(set: &BeadSet) -> Vec<Vec<String>> {
     // 1: on the chain being walked; 2: done (on no loop, or its loop is reported).
     let mut state: HashMap<&str, u8> = HashMap::new();
     let mut out = Vec::new();
@@ -244,7 +241,7 @@ pub struct TreeNode {
 }
 
 /// How many levels below the root [`tree`] shows (bd's `dep tree` stops at the same depth).
-pub const TREE_DEPTH: usize = 50;
+pub(crate) const TREE_DEPTH: usize = 50;
 
 /// The tree of what `id` depends on, transitively, down to [`TREE_DEPTH`] levels; built
 /// with its own stack rather than recursion.

@@ -56,7 +56,7 @@ pub fn history(ws: &Workspace, id: &str) -> Result<Vec<BeadChange>> {
 }
 
 /// The lines that differ between two versions of a record, as `- old` / `+ new`.
-pub fn field_diff(before: &str, after: &str) -> Vec<String> {
+pub(crate) fn field_diff(before: &str, after: &str) -> Vec<String> {
     TextDiff::from_lines(before, after)
         .iter_all_changes()
         .filter(|c| c.tag() != ChangeTag::Equal)

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Words of a close reason bd reads as a failure (case-insensitive, anywhere in the
 /// reason): a `conditional-blocks` dependent runs only once its target closed so.
-pub const FAILURE_WORDS: [&str; 11] = [
+pub(crate) const FAILURE_WORDS: [&str; 11] = [
     "failed",
     "rejected",
     "wontfix",
@@ -28,13 +28,13 @@ pub const FAILURE_WORDS: [&str; 11] = [
 ];
 
 /// True when `reason` says the bead failed (it holds one of [`FAILURE_WORDS`]).
-pub fn is_failure_close(reason: &str) -> bool {
+pub(crate) fn is_failure_close(reason: &str) -> bool {
     let lower = reason.to_lowercase();
     FAILURE_WORDS.iter().any(|w| lower.contains(w))
 }
 
 /// The edge types that hold a bead back, as bd's `ready` and `blocked` read them.
-pub const HOLDING: [DepType; 3] = [
+pub(crate) const HOLDING: [DepType; 3] = [
     DepType::Blocks,
     DepType::ConditionalBlocks,
     DepType::WaitsFor,
@@ -44,7 +44,7 @@ pub const HOLDING: [DepType; 3] = [
 /// which have children still open or already closed, and which parents are held back.
 /// Fill it with [`Others::add`] for every bead, then [`Others::settle`] over them again.
 #[derive(Debug, Default)]
-pub struct Others<'a> {
+pub(crate) struct Others<'a> {
     /// Closed beads, each with true when it closed as a failure.
     closed: IdMap<&'a str, bool>,
     /// Pinned beads: nothing waits on them.
@@ -66,7 +66,7 @@ fn parents_of(bead: &impl BeadFields) -> impl Iterator<Item = Cow<'_, str>> {
 
 impl<'a> Others<'a> {
     /// Notes `bead` (whose id is `id`).
-    pub fn add(&mut self, id: &'a str, bead: &impl BeadFields) {
+    pub(crate) fn add(&mut self, id: &'a str, bead: &impl BeadFields) {
         if bead.is_closed() {
             let failed = bead.close_reason().is_some_and(|r| is_failure_close(&r));
             self.closed.insert(id, failed);
@@ -82,7 +82,7 @@ impl<'a> Others<'a> {
 
     /// After every bead was added, works out which parents are held back, from the beads
     /// that have open children (`beads` is every bead again, with its id).
-    pub fn settle<'b, B: BeadFields + 'b>(
+    pub(crate) fn settle<'b, B: BeadFields + 'b>(
         &mut self,
         beads: impl IntoIterator<Item = (&'b str, B)>,
     ) {
@@ -108,7 +108,7 @@ impl<'a> Others<'a> {
     }
 
     /// Every bead of `set`, settled.
-    pub fn of_set(set: &'a BeadSet) -> Others<'a> {
+    pub(crate) fn of_set(set: &'a BeadSet) -> Others<'a> {
         let mut others = Others::default();
         for (id, b) in &set.beads {
             others.add(id, b);
@@ -122,7 +122,7 @@ impl<'a> Others<'a> {
     /// `conditional-blocks` until it closed as a failure (it runs only if the target
     /// fails), `waits-for` while the target has a child that is neither closed nor pinned
     /// (bd's `all-children` gate); other types never.
-    pub fn holds(&self, kind: DepType, target: &str) -> bool {
+    pub(crate) fn holds(&self, kind: DepType, target: &str) -> bool {
         if self.pinned.contains(target) {
             return false;
         }
@@ -136,14 +136,14 @@ impl<'a> Others<'a> {
 
     /// A `waits-for` edge with bd's `any-children` gate: it holds while the target has an
     /// open child and none closed yet (a target without children holds nothing).
-    pub fn holds_any(&self, target: &str) -> bool {
+    pub(crate) fn holds_any(&self, target: &str) -> bool {
         !self.pinned.contains(target)
             && self.open_parents.contains(target)
             && !self.closed_parents.contains(target)
     }
 
     /// True when `parent` is held back, so its children wait too.
-    pub fn holds_children_of(&self, parent: &str) -> bool {
+    pub(crate) fn holds_children_of(&self, parent: &str) -> bool {
         self.held_parents.contains(parent)
     }
 
@@ -219,7 +219,10 @@ fn held_up<'p>(
 /// [`Others::holds_any`]) with the edge's type, then each parent held back, as a
 /// `parent-child` edge. A test spec is a record about its parent, not part of its work:
 /// its parent's state is not carried down to it (the work waits for its spec).
-pub fn holding<'b>(bead: &'b impl BeadFields, others: &Others<'_>) -> Vec<(Cow<'b, str>, DepType)> {
+pub(crate) fn holding<'b>(
+    bead: &'b impl BeadFields,
+    others: &Others<'_>,
+) -> Vec<(Cow<'b, str>, DepType)> {
     let mut out = others.held_by_edges(bead);
     if bead.issue_type() == IssueType::TestSpec {
         return out;
@@ -233,7 +236,7 @@ pub fn holding<'b>(bead: &'b impl BeadFields, others: &Others<'_>) -> Vec<(Cow<'
 }
 
 /// Ids this bead waits on (see [`holding`]).
-pub fn open_blockers<'a>(others: &Others<'_>, bead: &'a Bead) -> Vec<&'a str> {
+pub(crate) fn open_blockers<'a>(others: &Others<'_>, bead: &'a Bead) -> Vec<&'a str> {
     holding(bead, others)
         .into_iter()
         .map(|(id, _)| match id {
@@ -254,7 +257,11 @@ pub fn open_blockers<'a>(others: &Others<'_>, bead: &'a Bead) -> Vec<&'a str> {
 /// never is), of the type `want` names (else neither a test spec nor a message), not
 /// awaiting input, not verified already (it waits to be merged, not worked on), and
 /// nothing holding it back (see [`holding`]).
-pub fn is_ready(bead: &impl BeadFields, want: Option<IssueType>, others: &Others<'_>) -> bool {
+pub(crate) fn is_ready(
+    bead: &impl BeadFields,
+    want: Option<IssueType>,
+    others: &Others<'_>,
+) -> bool {
     let kind = bead.issue_type();
     bead.status() == Status::Open
         && want.map_or(

@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A quick hash for bead ids (short keys, read from the workspace's own files: no
 /// flooding to guard against), eight bytes per multiply.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 /// The multiplier of [`IdHasher`] (odd, its bits well spread).
 const ID_HASH_FACTOR: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -45,7 +45,7 @@ impl Hasher for IdHasher {
 }
 
 /// A map keyed by bead ids, hashed with [`IdHasher`].
-pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[cfg(test)]
 mod tests {

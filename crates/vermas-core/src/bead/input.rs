@@ -5,7 +5,7 @@ use crate::error::Result;
 use serde::Deserialize;
 
 /// Parses an enum from the spelling serde uses, listing the valid ones on failure.
-pub fn parse_choice<T: for<'de> Deserialize<'de>>(
+pub(crate) fn parse_choice<T: for<'de> Deserialize<'de>>(
     what: &str,
     text: &str,
     valid: &[&str],
@@ -78,11 +78,11 @@ pub fn parse_priority(text: &str) -> Result<u8> {
 }
 
 /// Longest title bd accepts, in characters.
-pub const MAX_TITLE_CHARS: usize = 500;
+pub(crate) const MAX_TITLE_CHARS: usize = 500;
 
 /// Checks a title given on the command line: not empty, one line, at most
 /// [`MAX_TITLE_CHARS`] characters.
-pub fn check_title(title: &str) -> Result<()> {
+pub(crate) fn check_title(title: &str) -> Result<()> {
     let help = "put the details in the description (-d TEXT or --body-file FILE)";
     if title.trim().is_empty() {
         return Err(crate::error::Error::Invalid("the title is empty".into()));
@@ -123,7 +123,7 @@ pub fn check_single_line(what: &str, value: &str) -> std::result::Result<(), Str
 }
 
 /// Checks a bead's `spec:` link: a relative path that stays inside the repository.
-pub fn check_spec_path(spec: &str) -> Result<()> {
+pub(crate) fn check_spec_path(spec: &str) -> Result<()> {
     use std::path::Component;
     let refuse = |why: &str| {
         crate::error::Error::invalid_with_help(

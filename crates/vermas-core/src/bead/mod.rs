@@ -24,6 +24,6 @@ pub mod store;
 pub(crate) mod table;
 pub(crate) mod tails;
 
-pub use file::parse_text;
+pub(crate) use file::parse_text;
 pub use model::{Bead, DepType, IssueType, Status};
 pub use store::BeadSet;

@@ -11,9 +11,9 @@ pub use super::edge::{DepType, Dependency, Gate};
 pub use super::input::*;
 
 /// Label that marks a bead as waiting for a person's answer.
-pub const AWAITING_INPUT: &str = "awaiting:input";
+pub(crate) const AWAITING_INPUT: &str = "awaiting:input";
 /// The label of work that passed its inspection.
-pub const VERIFIED: &str = "verified";
+pub(crate) const VERIFIED: &str = "verified";
 
 /// Where a bead is in its life.
 #[derive(

@@ -59,7 +59,7 @@ impl Changed {
 /// The new bead `new` describes (checked, its parent and dependencies resolved, its id
 /// chosen), not yet written, and the commit message `create` uses. Run inside the open
 /// change `txn` that writes it, so the id stays fresh.
-pub fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, CommitMessage)> {
+pub(crate) fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, CommitMessage)> {
     let ws = txn.workspace();
     check_new(actor, &new)?;
     let mut deps = Vec::new();
@@ -112,12 +112,12 @@ pub fn build_new(txn: &Txn<'_>, actor: &str, new: NewBead) -> Result<(Bead, Comm
 }
 
 /// Writes the new bead `bead` into the open change `txn`.
-pub fn write_new(txn: &mut Txn<'_>, ws: &Workspace, bead: &Bead) -> Result<()> {
+pub(crate) fn write_new(txn: &mut Txn<'_>, ws: &Workspace, bead: &Bead) -> Result<()> {
     txn.write(&bead_path(ws, &bead.id), bead.render().as_bytes())
 }
 
 /// Refuses what `create` cannot write: the actor, title, spec path, priority and labels.
-pub fn check_new(actor: &str, new: &NewBead) -> Result<()> {
+pub(crate) fn check_new(actor: &str, new: &NewBead) -> Result<()> {
     check_actor(actor)?;
     check_title(&new.title)?;
     if let Some(spec) = new.spec.as_deref() {
@@ -553,7 +553,7 @@ fn message(verb: &str, bead: &Bead, actor: &str) -> CommitMessage {
 
 /// Refuses an actor that could break a commit message: it must be one line without control
 /// characters, whether it came from `--actor`, `VERMAS_ACTOR` or git's `user.name`.
-pub fn check_actor(actor: &str) -> Result<()> {
+pub(crate) fn check_actor(actor: &str) -> Result<()> {
     check_single_line("actor", actor).map_err(|m| {
         Error::invalid_with_help(
             m,

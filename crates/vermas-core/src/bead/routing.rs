@@ -49,7 +49,7 @@ pub(super) fn inspector_only(
 
 /// Refuses a bead written as `after` (over `before`, when it existed) that carries what only
 /// an inspection's routing sets: `verified` set or removed, the status `rejected` set.
-pub fn routing_only(before: Option<&Bead>, after: &Bead) -> Result<()> {
+pub(crate) fn routing_only(before: Option<&Bead>, after: &Bead) -> Result<()> {
     let verified = |b: Option<&Bead>| b.is_some_and(|b| b.has_label(VERIFIED));
     let rejected = |b: Option<&Bead>| b.is_some_and(|b| b.status == Status::Rejected);
     if verified(before) != verified(Some(after)) {

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 
-pub use super::file::{bead_path, parse_text, read_bead};
+pub(crate) use super::file::{bead_path, parse_text, read_bead};
 
 /// Every bead of a workspace, plus the files that did not parse.
 #[derive(Debug, Default)]
@@ -120,7 +120,7 @@ fn resolve_in<'a>(
 
 /// The bead whose work `sling` recorded on `branch`, if one did (every bead file is read
 /// as text, and parsed only when it names a branch).
-pub fn owner_of_branch(ws: &Workspace, branch: &str) -> Result<Option<Bead>> {
+pub(crate) fn owner_of_branch(ws: &Workspace, branch: &str) -> Result<Option<Bead>> {
     let Ok(entries) = std::fs::read_dir(ws.issues_dir()) else {
         return Ok(None);
     };

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// True when `function` (possibly `Class::method` or `test[param]`) is among `defined`.
-pub fn is_defined(function: &str, defined: &[(String, usize)]) -> bool {
+pub(crate) fn is_defined(function: &str, defined: &[(String, usize)]) -> bool {
     let base = function.split('[').next().unwrap_or(function);
     base.split("::")
         .all(|part| defined.iter().any(|(name, _)| name == part))
@@ -12,7 +12,7 @@ pub fn is_defined(function: &str, defined: &[(String, usize)]) -> bool {
 
 /// Functions (and Python classes) defined in a file with their lines, for languages vermas
 /// can read; `None` for others.
-pub fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>> {
+pub(crate) fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>> {
     let ext = Path::new(file)
         .extension()
         .and_then(|e| e.to_str())
@@ -54,7 +54,7 @@ pub fn defined_functions(file: &str, text: &str) -> Option<Vec<(String, usize)>>
 }
 
 /// True when `file` (holding `text`) is a shell script, by extension or first line.
-pub fn is_shell(file: &str, text: &str) -> bool {
+pub(crate) fn is_shell(file: &str, text: &str) -> bool {
     let ext = Path::new(file)
         .extension()
         .and_then(|e| e.to_str())
@@ -67,7 +67,8 @@ pub fn is_shell(file: &str, text: &str) -> bool {
 
 /// The lines where shell script `file` (holding `text`) defines `function`, when it does so
 /// more than once (bash runs the last definition); empty otherwise.
-pub fn shell_redefinitions(file: &str, text: &str, function: &str) -> Vec<usize> {
+#[cfg(test)]
+pub(crate) fn shell_redefinitions(file: &str, text: &str, function: &str) -> Vec<usize> {
     if !is_shell(file, text) {
         return Vec::new();
     }
@@ -76,7 +77,7 @@ pub fn shell_redefinitions(file: &str, text: &str, function: &str) -> Vec<usize>
 
 /// The lines of `defined` (a shell script's functions) that define `function`, when
 /// there is more than one; empty otherwise.
-pub fn redefinitions(defined: &[(String, usize)], function: &str) -> Vec<usize> {
+pub(crate) fn redefinitions(defined: &[(String, usize)], function: &str) -> Vec<usize> {
     let lines: Vec<usize> = defined
         .iter()
         .filter(|(name, _)| name == function)
@@ -97,7 +98,7 @@ fn ident(s: &str) -> &str {
 /// is inside `root`, readable, in a language [`defined_functions`] knows, and defines it
 /// (a shell function defined twice: its last definition, the one bash runs): the place a
 /// report points at so a terminal click lands on the check itself.
-pub fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
+pub(crate) fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
     let line = match Read::of(root, file) {
         Some(read) => {
             let defined = read
@@ -186,7 +187,7 @@ fn defined_line(shell: bool, defined: Option<&[(String, usize)]>, function: &str
 /// The line where `function` (possibly `Class::method` or `test[param]`) is defined among
 /// `defined` (from [`defined_functions`]): the line of its last part, each part found
 /// after the one before it.
-pub fn function_line(function: &str, defined: &[(String, usize)]) -> Option<usize> {
+pub(crate) fn function_line(function: &str, defined: &[(String, usize)]) -> Option<usize> {
     let base = function.split('[').next().unwrap_or(function);
     let mut line = 0;
     for part in base.split("::") {

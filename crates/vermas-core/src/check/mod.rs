@@ -134,7 +134,7 @@ impl VerifySettings {
 
 /// Runs the verify target `file#function` from the repository `root`. `timeout` overrides
 /// the default (from a link's `timeout=` option).
-pub fn run_verify(
+pub(crate) fn run_verify(
     root: &Path,
     file: &str,
     function: Option<&str>,
@@ -254,7 +254,7 @@ pub enum Progress {
 
 /// Runs `tasks` on up to `jobs` threads, calling `progress` as each starts and ends;
 /// results come back in task order.
-pub fn run_parallel<T: Sync, R: Send>(
+pub(crate) fn run_parallel<T: Sync, R: Send>(
     tasks: &[T],
     jobs: usize,
     work: impl Fn(&T) -> R + Sync,

@@ -5,7 +5,7 @@ use crate::text::yaml;
 use serde::Deserialize;
 
 /// True when config text sets `prefix` itself rather than leaving it to the default.
-pub fn sets_prefix(text: &str) -> bool {
+pub(crate) fn sets_prefix(text: &str) -> bool {
     #[derive(Deserialize)]
     struct Top {
         prefix: Option<serde::de::IgnoredAny>,
@@ -14,7 +14,7 @@ pub fn sets_prefix(text: &str) -> bool {
 }
 
 /// Checks that an id prefix is short, starts with a letter and holds only `a-z0-9_`.
-pub fn validate_prefix(prefix: &str) -> std::result::Result<(), String> {
+pub(crate) fn validate_prefix(prefix: &str) -> std::result::Result<(), String> {
     let ok = !prefix.is_empty()
         && prefix.len() <= 16
         && prefix.starts_with(|c: char| c.is_ascii_lowercase())
@@ -32,7 +32,7 @@ pub fn validate_prefix(prefix: &str) -> std::result::Result<(), String> {
 
 /// Checks that every skip code is an exit status in 2..=255: 0 means pass and 1 fail, so
 /// neither may turn into SKIP.
-pub fn check_skip_codes(codes: &[i32]) -> std::result::Result<(), String> {
+pub(crate) fn check_skip_codes(codes: &[i32]) -> std::result::Result<(), String> {
     match codes.iter().find(|c| !(2..=255).contains(*c)) {
         None => Ok(()),
         Some(c @ (0 | 1)) => Err(format!(

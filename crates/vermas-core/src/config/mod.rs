@@ -16,19 +16,19 @@ mod session;
 mod sling;
 mod timeouts;
 mod unset;
-pub use approvers::Approvers;
+pub(crate) use approvers::Approvers;
 pub use llm::{LLM_ROLES, check_runnable, is_llm_command_key, program_exists};
-pub use refinery::{RefineryConfig, Strategy};
+pub(crate) use refinery::{RefineryConfig, Strategy};
 pub use session::{LayoutConfig, PaneConfig, RolesConfig, SESSION_ROLES};
-pub use sling::SlingConfig;
+pub(crate) use sling::SlingConfig;
 use timeouts::spelled;
-pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
+pub(crate) use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 
 use crate::time::duration::HumanDuration;
 
 /// The file under `.beads/` vermas keeps its settings in (bd keeps its own in
 /// `config.yaml`, see [`bd`]).
-pub const SETTINGS_FILE: &str = "vermas.yaml";
+pub(crate) const SETTINGS_FILE: &str = "vermas.yaml";
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -452,10 +452,10 @@ impl Config {
     }
 }
 
-pub use checks::{check_skip_codes, sets_prefix, validate_prefix};
+pub(crate) use checks::{check_skip_codes, sets_prefix, validate_prefix};
 
 /// Durations are parsed (and range-checked) in [`crate::time::duration`].
-pub use crate::time::duration::parse_duration;
+pub(crate) use crate::time::duration::parse_duration;
 
 /// The values a command-line string may mean, most specific first.
 fn scalar_candidates(raw: &str) -> Vec<Value> {

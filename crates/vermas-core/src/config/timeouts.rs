@@ -8,13 +8,13 @@ use std::time::Duration;
 
 /// Default longest run of one verify check or gate command (`verify.timeout`,
 /// `gates.timeout`), and of a check no config reaches.
-pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Default longest LLM call (`llm.timeout`).
-pub const LLM_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const LLM_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Default longest run of one lifecycle hook (`inspect.hook_timeout`).
-pub const HOOK_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const HOOK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A default as the rendered config spells it (`120s`).
 pub(super) fn spelled(d: Duration) -> HumanDuration {

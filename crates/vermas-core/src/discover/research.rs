@@ -7,7 +7,7 @@ use super::{Discovery, Found, Kind};
 use std::path::{Path, PathBuf};
 
 /// The section's heading.
-pub const HEADING: &str = "## Quality Commands";
+pub(crate) const HEADING: &str = "## Quality Commands";
 
 /// The `research.md` of smart-ralph's spec `spec` (a name under `specs/`, or a path), else
 /// of its current spec (`specs/.current-spec`); `None` when neither names one.

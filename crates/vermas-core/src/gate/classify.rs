@@ -86,7 +86,7 @@ impl std::fmt::Display for Classification {
 
 /// Output that means a test ran and failed: go test, cargo test, pytest, jest and vitest,
 /// node --test, bats and TAP, plain shell assertions.
-pub const FAILURE_PATTERNS: &[&str] = &[
+pub(crate) const FAILURE_PATTERNS: &[&str] = &[
     "--- FAIL",
     "FAIL\t",
     "test result: FAILED",
@@ -107,7 +107,7 @@ pub const FAILURE_PATTERNS: &[&str] = &[
 ];
 
 /// Output that means the code did not compile, parse or import.
-pub const SYNTAX_PATTERNS: &[&str] = &[
+pub(crate) const SYNTAX_PATTERNS: &[&str] = &[
     "syntax error",
     "Syntax error",
     "SyntaxError",
@@ -167,7 +167,7 @@ fn reports_zero_failures(line: &str) -> bool {
 }
 
 /// Classifies one run of `phase` that exited with `exit_code` (`None`: killed or timed out).
-pub fn classify(
+pub(crate) fn classify(
     phase: Phase,
     exit_code: Option<i32>,
     output: &str,

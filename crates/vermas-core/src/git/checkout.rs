@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// A linked worktree and the main worktree of its repository, both canonical.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkedCheckout {
+pub(crate) struct LinkedCheckout {
     /// The root of the linked worktree holding the folder asked about.
     pub workdir: PathBuf,
     /// The root of the repository's main worktree.
@@ -16,7 +16,7 @@ pub struct LinkedCheckout {
 
 impl LinkedCheckout {
     /// `path` (inside the main worktree) at the same place in this linked worktree.
-    pub fn here(&self, path: &Path) -> PathBuf {
+    pub(crate) fn here(&self, path: &Path) -> PathBuf {
         match path.strip_prefix(&self.main) {
             Ok(rel) => self.workdir.join(rel),
             Err(_) => path.to_path_buf(),
@@ -24,7 +24,7 @@ impl LinkedCheckout {
     }
 
     /// `path` (inside this linked worktree) at the same place in the main worktree.
-    pub fn in_main(&self, path: &Path) -> PathBuf {
+    pub(crate) fn in_main(&self, path: &Path) -> PathBuf {
         match path.strip_prefix(&self.workdir) {
             Ok(rel) => self.main.join(rel),
             Err(_) => path.to_path_buf(),
@@ -35,7 +35,7 @@ impl LinkedCheckout {
 /// The linked worktree holding `dir` and its repository's main worktree; `None` when
 /// `dir` is in a main worktree, in no repository, or in a submodule. Refused when the
 /// repository has no main worktree (bare, with linked worktrees only).
-pub fn linked_checkout(dir: &Path) -> Result<Option<LinkedCheckout>> {
+pub(crate) fn linked_checkout(dir: &Path) -> Result<Option<LinkedCheckout>> {
     // Cheap first: a linked worktree's `.git` is a file (so is a submodule's); a main
     // worktree's is a folder. Only then is git asked.
     if std::env::var_os("GIT_DIR").is_none() && !dot_git_is_file(dir) {

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 /// Why a `git` command gave no answer: it could not start, or it exited non-zero.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitFailed {
+pub(crate) struct GitFailed {
     /// The subcommand and its arguments, as run.
     pub command: String,
     /// What git printed on stderr (or why it could not start), trimmed.

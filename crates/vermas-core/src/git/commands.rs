@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 
 /// The `git` program pointed at one repository.
 #[derive(Debug, Clone)]
-pub struct Git {
+pub(crate) struct Git {
     /// A folder inside the repository's main work tree; commands run there.
     root: PathBuf,
     /// `Name <email>` for the commits the refinery makes (config `git.author`), if set.
@@ -22,7 +22,7 @@ pub struct Git {
 
 /// What `merge-tree` made of two commits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Merged {
+pub(crate) enum Merged {
     /// The merged tree's id.
     Clean(String),
     /// The paths both sides changed in ways git could not merge.
@@ -32,7 +32,7 @@ pub enum Merged {
 impl Git {
     /// Git in the repository around `root`; the refinery's commits carry `author`
     /// (`Name <email>`) when given, else git's own identity.
-    pub fn new(root: &Path, author: Option<&str>) -> Git {
+    pub(crate) fn new(root: &Path, author: Option<&str>) -> Git {
         let author = author.and_then(|a| {
             let (name, rest) = a.split_once('<')?;
             let email = rest.strip_suffix('>')?;
@@ -74,7 +74,7 @@ impl Git {
     }
 
     /// True when `name` is a valid branch name (`git check-ref-format --branch`).
-    pub fn is_branch_name(&self, name: &str) -> bool {
+    pub(crate) fn is_branch_name(&self, name: &str) -> bool {
         !name.starts_with('-')
             && self
                 .output(None, &["check-ref-format", "--branch", name], &[])
@@ -82,7 +82,7 @@ impl Git {
     }
 
     /// The commit branch `name` points at, `None` when there is no such local branch.
-    pub fn branch_tip(&self, name: &str) -> Result<Option<String>> {
+    pub(crate) fn branch_tip(&self, name: &str) -> Result<Option<String>> {
         let rev = format!("refs/heads/{name}^{{commit}}");
         let out = self.output(None, &["rev-parse", "--verify", "--quiet", &rev], &[])?;
         let tip = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -90,7 +90,7 @@ impl Git {
     }
 
     /// The branch checked out in the root's work tree, `None` on a detached HEAD.
-    pub fn current_branch(&self) -> Option<String> {
+    pub(crate) fn current_branch(&self) -> Option<String> {
         let out = self
             .output(None, &["symbolic-ref", "--quiet", "--short", "HEAD"], &[])
             .ok()?;
@@ -99,7 +99,7 @@ impl Git {
     }
 
     /// True when commit `a` is an ancestor of commit `b` (or the same commit).
-    pub fn is_ancestor(&self, a: &str, b: &str) -> Result<bool> {
+    pub(crate) fn is_ancestor(&self, a: &str, b: &str) -> Result<bool> {
         let out = self.output(None, &["merge-base", "--is-ancestor", a, b], &[])?;
         match out.status.code() {
             Some(0) => Ok(true),
@@ -112,7 +112,7 @@ impl Git {
     }
 
     /// Merges commit `theirs` into `ours` in the object store (no work tree, no index).
-    pub fn merge_tree(&self, ours: &str, theirs: &str) -> Result<Merged> {
+    pub(crate) fn merge_tree(&self, ours: &str, theirs: &str) -> Result<Merged> {
         let out = self.output(
             None,
             &[
@@ -145,7 +145,12 @@ impl Git {
 
     /// Makes a commit of `tree` with `parents` and `message` (nothing else changes) and
     /// returns its id.
-    pub fn commit_tree(&self, tree: &str, parents: &[&str], message: &str) -> Result<String> {
+    pub(crate) fn commit_tree(
+        &self,
+        tree: &str,
+        parents: &[&str],
+        message: &str,
+    ) -> Result<String> {
         let mut args = vec!["commit-tree", tree];
         for p in parents {
             args.push("-p");
@@ -166,7 +171,7 @@ impl Git {
     }
 
     /// The repository's own git folder (shared by its worktrees), absolute.
-    pub fn common_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn common_dir(&self) -> Option<PathBuf> {
         let out = self
             .run(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
             .ok()?;
@@ -175,7 +180,7 @@ impl Git {
 
     /// The paths the commits of `head` change since it left `tip` (`git diff
     /// tip...head`).
-    pub fn changed_paths(&self, tip: &str, head: &str) -> Result<Vec<String>> {
+    pub(crate) fn changed_paths(&self, tip: &str, head: &str) -> Result<Vec<String>> {
         let range = format!("{tip}...{head}");
         let out = self.run(&["diff", "--name-only", "-z", "--no-renames", &range, "--"])?;
         Ok(out
@@ -187,7 +192,7 @@ impl Git {
 
     /// The paths the commits of `head` add or change as symlinks since it left `tip`
     /// (`git diff --raw tip...head`, new mode 120000).
-    pub fn symlinks_added(&self, tip: &str, head: &str) -> Result<Vec<String>> {
+    pub(crate) fn symlinks_added(&self, tip: &str, head: &str) -> Result<Vec<String>> {
         let range = format!("{tip}...{head}");
         let out = self.run(&["diff", "--raw", "-z", "--no-renames", &range, "--"])?;
         let mut fields = out.split('\0').filter(|f| !f.is_empty());
@@ -202,12 +207,12 @@ impl Git {
     }
 
     /// The file `path` at commit `rev`, if it is there.
-    pub fn show_file(&self, rev: &str, path: &str) -> Option<String> {
+    pub(crate) fn show_file(&self, rev: &str, path: &str) -> Option<String> {
         self.run(&["show", &format!("{rev}:{path}")]).ok()
     }
 
     /// The subjects of the commits in `to` that are not in `from`, oldest first.
-    pub fn subjects(&self, from: &str, to: &str) -> Result<Vec<String>> {
+    pub(crate) fn subjects(&self, from: &str, to: &str) -> Result<Vec<String>> {
         let range = format!("{from}..{to}");
         let out = self.run(&["log", "--reverse", "--format=%s", &range, "--"])?;
         Ok(out.lines().map(str::to_string).collect())
@@ -215,7 +220,7 @@ impl Git {
 
     /// Moves branch `name` from `old` to `new` only if it still points at `old`; `false`
     /// when it had moved (nothing changed).
-    pub fn move_branch(&self, name: &str, new: &str, old: &str, why: &str) -> Result<bool> {
+    pub(crate) fn move_branch(&self, name: &str, new: &str, old: &str, why: &str) -> Result<bool> {
         let reference = format!("refs/heads/{name}");
         let out = self.output(None, &["update-ref", "-m", why, &reference, new, old], &[])?;
         if out.status.success() {
@@ -232,7 +237,7 @@ impl Git {
     }
 
     /// The work trees (the main one and linked ones) that have branch `name` checked out.
-    pub fn checkouts_of(&self, name: &str) -> Result<Vec<PathBuf>> {
+    pub(crate) fn checkouts_of(&self, name: &str) -> Result<Vec<PathBuf>> {
         let out = self.run(&["worktree", "list", "--porcelain", "-z"])?;
         let wanted = format!("branch refs/heads/{name}");
         let mut found = Vec::new();
@@ -251,7 +256,7 @@ impl Git {
 
     /// Checks that the checkout at `dir` can move from commit `old` to `new` as
     /// `git merge --ff-only` would move it: no local change in a path the move touches.
-    pub fn can_bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
+    pub(crate) fn can_bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
         // Fresh stat data, so an untouched file is never taken for a local change.
         let _ = self.output(Some(dir), &["update-index", "-q", "--refresh"], &[]);
         self.run_in(Some(dir), &["read-tree", "-m", "-u", "-n", old, new], &[])
@@ -260,14 +265,14 @@ impl Git {
 
     /// Moves the index and files of the checkout at `dir` from commit `old` to `new`
     /// (only the paths that differ; local changes elsewhere stay).
-    pub fn bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
+    pub(crate) fn bring_along(&self, dir: &Path, old: &str, new: &str) -> Result<()> {
         self.run_in(Some(dir), &["read-tree", "-m", "-u", old, new], &[])
             .map(|_| ())
     }
 
     /// A worker's worktree at `dir` on `branch`: a new branch from `start`, or the branch
     /// as it is when it exists already (`git worktree add [-b BRANCH] DIR ...`).
-    pub fn worker_worktree(&self, dir: &Path, branch: &str, start: &str) -> Result<()> {
+    pub(crate) fn worker_worktree(&self, dir: &Path, branch: &str, start: &str) -> Result<()> {
         let d = dir.to_string_lossy();
         if self.branch_tip(branch)?.is_some() {
             self.run(&["worktree", "add", "--quiet", &d, branch])
@@ -278,7 +283,7 @@ impl Git {
     }
 
     /// `git worktree add --detach DIR COMMIT`.
-    pub fn worktree_add(&self, dir: &Path, commit: &str) -> Result<()> {
+    pub(crate) fn worktree_add(&self, dir: &Path, commit: &str) -> Result<()> {
         let d = dir.to_string_lossy();
         self.run(&["worktree", "add", "--detach", "--quiet", &d, commit])
             .map(|_| ())
@@ -286,7 +291,7 @@ impl Git {
 
     /// Removes the worktree at `dir` (its files and git's record of it), whatever state
     /// it is in; never fails.
-    pub fn worktree_remove(&self, dir: &Path) {
+    pub(crate) fn worktree_remove(&self, dir: &Path) {
         let d = dir.to_string_lossy();
         let removed = self
             .output(None, &["worktree", "remove", "--force", "--force", &d], &[])

@@ -20,14 +20,12 @@ mod sign;
 mod snapshot;
 mod temp_worktree;
 
-pub use checkout::{LinkedCheckout, linked_checkout};
-pub use commands::{Git, Merged};
-pub use history::FileChange;
-pub use hookdir::PushBase;
-pub use ledger::Changed;
-pub use recovery::recover_left_locks;
-pub use snapshot::FolderChange;
-pub use temp_worktree::TempWorktree;
+pub(crate) use checkout::{LinkedCheckout, linked_checkout};
+pub(crate) use commands::{Git, Merged};
+pub(crate) use hookdir::PushBase;
+pub(crate) use ledger::Changed;
+pub(crate) use recovery::recover_left_locks;
+pub(crate) use temp_worktree::TempWorktree;
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};

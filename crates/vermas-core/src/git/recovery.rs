@@ -180,7 +180,7 @@ pub(crate) fn held_open(path: &Path) -> bool {
 /// Removes the lock files a killed vermas left, if the crash note at `note_path` says so;
 /// cheap when there is no note (one stat). Safe from any command: nothing is touched while
 /// the note's writer lives or while a process holds the lock open.
-pub fn recover_left_locks(note_path: &Path) {
+pub(crate) fn recover_left_locks(note_path: &Path) {
     if note_path.exists() {
         CrashNote::new(note_path.to_path_buf(), PathBuf::new()).recover();
     }

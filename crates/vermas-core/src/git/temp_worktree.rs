@@ -18,14 +18,14 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// A temporary worktree at one commit; removed when dropped.
 #[derive(Debug)]
-pub struct TempWorktree {
+pub(crate) struct TempWorktree {
     git: Git,
     dir: PathBuf,
 }
 
 impl TempWorktree {
     /// Checks out `commit` (detached) in a new folder under the temp folder.
-    pub fn add(git: &Git, commit: &str) -> Result<TempWorktree> {
+    pub(crate) fn add(git: &Git, commit: &str) -> Result<TempWorktree> {
         static CLEANUP: Once = Once::new();
         CLEANUP.call_once(|| crate::proc::interrupt::on_signal(remove_all));
         let tmp = std::env::temp_dir();
@@ -48,7 +48,7 @@ impl TempWorktree {
     }
 
     /// The worktree's folder (canonical).
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 }
@@ -64,7 +64,7 @@ impl TempWorktree {
     /// The temporary worktrees of this repository that a run which died left in the temp
     /// folder: named `vermas-worktree-<pid>-<n>`, no process `<pid>` alive, and git's link
     /// file there pointing into this repository.
-    pub fn leftovers(git: &Git) -> Vec<PathBuf> {
+    pub(crate) fn leftovers(git: &Git) -> Vec<PathBuf> {
         let Some(common) = git.common_dir() else {
             return Vec::new();
         };
@@ -88,7 +88,7 @@ impl TempWorktree {
 
     /// Removes the [`leftovers`] and the entries git keeps for them (called by a run holding
     /// the run lock).
-    pub fn prune_leftovers(git: &Git) {
+    pub(crate) fn prune_leftovers(git: &Git) {
         for dir in TempWorktree::leftovers(git) {
             git.worktree_remove(&dir);
         }

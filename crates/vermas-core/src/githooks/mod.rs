@@ -22,13 +22,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The hooks vermas provides.
-pub const PROVIDED: &[&str] = &["pre-push"];
+pub(crate) const PROVIDED: &[&str] = &["pre-push"];
 
 /// The line that marks a hook script as vermas's own.
-pub const MARKER: &str = "# vermas-managed-hook";
+pub(crate) const MARKER: &str = "# vermas-managed-hook";
 
 /// Suffix of the file that keeps the hook vermas replaced (and runs first).
-pub const CHAINED_SUFFIX: &str = ".vermas-chained";
+pub(crate) const CHAINED_SUFFIX: &str = ".vermas-chained";
 
 /// Hook names git knows, to tell a hook vermas does not provide from a typo.
 const GIT_HOOKS: &[&str] = &[
@@ -137,7 +137,7 @@ pub enum Uninstalled {
 
 /// The hook script for `name`, running `exe` (found by absolute path, else `vermas` on
 /// PATH) after the chained hook, if any.
-pub fn script(name: &str, exe: Option<&Path>) -> String {
+pub(crate) fn script(name: &str, exe: Option<&Path>) -> String {
     let vermas = exe
         .map(|p| crate::text::shell::quote(&p.to_string_lossy()))
         .unwrap_or_else(|| "vermas".to_string());

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The files approving `spec` (of `work`) freezes: each criterion's linked file, the live
 /// spec the work links and its checks, and `extra`; with the live spec's path.
-pub fn linked(
+pub(crate) fn linked(
     ws: &Workspace,
     spec: &Bead,
     work: &Bead,
@@ -62,7 +62,7 @@ fn normal(path: &str) -> Result<String> {
 /// The committed blob of each of `files` at HEAD of the checkout at `ws.root`; refused
 /// for a file that does not exist, is not committed or has uncommitted changes (write the
 /// check and commit it first, then approve), or outside a git repository.
-pub fn stamp(ws: &Workspace, files: &BTreeSet<String>) -> Result<BTreeMap<String, String>> {
+pub(crate) fn stamp(ws: &Workspace, files: &BTreeSet<String>) -> Result<BTreeMap<String, String>> {
     if files.is_empty() {
         return Ok(BTreeMap::new());
     }
@@ -147,7 +147,7 @@ pub fn compare(spec: &Bead, dir: &std::path::Path, commit: Option<&str>) -> Vec<
 
 /// Why an inspection of `commit` cannot go on: the frozen files it does not hold as
 /// approved, named with what to do; `None` when it holds them all.
-pub fn changed(spec: &Bead, dir: &std::path::Path, commit: Option<&str>) -> Option<String> {
+pub(crate) fn changed(spec: &Bead, dir: &std::path::Path, commit: Option<&str>) -> Option<String> {
     let changed: Vec<String> = compare(spec, dir, commit)
         .into_iter()
         .filter(|f| !f.holds())
@@ -169,7 +169,7 @@ pub fn changed(spec: &Bead, dir: &std::path::Path, commit: Option<&str>) -> Opti
 
 /// Every file frozen by an approved test spec, with the spec that froze it: what no work
 /// branch may change.
-pub fn all_frozen(ws: &Workspace) -> Result<BTreeMap<String, String>> {
+pub(crate) fn all_frozen(ws: &Workspace) -> Result<BTreeMap<String, String>> {
     let set = crate::bead::store::BeadSet::load(ws)?;
     let mut out = BTreeMap::new();
     for b in set.beads.values().filter(|b| {

@@ -149,7 +149,7 @@ pub struct HookFile {
 
 /// The hook files of `point`, in the order they run: `<Name>`, then `<Name>.d/*` by name
 /// (names starting with `.` left out). Symlinks are listed too, for [`run`] to check.
-pub fn files(ws: &Workspace, point: HookPoint) -> Vec<PathBuf> {
+pub(crate) fn files(ws: &Workspace, point: HookPoint) -> Vec<PathBuf> {
     let dir = ws.path(crate::workspace::layout::HOOKS);
     let mut out = Vec::new();
     let single = dir.join(point.name());
@@ -184,7 +184,7 @@ pub fn present(ws: &Workspace) -> Vec<HookFile> {
 }
 
 /// How long one hook may run: `inspect.hook_timeout`.
-pub fn timeout(ws: &Workspace) -> Duration {
+pub(crate) fn timeout(ws: &Workspace) -> Duration {
     ws.config.inspect.hook_timeout.get()
 }
 
@@ -281,7 +281,11 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
 /// [`run`] holding the workspace's write lock while hooks run (so no other vermas writer's
 /// change is taken for a hook's), for callers outside a change; a point with no hooks
 /// takes no lock.
-pub fn run_locked(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> HookReport {
+pub(crate) fn run_locked(
+    ws: &Workspace,
+    point: HookPoint,
+    payload: &serde_json::Value,
+) -> HookReport {
     if files(ws, point).is_empty() {
         return HookReport::default();
     }
@@ -317,7 +321,7 @@ fn seconds(d: Duration) -> String {
 }
 
 /// True when `path` (followed) is a regular file with an execute bit.
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

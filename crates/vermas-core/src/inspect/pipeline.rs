@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// What the caller asks for.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// The last step to run.
     pub upto: Upto,
     /// The diff's base (else the merge-base with the default branch).
@@ -47,7 +47,12 @@ pub fn work_and_spec(ws: &Workspace, id: &str) -> Result<(Bead, Option<Bead>)> {
 
 /// Inspects `work` by its test spec `spec` as far as `opts.upto`, with the checks run in
 /// `ws.root` (the refinery's temporary worktree gives its own).
-pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options) -> Inspection {
+pub(crate) fn inspect(
+    ws: &Workspace,
+    work: &Bead,
+    spec: Option<&Bead>,
+    opts: &Options,
+) -> Inspection {
     let mut ins = Inspection {
         work: work.id.clone(),
         title: work.title.clone(),

@@ -10,7 +10,7 @@ use crate::bead::store::bead_path;
 use crate::error::{Error, Result};
 use crate::mail::ops::Outgoing;
 use crate::mail::{MsgType, Priority};
-use crate::store::{CommitMessage, Recorded, Txn};
+use crate::store::{Recorded, Txn};
 use crate::time::Timestamp;
 use crate::verify::results::{Evidence, ResultRecord};
 use crate::workspace::Workspace;
@@ -32,22 +32,9 @@ pub struct Routed {
     pub recorded: Option<Recorded>,
 }
 
-/// Records `ins` and routes the work by its verdict, as `actor`, in one commit.
-pub fn record_and_route(ws: &Workspace, actor: &str, ins: &Inspection) -> Result<Routed> {
-    let mut txn = Txn::begin(ws)?;
-    let (mut routed, ids) = route_in(&mut txn, ws, actor, ins, Timestamp::now())?;
-    routed.recorded = Some(txn.commit(&CommitMessage {
-        verb: "inspect".into(),
-        ids,
-        title: format!("{} {}", ins.verdict.as_str(), ins.title),
-        actor: actor.to_string(),
-    })?);
-    Ok(routed)
-}
-
 /// Records `ins` and routes the work by its verdict inside the open change `txn` (which
 /// the caller commits), returning what was routed and the ids of the records written.
-pub fn route_in(
+pub(crate) fn route_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     actor: &str,
@@ -272,7 +259,7 @@ fn record_of(ins: &Inspection, at: Timestamp) -> ResultRecord {
 
 /// The failure report: each failing criterion with its evidence, the critic's points and
 /// the judge's reasons.
-pub fn failure_report(ins: &Inspection) -> String {
+pub(crate) fn failure_report(ins: &Inspection) -> String {
     let mut r = format!("Inspection of {} ({}): FAIL\n\n", ins.work, ins.title);
     for reason in &ins.reasons {
         let _ = writeln!(r, "- {reason}");

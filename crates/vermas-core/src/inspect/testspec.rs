@@ -30,7 +30,7 @@ pub fn create(ws: &Workspace, actor: &str, new: NewBead) -> Result<Changed> {
 /// Writes a new bead (and its test spec, as [`create`] does) into the open change `txn`,
 /// for a command that records more in the same commit; returns the beads written, the new
 /// one first, and the commit message `create` would use.
-pub fn create_in(
+pub(crate) fn create_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     actor: &str,
@@ -51,7 +51,7 @@ pub fn create_in(
 }
 
 /// True for work that gets a test spec: tasks, features and bugs.
-pub fn wants_spec(work: &Bead) -> bool {
+pub(crate) fn wants_spec(work: &Bead) -> bool {
     matches!(
         work.issue_type,
         IssueType::Task | IssueType::Feature | IssueType::Bug
@@ -59,7 +59,7 @@ pub fn wants_spec(work: &Bead) -> bool {
 }
 
 /// The test-spec id of work `id`: `vm-abc` → `vm-spec-abc`.
-pub fn spec_id(id: &str) -> String {
+pub(crate) fn spec_id(id: &str) -> String {
     match id.split_once('-') {
         Some((prefix, rest)) => format!("{prefix}-spec-{rest}"),
         None => format!("spec-{id}"),
@@ -68,7 +68,7 @@ pub fn spec_id(id: &str) -> String {
 
 /// Writes the test spec of `work` into `txn`, makes the work wait for it (a `blocks`
 /// dependency, on `work` itself: the caller writes it) and mails `inspector/`.
-pub fn attach(
+pub(crate) fn attach(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     work: &mut Bead,
@@ -121,7 +121,13 @@ pub fn attach(
 }
 
 /// A notification from the actor's own mailbox (else `mayor/`).
-pub fn notice(ws: &Workspace, actor: &str, to: &str, subject: String, body: String) -> Outgoing {
+pub(crate) fn notice(
+    ws: &Workspace,
+    actor: &str,
+    to: &str,
+    subject: String,
+    body: String,
+) -> Outgoing {
     let from = crate::mail::ops::own_address(ws, Some(actor), "")
         .or_else(|_| Address::parse("mayor/"))
         .expect("mayor/ is an address");
@@ -139,7 +145,7 @@ pub fn notice(ws: &Workspace, actor: &str, to: &str, subject: String, body: Stri
 }
 
 /// The test spec of work `work_id`, if it has one (read whole).
-pub fn of_work(ws: &Workspace, work_id: &str) -> Result<Option<Bead>> {
+pub(crate) fn of_work(ws: &Workspace, work_id: &str) -> Result<Option<Bead>> {
     let set = BeadSet::load(ws)?;
     let canonical = spec_id(work_id);
     let mut specs = set
@@ -222,7 +228,7 @@ fn open_spec(ws: &Workspace, id: &str) -> Result<Bead> {
 /// A criterion (its id left empty) of `description` checked by `check`, refused unless the
 /// description is one line and the command parses as shell or the target is a valid
 /// `path#function`.
-pub fn criterion(description: &str, check: Check) -> Result<AcceptanceCriterion> {
+pub(crate) fn criterion(description: &str, check: Check) -> Result<AcceptanceCriterion> {
     let description = description.trim();
     if description.is_empty() || description.contains('\n') {
         return Err(Error::Invalid(
@@ -272,7 +278,7 @@ pub fn criterion(description: &str, check: Check) -> Result<AcceptanceCriterion>
 
 /// Refuses a `--verify`/`--judge` target of `c` whose file is not in the repository, or
 /// that does not define the function it names (in a language vermas can read).
-pub fn check_target(ws: &Workspace, c: &AcceptanceCriterion) -> Result<()> {
+pub(crate) fn check_target(ws: &Workspace, c: &AcceptanceCriterion) -> Result<()> {
     let Some(raw) = c.verify.as_deref().or(c.judge.as_deref()) else {
         return Ok(());
     };
@@ -306,7 +312,7 @@ pub fn check_target(ws: &Workspace, c: &AcceptanceCriterion) -> Result<()> {
 }
 
 /// The number of the next `ac-N` id of `spec`: one more than the highest there.
-pub fn next_number(spec: &Bead) -> u32 {
+pub(crate) fn next_number(spec: &Bead) -> u32 {
     spec.acceptance_criteria
         .iter()
         .filter_map(|c| c.id.strip_prefix("ac-")?.parse::<u32>().ok())
@@ -316,7 +322,7 @@ pub fn next_number(spec: &Bead) -> u32 {
 }
 
 /// Refuses to change the criteria of an approved spec.
-pub fn check_open(spec: &Bead) -> Result<()> {
+pub(crate) fn check_open(spec: &Bead) -> Result<()> {
     if spec.status == Status::Closed {
         return Err(Error::wrong_state(format!(
             "{} is approved: its criteria cannot change under the approval",
@@ -383,7 +389,7 @@ pub fn approve(
 /// `mayor/`. The stamp names the committer, not a free-text actor. Refused without
 /// criteria, when a check file is missing or uncommitted, or when it is approved already
 /// with every frozen file as approved.
-pub fn approve_in(
+pub(crate) fn approve_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     actor: &str,

@@ -15,10 +15,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// bd's status of a deleted issue.
-pub const TOMBSTONE: &str = "tombstone";
+pub(crate) const TOMBSTONE: &str = "tombstone";
 
 /// Every status an imported issue may have (besides the tombstones, which are skipped).
-pub const BD_STATUSES: &[&str] = &[
+pub(crate) const BD_STATUSES: &[&str] = &[
     "open",
     "in_progress",
     "blocked",
@@ -31,7 +31,7 @@ pub const BD_STATUSES: &[&str] = &[
 
 /// What is wrong with one bd record, and under which key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// The top-level key at fault, when one is.
     pub key: Option<&'static str>,
     /// What is wrong.
@@ -47,7 +47,7 @@ fn problem(key: &'static str, message: impl Into<String>) -> Problem {
 
 /// A bd issue in vermas's terms: everything a bead keeps of it in its own fields.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Issue {
+pub(crate) struct Issue {
     /// `id`.
     pub id: String,
     /// `title`.
@@ -100,7 +100,7 @@ pub fn own_type(bead: &Bead) -> String {
 
 /// True when a file named `<id>.md` cannot exist on Windows: the part of the name before
 /// its first `.` is a device name, in any case.
-pub fn reserved_on_windows(id: &str) -> bool {
+pub(crate) fn reserved_on_windows(id: &str) -> bool {
     let stem = id.split('.').next().unwrap_or(id).to_ascii_uppercase();
     match stem.as_str() {
         "CON" | "PRN" | "AUX" | "NUL" => true,
@@ -114,7 +114,7 @@ pub fn reserved_on_windows(id: &str) -> bool {
 }
 
 /// Reads a bd issue object.
-pub fn read(obj: &Object) -> Result<Issue, Problem> {
+pub(crate) fn read(obj: &Object) -> Result<Issue, Problem> {
     let id = text(obj, "id")?
         .filter(|s| !s.is_empty())
         .ok_or_else(|| problem("id", "the issue has no id"))?;
@@ -396,7 +396,7 @@ fn comments(obj: &Object) -> Result<Vec<Note>, Problem> {
 }
 
 /// A new bead holding `issue` (its body without leftover bd fields).
-pub fn to_bead(issue: &Issue) -> Bead {
+pub(crate) fn to_bead(issue: &Issue) -> Bead {
     let mut b = Bead::new(issue.id.clone(), issue.title.clone());
     b.status = issue.status;
     b.priority = issue.priority;

@@ -79,7 +79,7 @@ pub fn export(ws: &Workspace) -> Result<Exported> {
 }
 
 /// One bead as a bd issue line (without the newline).
-pub fn line(bead: &Bead) -> String {
+pub(crate) fn line(bead: &Bead) -> String {
     let (texts, kept) = sections::split(&bead.description);
     let base = to_bd::base(bead, &texts);
     let issue = to_bd::overlay(base, &kept, &bead.id);

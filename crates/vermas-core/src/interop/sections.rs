@@ -23,7 +23,7 @@ pub(crate) type Object = Map<String, Value>;
 
 /// bd's free texts of one issue, each without surrounding blank lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Texts {
+pub(crate) struct Texts {
     /// `description`.
     pub description: String,
     /// `design`.
@@ -47,7 +47,7 @@ const EXTRAS_CLOSE: &str = " -->";
 
 impl Texts {
     /// The section text bd keeps under `key` (`description` included).
-    pub fn get(&self, key: &str) -> &str {
+    pub(crate) fn get(&self, key: &str) -> &str {
         match key {
             "design" => &self.design,
             "acceptance_criteria" => &self.acceptance_criteria,

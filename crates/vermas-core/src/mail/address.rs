@@ -5,11 +5,11 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 /// The address forms, as listed in errors.
-pub const FORMS: &str =
+pub(crate) const FORMS: &str =
     "mayor/, inspector/, inspector/<role>, <name>/, <rig>/refinery, <rig>/<agent>, @<group>";
 
 /// A folder name the mail store keeps for itself inside every mailbox.
-pub const ARCHIVE: &str = "archive";
+pub(crate) const ARCHIVE: &str = "archive";
 
 /// One deliverable address, in its normal spelling (`mayor/`, `inspector/critic`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,7 +105,7 @@ impl Address {
 
 /// True when [`Address::of_actor`] made the actor's mailbox name up from it (`New Comer`
 /// → `new-comer/`) because the actor itself is no valid name: the caller says so.
-pub fn derived_from_actor(actor: &str) -> bool {
+pub(crate) fn derived_from_actor(actor: &str) -> bool {
     Address::parse(actor).is_err()
         && !actor.contains('/')
         && check_segment(actor).is_err()
@@ -218,7 +218,7 @@ fn expand_in(
 
 /// Normalises `text` for the `to`/`cc` fields: a group stays `@name` (checked to exist),
 /// an address takes its normal spelling.
-pub fn normalise(text: &str, groups: &BTreeMap<String, Vec<String>>) -> Result<String> {
+pub(crate) fn normalise(text: &str, groups: &BTreeMap<String, Vec<String>>) -> Result<String> {
     let t = text.trim();
     if t.starts_with('@') {
         expand(t, groups, &mut Vec::new())?;

@@ -11,7 +11,7 @@ use crate::time::Timestamp;
 use std::borrow::Cow;
 
 /// Bodies longer than this are left out of the index and read from the file when needed.
-pub const BODY_CACHE_LIMIT: usize = 4096;
+pub(crate) const BODY_CACHE_LIMIT: usize = 4096;
 
 /// A message whose string fields are JSON-escaped and borrowed from an index line where
 /// possible. Field meanings are those of [`Message`].
@@ -52,7 +52,7 @@ pub struct Entry<'a> {
 }
 
 /// `s` JSON-escaped: the text between the quotes of the JSON string for `s`.
-pub fn json_esc(s: &str) -> Cow<'_, str> {
+pub(crate) fn json_esc(s: &str) -> Cow<'_, str> {
     if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         return Cow::Borrowed(s);
     }

@@ -53,7 +53,11 @@ pub fn sender(ws: &Workspace, from: Option<&str>, actor: Option<&str>) -> Result
 /// Your own address: config `mail.from` if set, else the actor's mailbox (the actor
 /// itself when it is an address, else `<actor>/`). `override_hint` names the flag that
 /// chooses another, for the error when neither gives an address.
-pub fn own_address(ws: &Workspace, actor: Option<&str>, override_hint: &str) -> Result<Address> {
+pub(crate) fn own_address(
+    ws: &Workspace,
+    actor: Option<&str>,
+    override_hint: &str,
+) -> Result<Address> {
     if let Some(from) = ws.config.mail.from.as_deref() {
         return Address::parse(from).map_err(|e| match e {
             Error::InvalidWithHelp { message, help } => Error::InvalidWithHelp {
@@ -107,7 +111,7 @@ pub fn send(ws: &Workspace, out: Outgoing) -> Result<Changed> {
 
 /// Writes `out` into the open change `txn`, to be committed with the rest of it; returns
 /// the messages written. An ephemeral message cannot be part of a commit.
-pub fn send_in(txn: &mut Txn<'_>, ws: &Workspace, out: Outgoing) -> Result<Vec<Message>> {
+pub(crate) fn send_in(txn: &mut Txn<'_>, ws: &Workspace, out: Outgoing) -> Result<Vec<Message>> {
     if out.ephemeral {
         return Err(Error::Invalid(
             "an ephemeral message is never committed".into(),

@@ -61,7 +61,7 @@ impl Dir {
 }
 
 /// `.beads/mail` or `.beads/wisps/mail`.
-pub fn root(ws: &Workspace, ephemeral: bool) -> PathBuf {
+pub(crate) fn root(ws: &Workspace, ephemeral: bool) -> PathBuf {
     ws.path(if ephemeral {
         layout::WISP_MAIL
     } else {
@@ -78,7 +78,7 @@ pub fn live_dirs(ws: &Workspace, mailbox: &str) -> [Dir; 2] {
 }
 
 /// Every folder that can hold messages, found by walking both mail roots.
-pub fn all_dirs(ws: &Workspace) -> Vec<Dir> {
+pub(crate) fn all_dirs(ws: &Workspace) -> Vec<Dir> {
     let mut out = dirs_under(ws, false);
     out.extend(dirs_under(ws, true));
     out
@@ -86,7 +86,7 @@ pub fn all_dirs(ws: &Workspace) -> Vec<Dir> {
 
 /// The folders that can hold messages under one mail root (`.beads/wisps/mail/` when
 /// `ephemeral`), found by walking it.
-pub fn dirs_under(ws: &Workspace, ephemeral: bool) -> Vec<Dir> {
+pub(crate) fn dirs_under(ws: &Workspace, ephemeral: bool) -> Vec<Dir> {
     let mut out = Vec::new();
     let base = root(ws, ephemeral);
     let walk = walkdir::WalkDir::new(&base)
@@ -123,7 +123,7 @@ pub fn dirs_under(ws: &Workspace, ephemeral: bool) -> Vec<Dir> {
 
 /// Reads and parses one message file of `dir`; refused when the folder or the file is a
 /// symlink leading outside the repository.
-pub fn read_message(ws: &Workspace, dir: &Dir, path: &Path) -> Result<Message> {
+pub(crate) fn read_message(ws: &Workspace, dir: &Dir, path: &Path) -> Result<Message> {
     ws.contain(&dir.path)?;
     read_in_checked(ws, dir, path)
 }
@@ -146,7 +146,7 @@ fn place(msg: &mut Message, dir: &Dir) {
 
 /// Every message of `dir` (through its index), plus the files that did not parse; refused
 /// when the folder is reached through a symlink leading outside the repository.
-pub fn load_dir(ws: &Workspace, dir: &Dir) -> Result<Loaded<Message>> {
+pub(crate) fn load_dir(ws: &Workspace, dir: &Dir) -> Result<Loaded<Message>> {
     ws.contain(&dir.path)?;
     let mut loaded =
         index::load::<Message>(&dir.path, &dir.index_path(ws), &ws.cache_dir(), |path| {
@@ -160,7 +160,7 @@ pub fn load_dir(ws: &Workspace, dir: &Dir) -> Result<Loaded<Message>> {
 
 /// The current messages of `dir` as index lines and parsed files (see
 /// [`crate::mail::index::Entry`]).
-pub fn snapshot_dir(ws: &Workspace, dir: &Dir) -> Result<Snapshot<Message>> {
+pub(crate) fn snapshot_dir(ws: &Workspace, dir: &Dir) -> Result<Snapshot<Message>> {
     ws.contain(&dir.path)?;
     index::snapshot::<Message>(&dir.path, &dir.index_path(ws), &ws.cache_dir(), |path| {
         read_in_checked(ws, dir, path)
@@ -168,7 +168,7 @@ pub fn snapshot_dir(ws: &Workspace, dir: &Dir) -> Result<Snapshot<Message>> {
 }
 
 /// Every message of every folder.
-pub fn load_all(ws: &Workspace) -> Result<Loaded<Message>> {
+pub(crate) fn load_all(ws: &Workspace) -> Result<Loaded<Message>> {
     let mut all = Loaded::default();
     for dir in all_dirs(ws) {
         let loaded = load_dir(ws, &dir)?;
@@ -188,7 +188,7 @@ pub fn complete(ws: &Workspace, msgs: &mut [Message]) -> Result<()> {
 }
 
 /// The ids (file names) of every message in `dirs`, without parsing anything.
-pub fn ids_in(dirs: &[Dir]) -> Vec<(String, usize)> {
+pub(crate) fn ids_in(dirs: &[Dir]) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         let Ok(rd) = std::fs::read_dir(&dir.path) else {
@@ -208,7 +208,7 @@ pub fn ids_in(dirs: &[Dir]) -> Vec<(String, usize)> {
 
 /// A message file found by id.
 #[derive(Debug, Clone)]
-pub struct Located {
+pub(crate) struct Located {
     /// The full id.
     pub id: String,
     /// Its folder.
@@ -217,19 +217,19 @@ pub struct Located {
 
 impl Located {
     /// The message file.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.dir.file(&self.id)
     }
 
     /// Reads and parses it.
-    pub fn read(&self, ws: &Workspace) -> Result<Message> {
+    pub(crate) fn read(&self, ws: &Workspace) -> Result<Message> {
         read_message(ws, &self.dir, &self.path())
     }
 }
 
 /// Finds message `query`: an exact id, else a unique prefix of an id or of its part after
 /// `msg-`.
-pub fn find(ws: &Workspace, query: &str) -> Result<Located> {
+pub(crate) fn find(ws: &Workspace, query: &str) -> Result<Located> {
     let dirs = all_dirs(ws);
     let q = query.trim();
     if crate::store::id::is_valid(q) {

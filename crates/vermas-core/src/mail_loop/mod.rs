@@ -28,7 +28,7 @@ pub enum Kind {
 }
 
 /// The kind of a message by its subject, if the loop knows it.
-pub fn classify(subject: &str) -> Option<Kind> {
+pub(crate) fn classify(subject: &str) -> Option<Kind> {
     let s = subject.trim();
     if let Some(rest) = act::strip_ci(s, "RE:") {
         return act::strip_ci(rest.trim_start(), act::NEEDS_CLARIFICATION).map(|_| Kind::Answered);
@@ -93,7 +93,7 @@ pub struct Event {
 /// kept in `.beads/.cache/inspector-reported` so a restart does not report them again, and
 /// the actions that failed in this run, tried again only by the next start.
 #[derive(Debug, Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// Messages (and files) reported already.
     reported: HashSet<String>,
     /// Messages whose action failed in this run.
@@ -106,7 +106,7 @@ pub struct Memory {
 
 impl Memory {
     /// The memory of the loops before this one in `ws` (a missing cache: nothing reported).
-    pub fn load(ws: &Workspace) -> Memory {
+    pub(crate) fn load(ws: &Workspace) -> Memory {
         let file = ws.cache_dir().join("inspector-reported");
         let reported = std::fs::read_to_string(&file)
             .map(|t| t.lines().map(str::to_string).collect())
@@ -180,7 +180,7 @@ pub fn run(
 /// One pass over the mailbox, oldest message first. One pass at a time: a second waits
 /// for the first, so a message is taken (and acted on) by one pass only, and a message a
 /// pass finds taken was left by one that was interrupted.
-pub fn pass(
+pub(crate) fn pass(
     ws: &Workspace,
     actor: &str,
     memory: &mut Memory,

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 
 /// The kinds of record the driver merges, told by their path under `.beads/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `.beads/issues/<id>.md`.
     Bead,
     /// `.beads/mail/**/<id>.md`.
@@ -31,7 +31,7 @@ pub enum Kind {
 impl Kind {
     /// The kind of the record at `path` (as git names it, relative to the repository), if
     /// vermas merges it.
-    pub fn of(path: &str) -> Option<Kind> {
+    pub(crate) fn of(path: &str) -> Option<Kind> {
         let path = path.replace('\\', "/");
         let start = path
             .rfind(".beads/")

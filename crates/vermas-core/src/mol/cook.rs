@@ -23,7 +23,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Suffix of formula files in `.beads/formulas/`.
-pub const FORMULA_SUFFIX: &str = ".formula.toml";
+pub(crate) const FORMULA_SUFFIX: &str = ".formula.toml";
 
 /// A loaded formula with where it came from.
 pub(super) struct Loaded {
@@ -145,7 +145,7 @@ fn check_supported(l: &Loaded) -> Result<()> {
 }
 
 /// How deep an `extends` chain may go: deeper is refused, not a stack overflow.
-pub const MAX_EXTENDS_DEPTH: usize = 64;
+pub(crate) const MAX_EXTENDS_DEPTH: usize = 64;
 
 /// Applies `extends`, depth first; `chain` holds the formulas being resolved (cycles).
 pub(super) fn resolve(

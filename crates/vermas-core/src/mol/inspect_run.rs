@@ -18,10 +18,10 @@ use crate::workspace::Workspace;
 use serde::Serialize;
 
 /// The formula this driver runs.
-pub const FORMULA: &str = "mol-inspect";
+pub(crate) const FORMULA: &str = "mol-inspect";
 
 /// The steps it records, in order (advocate and critic both need audit; judge needs both).
-pub const STEPS: [&str; 6] = ["verify", "audit", "advocate", "critic", "judge", "route"];
+pub(crate) const STEPS: [&str; 6] = ["verify", "audit", "advocate", "critic", "judge", "route"];
 
 /// What a driven run did.
 #[derive(Debug, Clone, Serialize)]
@@ -51,7 +51,7 @@ pub struct StepResult {
 
 /// True when molecule `mol` is one this driver runs: of formula `mol-inspect` (the built-in
 /// or a `.beads/formulas/` file of that name) with every step of [`STEPS`].
-pub fn drives(mol: &Molecule) -> bool {
+pub(crate) fn drives(mol: &Molecule) -> bool {
     mol.formula == FORMULA && STEPS.iter().all(|s| mol.step(s).is_ok())
 }
 

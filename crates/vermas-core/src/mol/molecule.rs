@@ -306,7 +306,7 @@ impl Digest {
 }
 
 /// `.beads/mols`: poured molecules.
-pub fn mols_dir(ws: &Workspace) -> PathBuf {
+pub(crate) fn mols_dir(ws: &Workspace) -> PathBuf {
     ws.path(layout::MOLS)
 }
 
@@ -316,7 +316,7 @@ pub fn archive_dir(ws: &Workspace) -> PathBuf {
 }
 
 /// `.beads/wisps/mols`: wisps.
-pub fn wisps_dir(ws: &Workspace) -> PathBuf {
+pub(crate) fn wisps_dir(ws: &Workspace) -> PathBuf {
     ws.path(layout::WISP_MOLS)
 }
 
@@ -331,18 +331,18 @@ pub fn path_of(ws: &Workspace, mol: &Molecule) -> PathBuf {
 }
 
 /// The YAML text of a molecule, fields in their declared order.
-pub fn render(mol: &Molecule) -> Result<String> {
+pub(crate) fn render(mol: &Molecule) -> Result<String> {
     crate::text::yaml::to_string(mol).map_err(Error::Invalid)
 }
 
 /// The YAML text of a digest.
-pub fn render_digest(digest: &Digest) -> Result<String> {
+pub(crate) fn render_digest(digest: &Digest) -> Result<String> {
     crate::text::yaml::to_string(digest).map_err(Error::Invalid)
 }
 
 /// Reads and checks one molecule file (errors point at file, line and column); a symlink
 /// only when it stays inside the repository.
-pub fn read(ws: &Workspace, path: &Path) -> Result<Molecule> {
+pub(crate) fn read(ws: &Workspace, path: &Path) -> Result<Molecule> {
     let mol: Molecule = ws.read_named_record(path, |m: &Molecule| &m.id)?;
     let shown = ws.display(path);
     let mut seen = std::collections::BTreeSet::new();
@@ -379,7 +379,7 @@ fn yaml_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Every live molecule file: poured ones, then wisps.
-pub fn files(ws: &Workspace) -> Vec<PathBuf> {
+pub(crate) fn files(ws: &Workspace) -> Vec<PathBuf> {
     let mut all = yaml_files(&mols_dir(ws));
     all.extend(yaml_files(&wisps_dir(ws)));
     all
@@ -401,7 +401,7 @@ pub fn load_all(ws: &Workspace) -> (Vec<Molecule>, Vec<Error>) {
 
 /// The file of the live molecule `id` names exactly or by unique prefix (of the id, or of
 /// the part after `mol-`).
-pub fn find(ws: &Workspace, id: &str) -> Result<PathBuf> {
+pub(crate) fn find(ws: &Workspace, id: &str) -> Result<PathBuf> {
     let all = files(ws);
     let stem = |p: &PathBuf| {
         p.file_stem()
@@ -452,7 +452,7 @@ pub fn load(ws: &Workspace, id: &str) -> Result<(PathBuf, Molecule)> {
 }
 
 /// A new molecule id, free among poured, archived and wisp molecules.
-pub fn new_id(ws: &Workspace, formula: &str, actor: &str) -> String {
+pub(crate) fn new_id(ws: &Workspace, formula: &str, actor: &str) -> String {
     let taken = |id: &str| {
         let file = format!("{id}.yaml");
         [mols_dir(ws), archive_dir(ws), wisps_dir(ws)]
@@ -465,7 +465,7 @@ pub fn new_id(ws: &Workspace, formula: &str, actor: &str) -> String {
 
 /// Takes the lock that serialises changes to wisps (`.beads/wisps/.lock`, never
 /// committed); released when the file is dropped.
-pub fn lock_wisps(ws: &Workspace) -> Result<File> {
+pub(crate) fn lock_wisps(ws: &Workspace) -> Result<File> {
     ws.lock_file(&ws.path(layout::WISPS), layout::LOCK)
 }
 

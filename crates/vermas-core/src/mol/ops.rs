@@ -98,7 +98,12 @@ pub fn pour(
 }
 
 /// Pours `proto` into `.beads/mols/<id>.yaml` for the bead `bead_id` and commits it.
-pub fn pour_proto(ws: &Workspace, actor: &str, proto: &Proto, bead_id: &str) -> Result<Changed> {
+pub(crate) fn pour_proto(
+    ws: &Workspace,
+    actor: &str,
+    proto: &Proto,
+    bead_id: &str,
+) -> Result<Changed> {
     let now = Timestamp::now();
     let mut txn = Txn::begin(ws)?;
     let id = molecule::new_id(ws, &proto.formula, actor);
@@ -173,7 +178,12 @@ pub fn change_step(
 }
 
 /// Applies `change` to step `step_id` of `mol` at `now`, or says why it cannot be.
-pub fn apply(mol: &mut Molecule, step_id: &str, change: &StepChange, now: Timestamp) -> Result<()> {
+pub(crate) fn apply(
+    mol: &mut Molecule,
+    step_id: &str,
+    change: &StepChange,
+    now: Timestamp,
+) -> Result<()> {
     let step = mol.step(step_id)?;
     let mol_id = mol.id.clone();
     if step.status.is_done() {
@@ -231,7 +241,7 @@ pub fn apply(mol: &mut Molecule, step_id: &str, change: &StepChange, now: Timest
 
 /// Reads molecule `id` under the right lock, lets `edit` change it (returning the commit
 /// title), writes it back and, for a poured molecule, commits it.
-pub fn update(
+pub(crate) fn update(
     ws: &Workspace,
     actor: &str,
     id: &str,

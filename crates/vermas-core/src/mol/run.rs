@@ -19,10 +19,10 @@ use std::sync::{Mutex, Once, mpsc};
 use std::time::Duration;
 
 /// Longest a handler may run for one step before its process group is killed.
-pub const STEP_TIMEOUT: Duration = Duration::from_secs(3600);
+pub(crate) const STEP_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// Most bytes of a handler's output stored as a step's output or reason.
-pub const OUTPUT_CAP: usize = 64 * 1024;
+pub(crate) const OUTPUT_CAP: usize = 64 * 1024;
 
 /// How `mol run` runs its handler.
 #[derive(Debug, Clone)]
@@ -343,7 +343,7 @@ fn give_back(which: impl Fn(&Taken) -> bool) {
 }
 
 /// The JSON a handler reads on stdin for `step`.
-pub fn step_input(mol: &Molecule, step: &Step) -> serde_json::Value {
+pub(crate) fn step_input(mol: &Molecule, step: &Step) -> serde_json::Value {
     let outputs: BTreeMap<&str, Option<&str>> = step
         .needs
         .iter()

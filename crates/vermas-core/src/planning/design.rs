@@ -15,7 +15,7 @@ use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 
 /// Longest title the designer may propose, in characters.
-pub const MAX_TITLE: usize = 100;
+pub(crate) const MAX_TITLE: usize = 100;
 
 /// The sections of the requirements: JSON key, markdown heading.
 const SECTIONS: [(&str, &str); 4] = [
@@ -144,7 +144,7 @@ pub fn propose(
 
 /// The designer's task: the request, the work it is for, a person's feedback, and the reply
 /// format.
-pub fn task(input: &DesignInput, revision: Option<&Revision>) -> String {
+pub(crate) fn task(input: &DesignInput, revision: Option<&Revision>) -> String {
     let mut t = format!("REQUEST\n{}\n", input.request);
     if let Some(w) = &input.work {
         t.push_str(&format!(
@@ -175,7 +175,7 @@ pub fn task(input: &DesignInput, revision: Option<&Revision>) -> String {
 
 /// Reads the designer's reply: one JSON object (alone, in a ```json fence, or amid prose)
 /// with the keys of [`Requirements`]; says what is wrong otherwise.
-pub fn parse_reply(reply: &str) -> std::result::Result<Requirements, String> {
+pub(crate) fn parse_reply(reply: &str) -> std::result::Result<Requirements, String> {
     let value = json_in(reply, '{', '}')?;
     let obj = value
         .as_object()
@@ -203,7 +203,7 @@ pub fn parse_reply(reply: &str) -> std::result::Result<Requirements, String> {
 
 /// The JSON value between the first `open` and the last `close` of `reply` (a fenced block
 /// or the whole reply first).
-pub fn json_in(
+pub(crate) fn json_in(
     reply: &str,
     open: char,
     close: char,
@@ -287,7 +287,7 @@ fn plain(v: &serde_json::Value) -> String {
 }
 
 /// A title from the request itself: its first line, cut to 80 characters.
-pub fn title_from(request: &str) -> String {
+pub(crate) fn title_from(request: &str) -> String {
     let line = request.lines().next().unwrap_or("").trim();
     let cut: String = line.chars().take(80).collect();
     cut.trim_end().to_string()
@@ -295,7 +295,7 @@ pub fn title_from(request: &str) -> String {
 
 /// The requirements as the markdown of a bead's description: a `## ` heading per section
 /// that has items, one `- ` item each (further lines of an item indented two spaces).
-pub fn to_markdown(reqs: &Requirements) -> String {
+pub(crate) fn to_markdown(reqs: &Requirements) -> String {
     let mut out = String::new();
     for (key, heading) in SECTIONS {
         let items = reqs.section(key);
@@ -474,7 +474,7 @@ pub fn record(
 
 /// Writes a new feature bead carrying `reqs` (and its test spec) into `txn`; returns the
 /// beads written, the work first, and the commit message (verb `design`).
-pub fn create_new_in(
+pub(crate) fn create_new_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     actor: &str,

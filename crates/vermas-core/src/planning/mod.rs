@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use strategy::{Strategized, StrategyInput};
 
 /// The formula a plan runs (a `.beads/formulas/` file of that name takes its place).
-pub const FORMULA: &str = "mol-spec-planning";
+pub(crate) const FORMULA: &str = "mol-spec-planning";
 
 /// The steps a plan runs, in order.
 pub const STEPS: [&str; 3] = ["design", "create", "strategize"];
@@ -297,7 +297,7 @@ fn resumable(plan: &Plan, step: &str, e: Error) -> Error {
 
 /// Records the approved requirements: pours the molecule with its `design` step done, in
 /// one commit.
-pub fn record_design(
+pub(crate) fn record_design(
     ws: &Workspace,
     actor: &str,
     plan: &mut Plan,
@@ -336,7 +336,7 @@ pub fn record_design(
 
 /// Creates the work with the approved requirements (and its test spec) and marks `create`
 /// done, in one commit; returns the beads written, the work first.
-pub fn record_create(
+pub(crate) fn record_create(
     ws: &Workspace,
     actor: &str,
     plan: &mut Plan,
@@ -368,7 +368,7 @@ pub fn record_create(
 
 /// Adds the approved criteria to the work's test spec (approving it with `approve`) and
 /// marks `strategize` done, in one commit.
-pub fn record_strategy(
+pub(crate) fn record_strategy(
     ws: &Workspace,
     actor: &str,
     plan: &mut Plan,

@@ -102,7 +102,7 @@ pub fn propose(
 }
 
 /// The strategist's task: the work, the criteria it has, a person's feedback, the format.
-pub fn task(input: &StrategyInput, revision: Option<&Revision>) -> String {
+pub(crate) fn task(input: &StrategyInput, revision: Option<&Revision>) -> String {
     let w = &input.work;
     let body = w.description.trim();
     let mut t = format!(
@@ -149,7 +149,7 @@ pub fn task(input: &StrategyInput, revision: Option<&Revision>) -> String {
 
 /// Reads the strategist's reply: a JSON array of criteria (alone, fenced or amid prose),
 /// each checked; they are numbered `ac-<first>`, `ac-<first+1>`, ... whatever ids it gave.
-pub fn parse_reply(
+pub(crate) fn parse_reply(
     reply: &str,
     first: u32,
 ) -> std::result::Result<Vec<AcceptanceCriterion>, String> {
@@ -296,7 +296,7 @@ pub fn record(
 
 /// [`record`]'s writes into the open change `txn`; returns what was written and the commit
 /// message (verb `strategize`).
-pub fn add_in(
+pub(crate) fn add_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     actor: &str,

@@ -32,7 +32,7 @@ pub fn on_signal(work: impl Fn() + Send + 'static) {
 
 /// After a terminating signal, parks the calling thread for good (vermas is ending), so a
 /// check killed by the cleanup is never reported as a result.
-pub fn halt_if_interrupted() {
+pub(crate) fn halt_if_interrupted() {
     while INTERRUPTED.load(Ordering::SeqCst) {
         std::thread::park();
     }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The variable every job vermas runs finds vermas's own path in.
-pub const SELF_VAR: &str = "VERMAS_BIN";
+pub(crate) const SELF_VAR: &str = "VERMAS_BIN";
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ impl Job {
 
 /// How a run ended.
 #[derive(Debug, Clone, Default)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// Exit code, when it exited.
     pub exit_code: Option<i32>,
     /// Signal that ended it, when one did.
@@ -99,12 +99,12 @@ pub struct Finished {
 
 impl Finished {
     /// True when output was left out to keep within the cap.
-    pub fn truncated(&self) -> bool {
+    pub(crate) fn truncated(&self) -> bool {
         self.dropped > 0
     }
 
     /// The kept output as text (invalid UTF-8 replaced).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.output).into_owned()
     }
 }

@@ -27,8 +27,8 @@ mod spawn;
 mod supervise;
 mod wait;
 
-pub use job::{Finished, Job, SELF_VAR};
-pub use spawn::run;
+pub(crate) use job::{Finished, Job};
+pub(crate) use spawn::run;
 
 use std::sync::Mutex;
 

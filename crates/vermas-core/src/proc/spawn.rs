@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 /// when the child ends, and when vermas is killed. The calling thread does all the waiting
 /// (a poll on the output pipe and on the guard's socket or the child's pidfd): no thread
 /// per check.
-pub fn run(job: &Job) -> Finished {
+pub(crate) fn run(job: &Job) -> Finished {
     reap::prepare();
     let start = Instant::now();
     let token = Token::new();

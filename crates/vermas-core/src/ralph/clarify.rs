@@ -3,7 +3,7 @@
 //! wrapix's ralph finds it: the first such line, the text after the marker.
 
 /// ralph's clarify exit signal.
-pub const MARKER: &str = "RALPH_CLARIFY:";
+pub(crate) const MARKER: &str = "RALPH_CLARIFY:";
 
 /// The question of the first `RALPH_CLARIFY:` line of `output`, trimmed (and without the
 /// backquotes or asterisks a markdown reply may wrap it in); `None` when there is none or

@@ -55,7 +55,7 @@ pub fn index(specs: &[Spec]) -> Index {
 }
 
 /// The spec's file as ralph names it: its path under the specs folder (`notify.md`).
-pub fn spec_file(spec: &Spec) -> String {
+pub(crate) fn spec_file(spec: &Spec) -> String {
     format!("{}.md", spec.name)
 }
 

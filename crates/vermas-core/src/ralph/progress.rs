@@ -13,7 +13,7 @@ use crate::workspace::Workspace;
 use std::collections::BTreeSet;
 
 /// ralph's label for a bead waiting for a person, besides vermas's `awaiting:input`.
-pub const RALPH_CLARIFY: &str = "ralph:clarify";
+pub(crate) const RALPH_CLARIFY: &str = "ralph:clarify";
 
 /// What the progress was counted from.
 #[derive(Debug, Clone, PartialEq, Eq)]

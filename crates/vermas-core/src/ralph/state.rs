@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 /// ralph's folder when `RALPH_DIR` is not set, relative to the repository root.
-pub const DEFAULT_DIR: &str = ".wrapix/ralph";
+pub(crate) const DEFAULT_DIR: &str = ".wrapix/ralph";
 
 /// The pinned-context file when `config.nix` names none.
-pub const DEFAULT_PINNED_CONTEXT: &str = "docs/README.md";
+pub(crate) const DEFAULT_PINNED_CONTEXT: &str = "docs/README.md";
 
 /// ralph's folder in one repository.
 #[derive(Debug, Clone)]
@@ -148,7 +148,7 @@ fn string_field(path: &Path, name: &str) -> Option<String> {
 /// The value of `name = "text";` in a Nix attribute set, when it is a plain string
 /// literal (ralph evaluates the file with `nix eval`; vermas reads only this simple form).
 /// Comments (`# ...`) are skipped.
-pub fn nix_string_attr(text: &str, name: &str) -> Option<String> {
+pub(crate) fn nix_string_attr(text: &str, name: &str) -> Option<String> {
     for line in text.lines() {
         let code = line.split_once('#').map_or(line, |(before, _)| before);
         let mut rest = code.trim_start();

@@ -128,7 +128,7 @@ pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted
 }
 
 /// Git in the workspace's repository; the refinery has nothing to do outside one.
-pub fn repository(ws: &Workspace) -> Result<Git> {
+pub(crate) fn repository(ws: &Workspace) -> Result<Git> {
     let repo = crate::git::GitRepo::open(&ws.root).ok_or_else(|| {
         Error::Invalid(format!(
             "{} is not in a git work tree: the refinery merges git branches",
@@ -232,6 +232,6 @@ pub fn list(ws: &Workspace) -> Result<(Vec<MergeRequest>, Vec<Error>)> {
 
 /// Takes the queue's run lock (`.beads/.cache/refinery.lock`), waiting for another
 /// `refinery run` to finish; released when the file is dropped.
-pub fn lock_runs(ws: &Workspace) -> Result<File> {
+pub(crate) fn lock_runs(ws: &Workspace) -> Result<File> {
     ws.lock_file(&ws.cache_dir(), "refinery.lock")
 }

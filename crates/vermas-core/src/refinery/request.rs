@@ -136,18 +136,18 @@ pub fn dir(ws: &Workspace) -> PathBuf {
 }
 
 /// The file of request `id`.
-pub fn path(ws: &Workspace, id: &str) -> PathBuf {
+pub(crate) fn path(ws: &Workspace, id: &str) -> PathBuf {
     dir(ws).join(format!("{id}.yaml"))
 }
 
 /// The YAML text of a request, fields in their declared order.
-pub fn render(req: &MergeRequest) -> Result<String> {
+pub(crate) fn render(req: &MergeRequest) -> Result<String> {
     crate::text::yaml::to_string(req).map_err(Error::Invalid)
 }
 
 /// Reads one request file (errors point at file, line and column); a symlink only when
 /// it stays inside the repository.
-pub fn read(ws: &Workspace, path: &Path) -> Result<MergeRequest> {
+pub(crate) fn read(ws: &Workspace, path: &Path) -> Result<MergeRequest> {
     let req: MergeRequest = ws.read_named_record(path, |r: &MergeRequest| &r.id)?;
     Ok(req)
 }
@@ -178,12 +178,12 @@ pub fn load_all(ws: &Workspace) -> Result<(Vec<MergeRequest>, Vec<Error>)> {
 /// Writes `req` as it stands to its file, uncommitted: the intent a run records before it
 /// moves the target, so a run killed in between can be finished by the next (the
 /// request's final commit takes the file along).
-pub fn write_intent(ws: &Workspace, req: &MergeRequest) -> Result<()> {
+pub(crate) fn write_intent(ws: &Workspace, req: &MergeRequest) -> Result<()> {
     crate::store::write_atomic(&ws.cache_dir(), &path(ws, &req.id), render(req)?.as_bytes())
 }
 
 /// A new request id, free among the request files.
-pub fn new_id(ws: &Workspace, branch: &str, actor: &str, count: usize) -> String {
+pub(crate) fn new_id(ws: &Workspace, branch: &str, actor: &str, count: usize) -> String {
     crate::store::id::fresh("mq", branch, actor, count, |id| path(ws, id).exists())
 }
 

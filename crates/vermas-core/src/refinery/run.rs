@@ -38,7 +38,7 @@ pub struct Ran {
 
 /// Takes waiting requests oldest first (one batch with `once`, else until none waits), as
 /// `actor`; `seen` hears of each as it is settled. One run at a time: a second waits.
-pub fn run(
+pub(crate) fn run(
     ws: &Workspace,
     actor: &str,
     opts: RunOptions,

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 /// How a request ended, before it is recorded.
 #[derive(Debug, Clone)]
-pub struct End {
+pub(crate) struct End {
     /// The request's new state.
     pub state: State,
     /// Why.
@@ -58,12 +58,12 @@ impl End {
     }
 
     /// Could not be decided or landed.
-    pub fn error(reason: String) -> End {
+    pub(crate) fn error(reason: String) -> End {
         End::new(State::Error, reason)
     }
 
     /// The branch does not merge cleanly onto `tip`.
-    pub fn conflict(paths: Vec<String>, tip: String) -> End {
+    pub(crate) fn conflict(paths: Vec<String>, tip: String) -> End {
         let mut end = End::new(
             State::Conflict,
             format!(
@@ -78,14 +78,14 @@ impl End {
     }
 
     /// Nothing can land onto `tip`, for `reason`.
-    pub fn refused(reason: String, tip: String) -> End {
+    pub(crate) fn refused(reason: String, tip: String) -> End {
         let mut end = End::new(State::Rejected, reason);
         end.target_tip = Some(tip);
         end
     }
 
     /// Decided by an inspection that did not pass.
-    pub fn inspected(ins: &Inspection, tip: String, candidate: String) -> End {
+    pub(crate) fn inspected(ins: &Inspection, tip: String, candidate: String) -> End {
         let state = match ins.verdict {
             Verdict::Pass => State::Merged,
             Verdict::Fail => State::Rejected,
@@ -100,7 +100,7 @@ impl End {
     }
 
     /// Verified and landed: the target moved from `tip` to `candidate`.
-    pub fn merged(ins: &Inspection, tip: String, candidate: String) -> End {
+    pub(crate) fn merged(ins: &Inspection, tip: String, candidate: String) -> End {
         let mut end = End::inspected(ins, tip, candidate.clone());
         end.state = State::Merged;
         end.merged_commit = Some(candidate);
@@ -108,7 +108,7 @@ impl End {
     }
 
     /// Notes the tip and the candidate built on it.
-    pub fn record_tip(&mut self, tip: String, candidate: String) {
+    pub(crate) fn record_tip(&mut self, tip: String, candidate: String) {
         self.target_tip = Some(tip);
         self.candidate = Some(candidate);
     }
@@ -135,26 +135,8 @@ pub struct Taken {
     pub recorded: Option<Recorded>,
 }
 
-/// Records how `req` ended, as `actor`, in one commit, when no inspection decided it (a
-/// conflict, a refusal, an error); an inspected end is recorded by the inspection's own
-/// run through [`write_in`].
-pub fn record(ws: &Workspace, actor: &str, mut req: MergeRequest, end: End) -> Result<Taken> {
-    let now = Timestamp::now();
-    let mut txn = Txn::begin(ws)?;
-    let (ids, mailed) = write_in(&mut txn, ws, &mut req, &end, now)?;
-    let recorded = txn.commit(&commit_message(&req, ids, actor))?;
-    Ok(Taken {
-        request: req,
-        inspection: None,
-        routed: None,
-        mailed,
-        warnings: end.warnings,
-        recorded: Some(recorded),
-    })
-}
-
 /// The message of the commit that records how `req` ended.
-pub fn commit_message(req: &MergeRequest, ids: Vec<String>, actor: &str) -> CommitMessage {
+pub(crate) fn commit_message(req: &MergeRequest, ids: Vec<String>, actor: &str) -> CommitMessage {
     CommitMessage {
         verb: "refinery".into(),
         ids,
@@ -166,7 +148,7 @@ pub fn commit_message(req: &MergeRequest, ids: Vec<String>, actor: &str) -> Comm
 /// Writes how `req` ended into `txn`: the bead closed when it merged, the refinery's own
 /// notice to `mayor/`, and the request in its new state. Returns the ids written and the
 /// subjects mailed.
-pub fn write_in(
+pub(crate) fn write_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     req: &mut MergeRequest,

@@ -205,7 +205,7 @@ fn rank(o: Outcome) -> u8 {
 }
 
 /// Flaky: UNSTABLE once, or (SKIPs aside) an outcome that changed and changed back.
-pub fn is_flaky(outcomes: impl Iterator<Item = Outcome>) -> bool {
+pub(crate) fn is_flaky(outcomes: impl Iterator<Item = Outcome>) -> bool {
     let mut last = None;
     let mut changes = 0;
     for o in outcomes {

@@ -11,7 +11,6 @@ mod overview;
 mod views;
 
 pub use ledger::Source;
-pub use live::is_flaky;
 pub use model::*;
 
 use crate::error::{Error, Result};
@@ -21,9 +20,9 @@ use crate::workspace::layout;
 use std::collections::HashMap;
 
 /// Items listed per group of work or merge requests (the count says how many more).
-pub const LIST_CAP: usize = 100;
+pub(crate) const LIST_CAP: usize = 100;
 /// Recorded outcomes shown per criterion (the newest; the count says how many more).
-pub const STRIP_CAP: usize = 50;
+pub(crate) const STRIP_CAP: usize = 50;
 
 /// What to gather.
 #[derive(Debug, Clone, Default)]

@@ -12,7 +12,7 @@ use crate::workspace::Workspace;
 use std::path::PathBuf;
 
 /// Every role with a context file, in the order they are written, and its text.
-pub const ROLES: &[(&str, &str)] = &[
+pub(crate) const ROLES: &[(&str, &str)] = &[
     ("mayor", include_str!("mayor.md")),
     ("inspector", include_str!("inspector.md")),
     ("auditor", include_str!("auditor.md")),
@@ -44,14 +44,18 @@ pub struct RoleFile {
 }
 
 /// `.beads/roles/<role>.md`.
-pub fn path(ws: &Workspace, role: &str) -> PathBuf {
+pub(crate) fn path(ws: &Workspace, role: &str) -> PathBuf {
     ws.path(crate::workspace::layout::ROLES)
         .join(format!("{role}.md"))
 }
 
 /// Writes every role file into the open change `txn`: missing ones always, existing ones
 /// only with [`Existing::Overwrite`] (and then only when their text differs).
-pub fn write_in(txn: &mut Txn<'_>, ws: &Workspace, existing: Existing) -> Result<Vec<RoleFile>> {
+pub(crate) fn write_in(
+    txn: &mut Txn<'_>,
+    ws: &Workspace,
+    existing: Existing,
+) -> Result<Vec<RoleFile>> {
     let mut out = Vec::with_capacity(ROLES.len());
     for (role, text) in ROLES {
         let path = path(ws, role);

@@ -26,12 +26,12 @@ pub fn dir(ws: &Workspace, role: &str) -> PathBuf {
 }
 
 /// `.beads/roles/<role>/CLAUDE.md`.
-pub fn claude_md(ws: &Workspace, role: &str) -> PathBuf {
+pub(crate) fn claude_md(ws: &Workspace, role: &str) -> PathBuf {
     dir(ws, role).join("CLAUDE.md")
 }
 
 /// `.beads/roles/<role>/.claude/settings.json`.
-pub fn settings(ws: &Workspace, role: &str) -> PathBuf {
+pub(crate) fn settings(ws: &Workspace, role: &str) -> PathBuf {
     dir(ws, role).join(".claude").join("settings.json")
 }
 
@@ -41,7 +41,7 @@ pub fn exists(ws: &Workspace, role: &str) -> bool {
 }
 
 /// The `CLAUDE.md` of a role whose context is `context`.
-pub fn claude_text(role: &str, context: &str) -> String {
+pub(crate) fn claude_text(role: &str, context: &str) -> String {
     format!("{}{context}", banner(role))
 }
 
@@ -124,7 +124,7 @@ const INSPECTOR_ONLY: &[&str] = &[
 
 /// The `.claude/settings.json` of `role`: its commands allowed, the records' folder closed
 /// to edits, and the commands that write the Inspector's records denied.
-pub fn settings_text(role: &str) -> String {
+pub(crate) fn settings_text(role: &str) -> String {
     let bash = |c: &&str| format!("Bash({c}:*)");
     let allow: Vec<String> = READ.iter().chain(own_commands(role)).map(bash).collect();
     let mut deny: Vec<String> = DENIED_TO_ALL.iter().map(bash).collect();
@@ -164,7 +164,7 @@ pub struct WorkspaceFiles {
 /// context as it is on disk now (so it follows a person's edits), whenever it differs;
 /// `settings.json` when missing, or over an existing one only with
 /// [`Existing::Overwrite`].
-pub fn write_in(
+pub(crate) fn write_in(
     txn: &mut Txn<'_>,
     ws: &Workspace,
     existing: Existing,
@@ -203,7 +203,7 @@ pub fn write_in(
 
 /// The roles whose workspace's `CLAUDE.md` no longer holds their context (the role file
 /// changed since): what `doctor` reports.
-pub fn stale(ws: &Workspace) -> Vec<&'static str> {
+pub(crate) fn stale(ws: &Workspace) -> Vec<&'static str> {
     ROLES
         .iter()
         .filter(|(role, _)| exists(ws, role))

@@ -8,15 +8,15 @@ use crate::git::GitRepo;
 use crate::workspace::Workspace;
 
 /// The command git runs: base, ours (the result goes there), theirs, the path.
-pub const DRIVER: &str = "vermas merge-file %O %A %B %P";
+pub(crate) const DRIVER: &str = "vermas merge-file %O %A %B %P";
 /// The driver's name as git shows it.
-pub const NAME: &str = "vermas records merged by meaning";
+pub(crate) const NAME: &str = "vermas records merged by meaning";
 /// The attribute naming the driver, as `.beads/.gitattributes` holds it.
-pub const ATTRIBUTE: &str = "merge=vermas";
+pub(crate) const ATTRIBUTE: &str = "merge=vermas";
 
 /// True when the git config of the ledger's repository names the driver (also true
 /// outside git: there is nothing to register then).
-pub fn registered(ws: &Workspace) -> bool {
+pub(crate) fn registered(ws: &Workspace) -> bool {
     GitRepo::open(&ws.beads_dir).is_none_or(|r| r.config_value("merge.vermas.driver").is_some())
 }
 
@@ -41,7 +41,7 @@ pub fn ensure(ws: &Workspace) {
 
 /// Names the driver in the git config of the ledger's repository when it does not yet;
 /// returns whether it wrote it.
-pub fn register(ws: &Workspace) -> Result<bool> {
+pub(crate) fn register(ws: &Workspace) -> Result<bool> {
     let Some(repo) = GitRepo::open(&ws.beads_dir) else {
         return Ok(false);
     };
@@ -60,7 +60,7 @@ pub fn register(ws: &Workspace) -> Result<bool> {
 }
 
 /// True when `.beads/.gitattributes` names the driver for record files.
-pub fn attributed(ws: &Workspace) -> bool {
+pub(crate) fn attributed(ws: &Workspace) -> bool {
     ws.read_record(&ws.beads_dir.join(".gitattributes"))
         .is_ok_and(|text| text.lines().any(|l| l.contains(ATTRIBUTE)))
 }

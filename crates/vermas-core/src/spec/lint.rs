@@ -305,7 +305,7 @@ fn spec_dir(spec: &Spec) -> &str {
 /// or `../` (which vermas reads from the repository root, but GitHub and editors from the
 /// spec's folder) written from the spec's folder (`../tests/x.sh`). Only markdown links:
 /// link-like text is never clickable, and ralph reads it as written.
-pub fn github_target(a: &Annotation, spec_dir: &str) -> Option<String> {
+pub(crate) fn github_target(a: &Annotation, spec_dir: &str) -> Option<String> {
     if a.form != LinkForm::Markdown || a.error.is_some() {
         return None;
     }

@@ -154,7 +154,7 @@ pub fn is_spec_file(file_name: &str) -> bool {
 /// outside the repository is an error. A spec file that is such a symlink, or is not
 /// UTF-8, is not parsed: it is listed with one error saying why (and nothing of its
 /// content), and the other specs are read as usual.
-pub fn discover(root: &Path, dir: &str) -> Result<Vec<Spec>> {
+pub(crate) fn discover(root: &Path, dir: &str) -> Result<Vec<Spec>> {
     let base = root.join(dir);
     // Checked first: walkdir follows its starting folder when that is a symlink.
     if !crate::sys::contain::resolve(root, &base)?.is_dir() {

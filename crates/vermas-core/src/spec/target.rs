@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 /// A target split and resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
+pub(crate) struct Target {
     /// Repository-relative file, normalised (`tests/x.sh`).
     pub file: String,
     /// The function, if one was named.
@@ -16,7 +16,7 @@ pub struct Target {
 
 /// What a target's path is written relative to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathBase {
+pub(crate) enum PathBase {
     /// No leading `/`, `./` or `../` (`tests/x.sh`): vermas reads it from the repository
     /// root, GitHub and editors from the spec's folder.
     Bare,
@@ -27,7 +27,7 @@ pub enum PathBase {
 }
 
 /// How the path of `raw` (a target as written) is based.
-pub fn path_base(raw: &str) -> PathBase {
+pub(crate) fn path_base(raw: &str) -> PathBase {
     if raw.starts_with("./") || raw.starts_with("../") {
         PathBase::Spec
     } else if raw.starts_with('/') {
@@ -39,7 +39,7 @@ pub fn path_base(raw: &str) -> PathBase {
 
 /// Which function names a target may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NameRule {
+pub(crate) enum NameRule {
     /// `[A-Za-z_][A-Za-z0-9_:.\[\]-]*` ([`is_valid_function`]): every markdown link.
     Identifier,
     /// An identifier that may also hold spaces and `( ) , / +` with balanced parentheses
@@ -49,7 +49,7 @@ pub enum NameRule {
 }
 
 /// [`resolve_with`] under [`NameRule::Identifier`].
-pub fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
+pub(crate) fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
     resolve_with(raw, spec_dir, NameRule::Identifier)
 }
 
@@ -57,7 +57,7 @@ pub fn resolve(raw: &str, spec_dir: &str) -> Result<Target, String> {
 /// `spec_dir` when it starts with `./` or `../`, otherwise to the repository root (a
 /// leading `/` naming that root). The function name must follow `rule`. Errors say why
 /// the target may not be run.
-pub fn resolve_with(raw: &str, spec_dir: &str, rule: NameRule) -> Result<Target, String> {
+pub(crate) fn resolve_with(raw: &str, spec_dir: &str, rule: NameRule) -> Result<Target, String> {
     let (path, function, legacy) = match raw.find('#') {
         Some(i) => (&raw[..i], Some(&raw[i + 1..]), false),
         None => match raw.find("::") {
@@ -107,7 +107,7 @@ pub fn resolve_with(raw: &str, spec_dir: &str, rule: NameRule) -> Result<Target,
 /// `path` with each `%XX` escape decoded, as GitHub and browsers read a link
 /// (`my%20tests.sh` is `my tests.sh`); a `%` not followed by two hex digits stays as it
 /// is. Refused when the decoded bytes are not UTF-8 or hold a NUL.
-pub fn decode_percent(path: &str) -> Result<String, String> {
+pub(crate) fn decode_percent(path: &str) -> Result<String, String> {
     if !path.contains('%') {
         return Ok(path.to_string());
     }
@@ -141,7 +141,7 @@ pub fn decode_percent(path: &str) -> Result<String, String> {
 /// `path` with the characters a markdown link target cannot hold as they are (space,
 /// `%`, `<`, `>`, parentheses, control characters) written as `%XX`: the inverse of
 /// [`decode_percent`] for a path vermas writes into a link.
-pub fn encode_percent(path: &str) -> String {
+pub(crate) fn encode_percent(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for c in path.chars() {
         if c == ' ' || c.is_control() || matches!(c, '%' | '<' | '>' | '(' | ')') {
@@ -172,7 +172,7 @@ pub fn normalise(path: &str) -> Option<String> {
 }
 
 /// `[A-Za-z_][A-Za-z0-9_:.\[\]-]*`: safe to pass as one argument and to name in a shell.
-pub fn is_valid_function(name: &str) -> bool {
+pub(crate) fn is_valid_function(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -185,7 +185,7 @@ pub fn is_valid_function(name: &str) -> bool {
 /// `( ) , / +`, with parentheses balanced and no space at either end: a subtest named in
 /// words (`Wait for judge approval (via monitor gate pipeline)`). Passed as one argument,
 /// never through a shell.
-pub fn is_valid_described_function(name: &str) -> bool {
+pub(crate) fn is_valid_described_function(name: &str) -> bool {
     let mut depth = 0usize;
     let mut chars = name.chars();
     let first_ok = chars
@@ -209,7 +209,7 @@ pub fn is_valid_described_function(name: &str) -> bool {
 /// `file` from the spec's own folder, as GitHub and editors read it: `../tests/x.sh` from
 /// `specs`, `./helpers/x.sh` for a file under the spec's folder, `tests/x.sh` for a spec
 /// at the repository root.
-pub fn spec_relative(spec_dir: &str, file: &str) -> String {
+pub(crate) fn spec_relative(spec_dir: &str, file: &str) -> String {
     let from: Vec<&str> = spec_dir.split('/').filter(|p| !p.is_empty()).collect();
     let to: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
     if from.is_empty() {
@@ -230,7 +230,7 @@ pub fn spec_relative(spec_dir: &str, file: &str) -> String {
 }
 
 /// Parses a link title such as `timeout=30s retries=2` into key/value options.
-pub fn options(title: &str) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn options(title: &str) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
     for part in title.split([' ', ',', ';']).filter(|p| !p.is_empty()) {
         let (k, v) = part

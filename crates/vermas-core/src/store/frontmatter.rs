@@ -52,7 +52,7 @@ pub fn split<'a>(text: &'a str, file: &str) -> Result<Split<'a>, Box<ParseError>
 
 /// One-based line and column of the value of top-level `key` in a front matter text
 /// (`(1, 1)` when the key is absent), for errors about a field's value.
-pub fn key_position(text: &str, key: &str) -> (usize, usize) {
+pub(crate) fn key_position(text: &str, key: &str) -> (usize, usize) {
     let prefix = format!("{key}:");
     text.lines()
         .enumerate()
@@ -68,7 +68,7 @@ pub fn key_position(text: &str, key: &str) -> (usize, usize) {
 
 /// Refuses a record whose `id` differs from its file name `<id>.md` (`file` names it in
 /// the error, `text` is its content).
-pub fn check_file_name(
+pub(crate) fn check_file_name(
     file: &str,
     text: &str,
     path: &std::path::Path,

@@ -53,7 +53,7 @@ pub(crate) trait Indexed: Sized + Send + Sync {
 
 /// The records of one folder, plus the files that did not parse.
 #[derive(Debug)]
-pub struct Loaded<T> {
+pub(crate) struct Loaded<T> {
     /// Records in no particular order.
     pub records: Vec<T>,
     /// Files that could not be read.
@@ -102,7 +102,7 @@ pub enum Row<'a, T> {
 
 /// The current records of one folder: index lines (not yet decoded) and freshly parsed
 /// records, in the folder's order, plus the files that did not parse.
-pub struct Snapshot<T> {
+pub(crate) struct Snapshot<T> {
     /// The index text the lines point into.
     text: String,
     /// Each record: a line of `text`, or parsed.
@@ -113,7 +113,7 @@ pub struct Snapshot<T> {
 
 impl<T> Snapshot<T> {
     /// The records, in the folder's order.
-    pub fn rows(&self) -> Vec<Row<'_, T>> {
+    pub(crate) fn rows(&self) -> Vec<Row<'_, T>> {
         self.rows
             .iter()
             .filter_map(|f| match f {

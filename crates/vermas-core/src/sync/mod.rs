@@ -6,7 +6,7 @@
 
 mod merge;
 
-pub use merge::KeptDeleted;
+pub(crate) use merge::KeptDeleted;
 
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How many times a push is tried before giving up on a remote that keeps moving.
-pub const MAX_TRIES: u32 = 12;
+pub(crate) const MAX_TRIES: u32 = 12;
 
 /// What a finished sync did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

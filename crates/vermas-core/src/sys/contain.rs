@@ -129,7 +129,7 @@ fn is_link_error(e: &std::io::Error) -> bool {
 /// Opens `path` with `options`, never through a final symlink unless `inside` (which
 /// resolves it, refusing one leading outside) lets it through; the folders on the way
 /// must have been checked already.
-pub fn open(
+pub(crate) fn open(
     options: &mut OpenOptions,
     path: &Path,
     inside: impl FnOnce(&Path) -> Result<PathBuf>,
@@ -148,7 +148,7 @@ pub fn open(
 }
 
 /// Reads the text file `path` as [`open`] opens it.
-pub fn read_to_string(
+pub(crate) fn read_to_string(
     path: &Path,
     inside: impl FnOnce(&Path) -> Result<PathBuf>,
 ) -> Result<String> {

@@ -36,7 +36,7 @@ pub fn reserve_present(buf: &mut Vec<u8>, extra: usize) {
 
 /// An empty string with room for `capacity` bytes, made present at once (see
 /// [`reserve_present`]).
-pub fn string_present(capacity: usize) -> String {
+pub(crate) fn string_present(capacity: usize) -> String {
     let mut bytes = Vec::new();
     reserve_present(&mut bytes, capacity);
     // Empty, so valid UTF-8; the room stays with the string.

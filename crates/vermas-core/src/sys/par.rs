@@ -8,7 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `f` over `items` (with their positions) on the idle cores when there are many (the
 /// per-file stat is most of the cost of a load), keeping the `Some` results in order.
-pub fn par_map<I: Sync, T: Send>(items: &[I], f: impl Fn(usize, &I) -> Option<T> + Sync) -> Vec<T> {
+pub(crate) fn par_map<I: Sync, T: Send>(
+    items: &[I],
+    f: impl Fn(usize, &I) -> Option<T> + Sync,
+) -> Vec<T> {
     let parts = par_chunks(items, f);
     let total: usize = parts.iter().map(Vec::len).sum();
     let mut parts = parts.into_iter();
@@ -22,7 +25,7 @@ pub fn par_map<I: Sync, T: Send>(items: &[I], f: impl Fn(usize, &I) -> Option<T>
 
 /// [`par_map`] without joining the parts: one vector per part, in order (saves copying
 /// large records).
-pub fn par_chunks<I: Sync, T: Send>(
+pub(crate) fn par_chunks<I: Sync, T: Send>(
     items: &[I],
     f: impl Fn(usize, &I) -> Option<T> + Sync,
 ) -> Vec<Vec<T>> {
@@ -38,7 +41,7 @@ pub fn par_chunks<I: Sync, T: Send>(
 /// out among the cores that are idle right now ([`idle_cores`]) in small parts, each
 /// thread taking the next part when done with one, so a helper that starts late costs
 /// nothing.
-pub fn par_ranges<T: Send>(len: usize, f: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
+pub(crate) fn par_ranges<T: Send>(len: usize, f: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
     let threads = if len < 2048 { 1 } else { idle_cores() };
     if threads == 1 {
         return vec![f(0..len)];
@@ -110,7 +113,7 @@ pub fn tune_allocator() {
 /// is no reason to run alone. On a saturated machine, the cores no other task is running
 /// on right now: there a helper thread waits for a core, and waiting costs more than it
 /// saves.
-pub fn idle_cores() -> usize {
+pub(crate) fn idle_cores() -> usize {
     static IDLE: OnceLock<usize> = OnceLock::new();
     *IDLE.get_or_init(|| {
         let cores = cores();

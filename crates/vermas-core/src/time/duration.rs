@@ -7,7 +7,7 @@ use std::time::Duration;
 pub const MAX_DURATION: Duration = Duration::from_secs(365 * 86_400);
 
 /// [`MAX_DURATION`] as error messages spell it.
-pub const MAX_DURATION_TEXT: &str = "365d";
+pub(crate) const MAX_DURATION_TEXT: &str = "365d";
 
 /// Parses `500ms`, `30s`, `5m`, `2h`, `1d` or a bare number of seconds (decimals and an
 /// exponent such as `1.5e3` allowed), refusing anything longer than [`MAX_DURATION`].

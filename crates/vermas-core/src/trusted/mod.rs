@@ -9,8 +9,8 @@ mod records;
 mod settings;
 pub(crate) mod signers;
 
-pub use history::Version;
-pub use signers::{Signed, Signers};
+pub(crate) use history::Version;
+pub(crate) use signers::{Signed, Signers};
 
 use crate::bead::model::Bead;
 use crate::config::Config;

@@ -181,7 +181,7 @@ enum Plan {
 
 /// Runs the checks of `specs` from repository `root`; `progress` hears each check start
 /// and end, with the check's target (`file#function`) as its label.
-pub fn run(
+pub(crate) fn run(
     root: &Path,
     specs: &[Spec],
     s: &RunSettings,

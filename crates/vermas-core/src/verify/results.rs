@@ -172,7 +172,7 @@ pub fn from_spec_run(run: &SpecRun, at: Timestamp) -> ResultRecord {
 }
 
 /// Writes the records of these spec runs and commits them in one commit.
-pub fn record_specs(ws: &Workspace, runs: &[SpecRun], actor: &str) -> Result<Recorded> {
+pub(crate) fn record_specs(ws: &Workspace, runs: &[SpecRun], actor: &str) -> Result<Recorded> {
     let mut txn = Txn::begin(ws)?;
     let now = Timestamp::now();
     let mut ids = Vec::new();

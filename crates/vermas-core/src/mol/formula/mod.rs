@@ -15,8 +15,8 @@ mod advice;
 mod gate;
 mod legs;
 
-pub use advice::AdviceRule;
-pub use legs::{Leg, Synthesis};
+pub(crate) use advice::AdviceRule;
+pub(crate) use legs::{Leg, Synthesis};
 
 use crate::error::textpos::line_col;
 use crate::error::{Error, ParseError};
@@ -53,7 +53,7 @@ pub struct At<T> {
 }
 
 /// Where a value was written: a file and a byte range.
-pub type Loc = (Arc<Source>, Range<usize>);
+pub(crate) type Loc = (Arc<Source>, Range<usize>);
 
 /// What kind of formula a file is (`type`, else inferred from its content).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,7 +53,7 @@ pub enum Event<'a> {
 }
 
 /// Verifies, lands, halves and records the batches of one run.
-pub struct Settler<'a> {
+pub(crate) struct Settler<'a> {
     /// The workspace, with the committed settings.
     pub ws: &'a Workspace,
     /// The repository.
@@ -73,7 +73,7 @@ pub struct Settler<'a> {
 impl Settler<'_> {
     /// Settles `group` (waiting requests for one target, in queue order); `counted` when its
     /// first verification is counted in its attempts already.
-    pub fn settle(&mut self, mut group: Vec<MergeRequest>, mut counted: bool) -> Result<()> {
+    pub(crate) fn settle(&mut self, mut group: Vec<MergeRequest>, mut counted: bool) -> Result<()> {
         let most = 1 + self.ws.config.refinery.max_retries;
         let mut tries = 1;
         loop {
@@ -141,7 +141,7 @@ impl Settler<'_> {
     /// Finishes `group`, requests a killed run left `merging` whose candidate the target
     /// holds: each is inspected again where it landed (in the candidate) and recorded as
     /// merged, routed by what that inspection says, in one commit.
-    pub fn finish(&mut self, mut group: Vec<MergeRequest>) -> Result<()> {
+    pub(crate) fn finish(&mut self, mut group: Vec<MergeRequest>) -> Result<()> {
         group.sort_by_key(|r| r.seq);
         let Some(first) = group.first() else {
             return Ok(());

@@ -74,14 +74,14 @@ fn message(c: &CriterionRun) -> String {
 }
 
 /// A message escaped as GitHub's workflow commands require: `%`, CR and LF.
-pub fn data(s: &str) -> String {
+pub(crate) fn data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// A property value (`file=`, `title=`) escaped: as [`data`], and `:` and `,` too.
-pub fn property(s: &str) -> String {
+pub(crate) fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -109,7 +109,7 @@ fn split_line(location: &str) -> Option<(&str, usize)> {
 }
 
 /// Text with Markdown's and HTML's special characters escaped, on one line.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::new();
     for ch in text.chars() {
         match ch {
