@@ -29,6 +29,7 @@ mod containment;
 mod crash;
 mod design;
 mod discover;
+mod docs;
 mod doctor;
 mod error_codes;
 mod formula;
