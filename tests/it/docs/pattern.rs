@@ -46,12 +46,14 @@ impl Names {
             match tok {
                 Tok::Lit(s) => out.push_str(&s),
                 Tok::Any => out.push_str("[..]"),
-                Tok::Name(doc, Kind::Id(_) | Kind::Hash(_)) => match self.bound.get(&doc) {
+                Tok::Name(doc, kind @ (Kind::Id(_) | Kind::Hash(_))) => match self.bound.get(&doc) {
                     Some(real) => out.push_str(real),
+                    // A hex word no output showed (`ed25519`) is a word, not a hash.
+                    None if matches!(kind, Kind::Hash(_)) => out.push_str(&doc),
                     None => {
                         return Err(format!(
                             "`{doc}` is used before any output showed it (the tests bind a \
-                             shown id or hash to the real one where it first appears)"
+                             shown id to the real one where it first appears)"
                         ));
                     }
                 },

@@ -75,6 +75,7 @@ exit $__rc"#;
             .env("PATH", &self.path)
             .env("HOME", self.home.path())
             .env("TMPDIR", self.home.path().join("tmp"))
+            .env("TMUX_TMPDIR", self.home.path().join("tmp"))
             .env("USER", "ada")
             .env("LANG", "C.UTF-8")
             .env("TERM", "dumb")
