@@ -191,6 +191,7 @@ fn every_command_and_flag_the_docs_show_exists() {
             }
         }
     }
+    eprintln!("{count} commands shown in README.md and docs/*.md checked against clap");
     assert!(count > 100, "only {count} commands found in the docs");
     assert!(wrong.is_empty(), "commands the docs show that vermas does not have:\n{}", wrong.join("\n"));
 }
