@@ -27,6 +27,7 @@ mod session;
 mod setup;
 mod sling;
 mod specs;
+mod style;
 mod sync;
 mod tasks;
 mod ui;

@@ -89,7 +89,11 @@ fn render(a: &StatusArgs, colour: bool) -> Result<String, Error> {
             ..verify::Request::new(verify::Selection::Named(a.specs.clone()), kinds)
         };
         let done = verify::run(&p, request, &mut ())?;
-        screen.push_str(&verify::report::human(&done.runs, kinds, colour));
+        screen.push_str(&verify::report::human(
+            &done.runs,
+            kinds,
+            &crate::cli::style::tagger(colour),
+        ));
     } else {
         let specs = verify::select(&p, &a.specs, &mut ())?;
         let s = verify::summary::summarise(p.ws.as_ref(), &specs)?;

@@ -13,18 +13,11 @@ fn the_pipeline_runs_on_the_stand_in_and_says_so() {
     write_exec(&repo, "fizz.sh", "#!/bin/sh\necho \"$1\"\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "fizz"]);
-    let work = repo.ok(&["q", "Fizz"]).trim().to_string();
-    let spec = work.replacen("vm-", "vm-spec-", 1);
-    repo.ok(&[
-        "inspect",
-        "add-criteria",
-        &spec,
-        "-d",
+    let (work, _) = repo.approved_work(
+        "Fizz",
         "15 is FizzBuzz",
-        "--cmd",
-        "./fizz.sh 15 | grep -qx FizzBuzz",
-    ]);
-    repo.ok(&["inspect", "approve", &spec]);
+        ["--cmd", "./fizz.sh 15 | grep -qx FizzBuzz"],
+    );
     let r = run(&repo, &["inspect", "run", &work]);
     r.expect_code(1);
     assert!(r.stdout.contains("auditor: ac-1 not met"), "{}", r.all());

@@ -15,18 +15,8 @@ fn repo_with_work() -> (Repo, String) {
     repo.write_llm_command(&roles_llm().display().to_string());
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "llm"]);
-    let work = repo.ok(&["q", "Write done.txt"]).trim().to_string();
-    let spec = work.replacen("vm-", "vm-spec-", 1);
-    repo.ok(&[
-        "inspect",
-        "add-criteria",
-        &spec,
-        "-d",
-        "done",
-        "--cmd",
-        "grep -qx yes done.txt",
-    ]);
-    repo.ok(&["inspect", "approve", &spec]);
+    let (work, _) =
+        repo.approved_work("Write done.txt", "done", ["--cmd", "grep -qx yes done.txt"]);
     (repo, work)
 }
 

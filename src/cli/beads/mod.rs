@@ -334,7 +334,7 @@ pub fn close(
                 "warning: {} closed without a passing inspection: recorded as a bypass \
                  (GATE_BYPASS note, {} label)",
                 b.id,
-                ops::GATE_BYPASSED
+                vermas_core::bead::routing::GATE_BYPASSED
             ),
         );
     }

@@ -292,7 +292,11 @@ impl Gate<'_> {
             out!(
                 ui,
                 "{}",
-                verify::report::human(&done.runs, self.kinds, ui.colour)
+                verify::report::human(
+                    &done.runs,
+                    self.kinds,
+                    &crate::cli::style::tagger(ui.colour)
+                )
             );
         }
         let code = push_verdict(&done, count);

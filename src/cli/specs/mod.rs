@@ -169,7 +169,7 @@ fn report(ui: &mut Ui, a: &StatusArgs, runs: &[SpecRun], kinds: Kinds) -> Result
         out!(
             ui,
             "{}",
-            vermas_core::verify::report::human(runs, kinds, ui.colour)
+            vermas_core::verify::report::human(runs, kinds, &crate::cli::style::tagger(ui.colour))
         );
     }
     Ok(())

@@ -267,6 +267,30 @@ impl Repo {
         self.write(".beads/issues/vm-spec-fizz.md", &spec);
     }
 
+    /// Work titled `title` made by `q` (its test spec made with it), given one criterion
+    /// `description` checked by `check` (`["--cmd", "..."]`, `["--verify", "f#fn"]`) and
+    /// approved through the CLI; returns the work's and the spec's ids.
+    pub fn approved_work(
+        &self,
+        title: &str,
+        description: &str,
+        check: [&str; 2],
+    ) -> (String, String) {
+        let work = self.ok(&["q", title]).trim().to_string();
+        let spec = work.replacen("vm-", "vm-spec-", 1);
+        self.ok(&[
+            "inspect",
+            "add-criteria",
+            &spec,
+            "-d",
+            description,
+            check[0],
+            check[1],
+        ]);
+        self.ok(&["inspect", "approve", &spec]);
+        (work, spec)
+    }
+
     /// `git status --porcelain` of a path.
     pub fn status(&self, path: &str) -> String {
         self.git(&["status", "--porcelain", "--", path])

@@ -228,3 +228,40 @@ fn without_approvers_the_reports_say_approvals_are_not_authenticated() {
     let result = m.repo.read(&format!(".beads/results/{}.yaml", m.work));
     assert!(result.contains("approval: "), "{result}");
 }
+
+#[test]
+fn with_approvers_only_an_answer_an_approver_signed_counts() {
+    let Some((m, mayor, worker)) = signed_mk(CHECK) else {
+        eprintln!("ssh-keygen is missing: approvers not checked");
+        return;
+    };
+    let with = |s: &Signer| vec![("HOME", s.home()), ("FAKE_NEEDS_ANSWER", "1".into())];
+    let as_worker = with(&worker);
+    let wenv: Vec<(&str, &str)> = as_worker.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let as_mayor = with(&mayor);
+    let menv: Vec<(&str, &str)> = as_mayor.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // The work is right; the judge still asks a person.
+    write_exec(&m.repo, "fizz.sh", FIXED);
+    git_ok(
+        mayor.dir.path(),
+        m.repo.path(),
+        &["commit", "-q", "-am", "fixed"],
+        false,
+    );
+    m.run_in(None, &["inspect", "run", &m.work], &menv)
+        .expect_code(4);
+    // The worker answers its own question: unsigned by an approver, it is not an answer.
+    m.run_in(None, &["answer", &m.work, "Yes, ship it."], &wenv)
+        .expect_code(0);
+    let r = m.run_in(None, &["inspect", "run", &m.work], &wenv);
+    r.expect_code(4);
+    assert!(!m.labels(&m.work).contains("verified"), "{}", r.all());
+    // The mayor's signed answer is one.
+    m.run_in(None, &["clarify", &m.work, "Ship it?"], &menv)
+        .expect_code(0);
+    m.run_in(None, &["answer", &m.work, "Yes."], &menv)
+        .expect_code(0);
+    let r = m.run_in(None, &["inspect", "run", &m.work], &wenv);
+    r.expect_code(0);
+    assert!(m.labels(&m.work).contains("verified"), "{}", r.all());
+}

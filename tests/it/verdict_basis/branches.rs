@@ -7,18 +7,9 @@ use super::*;
 fn a_branch_cannot_be_submitted_under_another_bead() {
     let m = Mk::new();
     // An easy bead beside the real one.
-    let easy = m.repo.ok(&["q", "Easy"]).trim().to_string();
-    let easy_spec = easy.replacen("vm-", "vm-spec-", 1);
-    m.repo.ok(&[
-        "inspect",
-        "add-criteria",
-        &easy_spec,
-        "-d",
-        "fizz.sh exists",
-        "--cmd",
-        "test -f fizz.sh",
-    ]);
-    m.repo.ok(&["inspect", "approve", &easy_spec]);
+    let (easy, _) = m
+        .repo
+        .approved_work("Easy", "fizz.sh exists", ["--cmd", "test -f fizz.sh"]);
     let r = m.run(&["sling", &m.work, "polecat"]);
     r.expect_code(0);
     let branch = format!("polecat/{}", m.work);

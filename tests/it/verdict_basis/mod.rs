@@ -53,18 +53,11 @@ impl Mk {
         write_exec(&repo, "fizz.sh", BUGGY);
         repo.write("tests/check.sh", check);
         commit_all(&repo, "work and check");
-        let work = repo.ok(&["q", "Implement fizz"]).trim().to_string();
-        let spec = work.replacen("vm-", "vm-spec-", 1);
-        repo.ok(&[
-            "inspect",
-            "add-criteria",
-            &spec,
-            "-d",
+        let (work, spec) = repo.approved_work(
+            "Implement fizz",
             "fizz 15 is FizzBuzz",
-            "--verify",
-            "tests/check.sh#fizz",
-        ]);
-        repo.ok(&["inspect", "approve", &spec]);
+            ["--verify", "tests/check.sh#fizz"],
+        );
         Mk {
             repo,
             tmp: tempfile::Builder::new()

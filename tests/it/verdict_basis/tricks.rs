@@ -5,18 +5,9 @@ use super::*;
 
 /// An easy bead beside the real one: its approved spec asks only for `fizz.sh`.
 fn easy(m: &Mk) -> String {
-    let easy = m.repo.ok(&["q", "Easy"]).trim().to_string();
-    let spec = easy.replacen("vm-", "vm-spec-", 1);
-    m.repo.ok(&[
-        "inspect",
-        "add-criteria",
-        &spec,
-        "-d",
-        "fizz.sh exists",
-        "--cmd",
-        "test -f fizz.sh",
-    ]);
-    m.repo.ok(&["inspect", "approve", &spec]);
+    let (easy, _) = m
+        .repo
+        .approved_work("Easy", "fizz.sh exists", ["--cmd", "test -f fizz.sh"]);
     easy
 }
 

@@ -18,6 +18,7 @@ pub mod input;
 pub mod model;
 pub mod ops;
 pub mod query;
+pub mod routing;
 pub mod store;
 pub mod tails;
 

@@ -6,6 +6,7 @@ use super::model::{
     AWAITING_INPUT, Bead, DepType, Dependency, Gate, IssueType, Note, Status, VERIFIED,
     check_single_line, check_spec_path, check_title,
 };
+use super::routing::GATE_BYPASSED;
 use super::store::{BeadSet, bead_path, load_one};
 use crate::error::{Error, Result};
 use crate::store::{CommitMessage, Recorded, Txn, id};
@@ -279,7 +280,11 @@ pub fn close(
             "--force needs a --reason: the bypass is recorded with it",
         ));
     }
-    let bypass = if force { Bypass::Close } else { Bypass::None };
+    let bypass = if force {
+        super::routing::Bypass::Close
+    } else {
+        super::routing::Bypass::None
+    };
     modify_as(ws, actor, "close", ids, bypass, |bead, now| {
         // Closing a closed bead keeps its reason unless a new one is given.
         if reason.is_some() || !bead.is_closed() {
@@ -454,16 +459,7 @@ fn modify(
     ids: &[String],
     f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
 ) -> Result<Changed> {
-    modify_as(ws, actor, verb, ids, Bypass::None, f)
-}
-
-/// What a change may do past the Inspector's own rules (see [`inspector_only`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bypass {
-    /// Nothing.
-    None,
-    /// Close work whose approved test spec has not passed (recorded by the caller).
-    Close,
+    modify_as(ws, actor, verb, ids, super::routing::Bypass::None, f)
 }
 
 /// [`modify`], with `bypass` saying which of the Inspector's rules the change may pass.
@@ -472,7 +468,7 @@ fn modify_as(
     actor: &str,
     verb: &str,
     ids: &[String],
-    bypass: Bypass,
+    bypass: super::routing::Bypass,
     mut f: impl FnMut(&mut Bead, Timestamp) -> Result<()>,
 ) -> Result<Changed> {
     if ids.is_empty() {
@@ -490,7 +486,7 @@ fn modify_as(
         }
         let before = bead.clone();
         f(&mut bead, now)?;
-        inspector_only(ws, &before, &bead, bypass)?;
+        super::routing::inspector_only(ws, &before, &bead, bypass)?;
         if bead == before {
             unchanged.push(bead.id.clone());
         } else {
@@ -580,68 +576,4 @@ fn dedup(mut labels: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     labels.retain(|l| seen.insert(l.clone()));
     labels
-}
-
-/// The label of work closed or slung past its test spec's gate.
-pub const GATE_BYPASSED: &str = "gate-bypassed";
-
-/// Refuses a change from `before` to `after` that only an inspection's routing may make:
-/// setting or removing `verified`, setting the status `rejected`; and closing work whose
-/// approved test spec has not passed an inspection, unless `bypass` allows it.
-fn inspector_only(ws: &Workspace, before: &Bead, after: &Bead, bypass: Bypass) -> Result<()> {
-    routing_only(Some(before), after)?;
-    if after.status == Status::Closed
-        && before.status != Status::Closed
-        && bypass != Bypass::Close
-        && !after.has_label(VERIFIED)
-        && let Some(spec) = approved_spec_of(ws, &after.id)?
-    {
-        return Err(Error::wrong_state(format!(
-            "{} has an approved test spec ({spec}) and has not passed an inspection",
-            after.id
-        ))
-        .with_help(format!(
-            "have it judged (vermas inspect run {id}); or close it anyway, recorded as a \
-             bypass: vermas close {id} --force --reason \"...\"",
-            id = after.id
-        )));
-    }
-    Ok(())
-}
-
-/// Refuses a bead written as `after` (over `before`, when it existed) that carries what only
-/// an inspection's routing sets: `verified` set or removed, the status `rejected` set.
-pub fn routing_only(before: Option<&Bead>, after: &Bead) -> Result<()> {
-    let verified = |b: Option<&Bead>| b.is_some_and(|b| b.has_label(VERIFIED));
-    let rejected = |b: Option<&Bead>| b.is_some_and(|b| b.status == Status::Rejected);
-    if verified(before) != verified(Some(after)) {
-        return Err(Error::invalid_with_help(
-            format!(
-                "only an inspection sets or removes `{VERIFIED}` (on {})",
-                after.id
-            ),
-            format!("have the work judged: vermas inspect run {}", after.id),
-        ));
-    }
-    if rejected(Some(after)) && !rejected(before) {
-        return Err(Error::invalid_with_help(
-            format!("only an inspection rejects work (on {})", after.id),
-            format!("have the work judged: vermas inspect run {}", after.id),
-        ));
-    }
-    Ok(())
-}
-
-/// The approved test spec of work `id`, if it has one.
-fn approved_spec_of(ws: &Workspace, id: &str) -> Result<Option<String>> {
-    let set = super::store::BeadSet::load(ws)?;
-    Ok(set
-        .beads
-        .values()
-        .find(|b| {
-            b.issue_type == IssueType::TestSpec
-                && b.parent.as_deref() == Some(id)
-                && b.status == Status::Closed
-        })
-        .map(|b| b.id.clone()))
 }

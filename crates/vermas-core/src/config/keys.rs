@@ -1,5 +1,6 @@
-//! Dotted setting keys (`llm.timeout`, `verify.runners.*.nix`): their parts, and where a
-//! key is set in the file's text for error positions.
+//! Dotted setting keys (`llm.timeout`, `verify.runners.*.nix`): their parts, where a
+//! key is set in the file's text for error positions, and every key there is (named when
+//! one is unknown).
 
 /// The parts of a dotted key. A runner pattern is one part whatever dots it holds, so
 /// `verify.runners.*.nix` names the pattern `*.nix`.
@@ -37,4 +38,37 @@ pub(crate) fn find_key_line(text: &str, key: &str) -> (usize, usize) {
         }
     }
     (1, 1)
+}
+
+/// The error for a key no setting has.
+pub(crate) fn unknown_key(key: &str) -> crate::error::Error {
+    crate::error::Error::config(format!("unknown config key '{key}'"))
+        .with_help(format!("keys: {}", known_keys().join(", ")))
+}
+
+/// Every key there is, from the settings themselves (a map's entries as `KEY.NAME`), so the
+/// list cannot leave one out.
+fn known_keys() -> Vec<String> {
+    /// The dotted keys under `node`, its own path being `at`.
+    fn walk(node: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        match node {
+            serde_json::Value::Object(map) if map.is_empty() => out.push(format!("{at}.NAME")),
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let key = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    walk(v, &key, out);
+                }
+            }
+            _ => out.push(at.to_string()),
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(root) = serde_json::to_value(super::Config::default()) {
+        walk(&root, "", &mut out);
+    }
+    out
 }

@@ -2,8 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::yaml;
-use keys::find_key_line;
 pub(crate) use keys::key_parts;
+use keys::{find_key_line, unknown_key};
 
 mod approvers;
 pub mod bd;
@@ -478,39 +478,6 @@ fn scalar_candidates(raw: &str) -> Vec<Value> {
         out.push(Value::Array(list.collect()));
     }
     out.push(Value::String(raw.to_string()));
-    out
-}
-
-/// The error for a key no setting has.
-fn unknown_key(key: &str) -> Error {
-    Error::config(format!("unknown config key '{key}'"))
-        .with_help(format!("keys: {}", known_keys().join(", ")))
-}
-
-/// Every key there is, from the settings themselves (a map's entries as `KEY.NAME`), so the
-/// list cannot leave one out.
-fn known_keys() -> Vec<String> {
-    /// The dotted keys under `node`, its own path being `at`.
-    fn walk(node: &Value, at: &str, out: &mut Vec<String>) {
-        match node {
-            Value::Object(map) if map.is_empty() => out.push(format!("{at}.NAME")),
-            Value::Object(map) => {
-                for (k, v) in map {
-                    let key = if at.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{at}.{k}")
-                    };
-                    walk(v, &key, out);
-                }
-            }
-            _ => out.push(at.to_string()),
-        }
-    }
-    let mut out = Vec::new();
-    if let Ok(root) = serde_json::to_value(Config::default()) {
-        walk(&root, "", &mut out);
-    }
     out
 }
 

@@ -11,7 +11,7 @@ use crate::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 
-pub use crate::bead::ops::GATE_BYPASSED;
+pub use crate::bead::routing::GATE_BYPASSED;
 
 /// What `sling` did.
 #[derive(Debug, Clone)]

@@ -44,7 +44,12 @@ pub fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
     };
     let commit = repo.head_commit();
     let tree = commit.as_deref().and_then(|c| repo.tree_id(c));
-    let Some(head) = commit.clone().filter(|_| given.is_none()) else {
+    let changes = match (&commit, given) {
+        (Some(_), None) => uncommitted(repo.workdir(), &ledger_pathspec(ws, repo.workdir())),
+        _ => Vec::new(),
+    };
+    let Some(head) = commit.clone().filter(|_| !changes.is_empty()) else {
+        // The worktree given, or a checkout that holds exactly HEAD: judged in place.
         return Ok(Judged {
             dir,
             commit,
@@ -53,17 +58,6 @@ pub fn judged(ws: &Workspace, given: Option<&Path>) -> Result<Judged> {
             _worktree: None,
         });
     };
-    let ledger = ledger_pathspec(ws, repo.workdir());
-    let changes = uncommitted(repo.workdir(), &ledger);
-    if changes.is_empty() {
-        return Ok(Judged {
-            dir,
-            commit,
-            tree,
-            warning: None,
-            _worktree: None,
-        });
-    }
     let git = Git::new(repo.workdir(), None);
     let worktree = TempWorktree::add(&git, &head)?;
     let shown: Vec<&str> = changes.iter().take(3).map(String::as_str).collect();

@@ -255,7 +255,7 @@ fn import_line(
         None
     };
     let bead = bead_for(line, existing.as_ref());
-    if let Err(e) = crate::bead::ops::routing_only(existing.as_ref(), &bead) {
+    if let Err(e) = crate::bead::routing::routing_only(existing.as_ref(), &bead) {
         report.bad.push(bad_line(line, 1, e.to_string()));
         return Ok(());
     }

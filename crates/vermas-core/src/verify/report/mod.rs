@@ -16,8 +16,9 @@ use std::fmt::Write;
 /// Lines of a failing check's output shown in the human report.
 const SNIPPET_LINES: usize = 12;
 
-/// The human report: a block per spec, then the plain total line.
-pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
+/// The human report: a block per spec, then the plain total line; `tag` writes each
+/// outcome (see [`plain_tag`]; a terminal front end colours it).
+pub fn human(runs: &[SpecRun], kinds: Kinds, tag: &dyn Fn(Outcome) -> String) -> String {
     let mut out = String::new();
     let mut total = Counts::default();
     for (i, run) in runs.iter().enumerate() {
@@ -32,7 +33,7 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
         let heading = format!("{}: {}{bead}", kinds.heading(), run.name);
         let _ = writeln!(out, "{heading}\n{}", "=".repeat(heading.chars().count()));
         for p in &run.problems {
-            let _ = writeln!(out, "  {} {p}", tag(Outcome::Error, colour));
+            let _ = writeln!(out, "  {} {p}", tag(Outcome::Error));
         }
         for c in &run.criteria {
             // What a check, a script or a reply wrote is shown, never obeyed.
@@ -45,10 +46,10 @@ pub fn human(runs: &[SpecRun], kinds: Kinds, colour: bool) -> String {
                     } else {
                         format!(" ({reason})")
                     };
-                    let _ = writeln!(out, "  {} {}{why}", tag(c.outcome, colour), c.text);
+                    let _ = writeln!(out, "  {} {}{why}", tag(c.outcome), c.text);
                 }
                 _ => {
-                    let _ = writeln!(out, "  {} {}", tag(c.outcome, colour), c.text);
+                    let _ = writeln!(out, "  {} {}", tag(c.outcome), c.text);
                 }
             }
             if c.passed_before == Some(true) {
@@ -144,17 +145,7 @@ fn write_detail(out: &mut String, is_judge: bool, r: &crate::check::CheckResult)
     }
 }
 
-/// `[PASS]` and friends, coloured when asked.
-fn tag(o: Outcome, colour: bool) -> String {
-    let text = format!("[{o}]");
-    if !colour {
-        return text;
-    }
-    let code = match o {
-        Outcome::Pass => "32",
-        Outcome::Fail => "31",
-        Outcome::Skip => "33",
-        Outcome::Error | Outcome::Unstable => "35",
-    };
-    format!("\x1b[{code}m{text}\x1b[0m")
+/// `[PASS]` and friends, plain: the front end styles them (colour stays out of the domain).
+pub fn plain_tag(o: Outcome) -> String {
+    format!("[{o}]")
 }
