@@ -200,6 +200,40 @@ fn a_sourced_function_keeps_its_own_exit_traps_and_its_status_still_decides() {
 }
 
 #[test]
+fn a_file_that_cannot_exit_runs_without_the_exit_recorder_and_an_exit_it_hides_is_an_error() {
+    let repo = spec_repo(&[
+        ("returns true", "plain.sh#test_ok"),
+        ("returns false", "plain.sh#test_no"),
+        ("exits 0", "seen.sh#test_seen"),
+        (
+            "exits 0 where the scan cannot see it",
+            "hidden.sh#test_hidden",
+        ),
+    ]);
+    repo.write(
+        "tests/plain.sh",
+        "test_ok() { true; }\ntest_no() { false; }\n",
+    );
+    repo.write("tests/seen.sh", "test_seen() { exit 0; }\n");
+    repo.write("tests/hidden.sh", "test_hidden() { \"ex\"\"it\" 0; }\n");
+    let r = run(&repo, &["status", "--verify", "--json"]);
+    let j = r.json();
+    for (text, want) in [
+        ("returns true", "PASS"),
+        ("returns false", "FAIL"),
+        ("exits 0", "PASS"),
+        ("exits 0 where the scan cannot see it", "ERROR"),
+    ] {
+        assert_eq!(outcome(&j, text), want, "{text}: {}", reason(&j, text));
+    }
+    assert!(
+        reason(&j, "exits 0 where the scan cannot see it").contains("never ran"),
+        "{}",
+        reason(&j, "exits 0 where the scan cannot see it")
+    );
+}
+
+#[test]
 fn a_call_vermas_did_not_make_or_a_forged_record_is_no_proof() {
     let repo = spec_repo(&[
         ("subshell at top level", "c.sh#test_c"),

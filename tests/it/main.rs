@@ -64,6 +64,7 @@ mod ralph;
 mod ralph_plain;
 mod ralph_status;
 mod refinery;
+mod refinery_batch;
 mod refinery_queue;
 mod refinery_recovery;
 mod reports;

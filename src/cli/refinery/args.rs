@@ -21,9 +21,14 @@ pub enum RefineryCmd {
     },
     /// Verify and land queued requests, oldest first, until none is left.
     Run {
-        /// Take only the oldest queued request.
+        /// Take only the oldest queued request (with --batch, the oldest batch).
         #[arg(long)]
         once: bool,
+        /// Verify up to N waiting requests for one target together: their merges stacked
+        /// into one candidate, a failure found by halving (default: config refinery.batch,
+        /// 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        batch: Option<u32>,
         /// Ask the LLM again even for unchanged prompts.
         #[arg(long)]
         no_cache: bool,

@@ -6,6 +6,7 @@ use super::output::{recorded_note, versioned};
 use super::refinery::args::RefineryCmd;
 use super::ui::{Ui, outln};
 use super::{CmdResult, Ctx};
+use vermas_core::refinery::batch::{Event, Verification};
 use vermas_core::refinery::queue::{self, Submission};
 use vermas_core::refinery::request::{MergeRequest, State};
 use vermas_core::refinery::run::{self, RunOptions};
@@ -17,12 +18,17 @@ pub fn refinery(ctx: &Ctx, ui: &mut Ui, cmd: RefineryCmd) -> CmdResult {
         RefineryCmd::Submit { branch, bead, into } => {
             submit(ctx, ui, &Submission { branch, bead, into })
         }
-        RefineryCmd::Run { once, no_cache } => run(
+        RefineryCmd::Run {
+            once,
+            no_cache,
+            batch,
+        } => run(
             ctx,
             ui,
             RunOptions {
                 once,
                 use_cache: !no_cache,
+                batch: batch.map(|n| n as usize),
             },
         ),
         RefineryCmd::Queue => status(ctx, ui),
@@ -64,9 +70,9 @@ fn submit(ctx: &Ctx, ui: &mut Ui, sub: &Submission) -> CmdResult {
     Ok(0)
 }
 
-/// `refinery run [--once]`: exit 0 when every request taken merged (or none waited), 1
-/// when any was rejected or conflicted, else 3 when any ended in error, else 4 when any
-/// waits for a person.
+/// `refinery run [--once] [--batch N]`: exit 0 when every request taken merged (or none
+/// waited, or one was re-queued to wait for the next run), 1 when any was rejected or
+/// conflicted, else 3 when any ended in error, else 4 when any waits for a person.
 fn run(ctx: &Ctx, ui: &mut Ui, opts: RunOptions) -> CmdResult {
     let ws = ctx.workspace()?;
     let actor = ctx.actor(&ws)?;
@@ -74,20 +80,29 @@ fn run(ctx: &Ctx, ui: &mut Ui, opts: RunOptions) -> CmdResult {
     for e in queue::list(&ws)?.1 {
         super::warn(json, "unreadable", &format!("warning: {e} (not taken)"));
     }
-    let taken = run::run(&ws, &actor, opts, |t| {
-        if !json {
-            render_taken(ui, t);
-        }
+    let ran = run::run_batches(&ws, &actor, opts, |e| match e {
+        _ if json => {}
+        Event::Verified(v) => render_verified(ui, v),
+        Event::Taken(t) => render_taken(ui, t),
     })?;
     if json {
-        ui.json(&versioned(serde_json::json!({ "taken": taken })));
-    } else if taken.is_empty() {
+        ui.json(&versioned(&ran));
+    } else if ran.taken.is_empty() {
         outln!(ui, "nothing queued");
     }
-    if let Some(rec) = taken.iter().find_map(|t| t.recorded.as_ref()) {
+    if let Some(rec) = ran.taken.iter().find_map(|t| t.recorded.as_ref()) {
         recorded_note(rec);
     }
-    Ok(exit_code(taken.iter().map(|t| t.request.state)))
+    // A request re-queued and taken again in the same run counts by how it ended last.
+    let mut last: Vec<(&str, State)> = Vec::new();
+    for t in &ran.taken {
+        let r = &t.request;
+        match last.iter_mut().find(|(id, _)| *id == r.id) {
+            Some(seen) => seen.1 = r.state,
+            None => last.push((&r.id, r.state)),
+        }
+    }
+    Ok(exit_code(last.iter().map(|(_, s)| *s)))
 }
 
 /// The exit code of a run whose requests ended in `states`.
@@ -95,16 +110,36 @@ fn exit_code(states: impl Iterator<Item = State> + Clone) -> i32 {
     let any = |s: State| states.clone().any(|x| x == s);
     if any(State::Rejected) || any(State::Conflict) {
         1
-    } else if any(State::Error)
-        || any(State::Verifying)
-        || any(State::Merging)
-        || any(State::Queued)
-    {
+    } else if any(State::Error) || any(State::Verifying) || any(State::Merging) {
         3
     } else if any(State::NeedsHuman) {
         4
     } else {
         0
+    }
+}
+
+/// A verification of several requests together (one alone says nothing more than its
+/// request's lines).
+fn render_verified(ui: &mut Ui, v: &Verification) {
+    if v.requests.len() < 2 {
+        return;
+    }
+    let how = if v.passed {
+        "PASS".to_string()
+    } else {
+        format!("not all passed: {}", v.failed.join(", "))
+    };
+    outln!(
+        ui,
+        "batch of {} onto {} ({}), verified together as {}: {how}",
+        v.requests.len(),
+        v.target,
+        short(&v.tip),
+        short(&v.candidate)
+    );
+    if !v.passed {
+        outln!(ui, "  verifying each half on its own");
     }
 }
 
@@ -134,6 +169,14 @@ fn render_taken(ui: &mut Ui, t: &Taken) {
         .unwrap_or_default();
     let reason = r.reason.as_deref().unwrap_or("");
     match r.state {
+        State::Merged if r.batch.is_some() => outln!(
+            ui,
+            "MERGED{verdict}: {} is now {}, with {} in as {}",
+            r.target,
+            short(r.candidate.as_deref().unwrap_or("")),
+            r.branch,
+            short(r.merged_commit.as_deref().unwrap_or(""))
+        ),
         State::Merged => outln!(
             ui,
             "MERGED{verdict}: {} is now {}",
@@ -205,6 +248,18 @@ fn line(r: &MergeRequest) -> String {
     }
     if let Some(c) = &r.merged_commit {
         s.push_str(&format!(" as {}", short(c)));
+    }
+    if let Some(b) = &r.batch {
+        let at = b
+            .requests
+            .iter()
+            .position(|id| *id == r.id)
+            .map_or(0, |i| i + 1);
+        s.push_str(&format!(
+            " [batch {}: {at} of {}]",
+            short(r.candidate.as_deref().unwrap_or("")),
+            b.requests.len()
+        ));
     }
     s
 }

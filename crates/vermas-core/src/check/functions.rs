@@ -98,19 +98,88 @@ fn ident(s: &str) -> &str {
 /// (a shell function defined twice: its last definition, the one bash runs): the place a
 /// report points at so a terminal click lands on the check itself.
 pub fn function_location(root: &Path, file: &str, function: &str) -> Option<String> {
-    let path = super::contained(root, file).ok()?;
-    let text = std::fs::read_to_string(path).ok()?;
-    let line = definition_line(file, &text, function)?;
+    let line = match Read::of(root, file) {
+        Some(read) => {
+            let defined = read
+                .defined
+                .get_or_init(|| defined_functions(file, &read.text));
+            let shell = is_shell(file, &read.text);
+            defined_line(shell, defined.as_deref(), function)
+        }
+        None => {
+            let path = super::contained(root, file).ok()?;
+            let text = std::fs::read_to_string(path).ok()?;
+            definition_line(file, &text, function)
+        }
+    }?;
     Some(format!("{file}:{line}"))
+}
+
+/// A test file as last read, kept while its `lstat` (a plain file, its inode, size and
+/// change time) stays the same, with the lines of the functions looked up in it: a report
+/// of many checks of one file reads and parses it once.
+struct Read {
+    /// What `lstat` said.
+    stat: (u64, u64, u64, i64, i64),
+    /// Its text.
+    text: String,
+    /// The functions it defines, once parsed.
+    defined: std::sync::OnceLock<Option<Vec<(String, usize)>>>,
+}
+
+impl Read {
+    /// `root/file` as read (again, when its `lstat` changed), when it is a plain file
+    /// inside the repository; `None` for a symlink (resolved every time).
+    fn of(root: &Path, file: &str) -> Option<std::sync::Arc<Read>> {
+        use std::collections::HashMap;
+        use std::os::unix::fs::MetadataExt;
+        use std::sync::{Arc, Mutex};
+        static READ: Mutex<Option<HashMap<std::path::PathBuf, Arc<Read>>>> = Mutex::new(None);
+        let path = root.join(file);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let stat = (
+            meta.dev(),
+            meta.ino(),
+            meta.len(),
+            meta.ctime(),
+            meta.ctime_nsec(),
+        );
+        let mut all = READ.lock().unwrap_or_else(|p| p.into_inner());
+        let all = all.get_or_insert_with(HashMap::new);
+        if let Some(read) = all.get(&path).filter(|r| r.stat == stat) {
+            return Some(read.clone());
+        }
+        let real = super::contained(root, file).ok()?;
+        let read = Arc::new(Read {
+            stat,
+            text: std::fs::read_to_string(real).ok()?,
+            defined: std::sync::OnceLock::new(),
+        });
+        all.insert(path, read.clone());
+        Some(read)
+    }
 }
 
 /// The line of `text` (the file `file`) where `function` is defined: for a shell function
 /// defined twice its last definition, the one bash runs; else as [`function_line`] finds
 /// it. Reports and the editor's links both point there.
 pub fn definition_line(file: &str, text: &str, function: &str) -> Option<usize> {
-    match shell_redefinitions(file, text, function).last() {
-        Some(last) => Some(*last),
-        None => function_line(function, &defined_functions(file, text)?),
+    defined_line(
+        is_shell(file, text),
+        defined_functions(file, text).as_deref(),
+        function,
+    )
+}
+
+/// [`definition_line`] from the functions a file defines (`shell`: it is a shell script).
+fn defined_line(shell: bool, defined: Option<&[(String, usize)]>, function: &str) -> Option<usize> {
+    let defined = defined?;
+    match redefinitions(defined, function).last() {
+        Some(last) if shell => Some(*last),
+        _ => function_line(function, defined),
     }
 }
 

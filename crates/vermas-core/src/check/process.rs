@@ -353,7 +353,7 @@ fn launch(
     out: std::io::PipeWriter,
 ) -> std::io::Result<Option<(Running, Option<StdinWriter>)>> {
     let path = super::safe_path::for_job(&job.env, &job.dir);
-    let found = on_path(&job.program, &path);
+    let found = super::safe_path::find(&job.program, &path);
     #[cfg(target_os = "linux")]
     {
         use super::guard::{self, NotStarted, Request};
@@ -446,29 +446,6 @@ fn command(
         cmd.pre_exec(super::supervisor::hook(std::process::id() as libc::pid_t));
     }
     Ok(cmd)
-}
-
-/// Where `program` is found on `path` (the job's safe PATH, see [`super::safe_path`]), so
-/// the child makes one `exec` rather than one per folder before it. `None` when `program`
-/// is a path, is not found, or a relative folder comes first (the spawn then searches as
-/// ever, on the same PATH).
-fn on_path(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    if program.contains('/') || program.is_empty() {
-        return None;
-    }
-    for folder in std::env::split_paths(path) {
-        if !folder.is_absolute() {
-            return None;
-        }
-        let candidate = folder.join(program);
-        if std::fs::metadata(&candidate)
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        {
-            return Some(candidate);
-        }
-    }
-    None
 }
 
 /// The read end of a child's output pipe and what was kept of it.
@@ -582,31 +559,6 @@ fn pidfd(pid: i32) -> Option<OwnedFd> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_program_is_found_on_the_jobs_own_path_first() {
-        let bin = std::env::temp_dir().join(format!("vermas-on-path-{}", std::process::id()));
-        std::fs::create_dir_all(&bin).unwrap();
-        let tool = bin.join("vermas-test-tool");
-        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
-        let path = bin.clone().into_os_string();
-        assert_eq!(on_path("vermas-test-tool", &path), None, "not executable");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(on_path("vermas-test-tool", &path), Some(tool.clone()));
-        assert_eq!(
-            on_path(&tool.to_string_lossy(), &path),
-            None,
-            "a path already"
-        );
-        let relative = std::ffi::OsString::from(format!("rel:{}", bin.display()));
-        assert_eq!(
-            on_path("vermas-test-tool", &relative),
-            None,
-            "relative folder first"
-        );
-        std::fs::remove_dir_all(&bin).unwrap();
-    }
 
     #[test]
     fn keeps_the_head_and_the_tail_and_counts_what_it_left_out() {

@@ -53,8 +53,21 @@ pub fn plan(
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("");
+    let mut leaves = proof::Leaves::MayTrap;
     if matches!(ext, "sh" | "bash") {
-        refused_by_scan(root, file)?;
+        let scanned = proof::scan_script(root, file);
+        if let Some(why) = scanned.refusal {
+            return Err(why);
+        }
+        leaves = scanned.leaves;
+        // What bash reads before the file (a startup file, options it inherits) may do
+        // anything.
+        if ["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+        {
+            leaves = proof::Leaves::MayTrap;
+        }
     }
     // Bash proves at run time that it entered the function; runners need it up front.
     if let Some(f) = function
@@ -62,7 +75,7 @@ pub fn plan(
     {
         proof::defined_in_file(&path, file, f)?;
     }
-    builtin_job(ext, file, function, &job)
+    builtin_job(ext, file, function, leaves, &job)
 }
 
 /// Makes a job from a program and its arguments.
@@ -134,11 +147,12 @@ fn runner_job(
 }
 
 /// The job of the built-in runner for extension `ext` (bash, pytest, cargo test) and how
-/// its run proves it exercised the target.
+/// its run proves it exercised the target; a shell file `leaves` the shell so.
 fn builtin_job(
     ext: &str,
     file: &str,
     function: Option<&str>,
+    leaves: proof::Leaves,
     job: &MakeJob<'_>,
 ) -> Result<(Job, Proof), String> {
     match (ext, function) {
@@ -147,7 +161,7 @@ fn builtin_job(
             let (proof, name) = proof::arm_bash(&mut j, function, BashMode::Sourced);
             j.args = vec![
                 "-c".into(),
-                proof::call_program(name.as_deref().unwrap_or("unarmed")),
+                proof::call_program(name.as_deref().unwrap_or("unarmed"), leaves),
                 "vermas".into(),
                 file.into(),
                 f.into(),
@@ -214,14 +228,29 @@ pub fn contained(root: &Path, file: &str) -> Result<std::path::PathBuf, String> 
     let Ok(real) = path.canonicalize() else {
         return Err(format!("target file {file} does not exist"));
     };
-    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    if real.starts_with(&real_root) {
+    if real.starts_with(real_root(root)) {
         Ok(real)
     } else {
         Err(format!(
             "target {file} is a symlink (or lies under one) that leads outside the repository: refused"
         ))
     }
+}
+
+/// `root` with symlinks resolved, worked out once per root (the file each check runs is
+/// resolved every time).
+fn real_root(root: &Path) -> std::path::PathBuf {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashMap<std::path::PathBuf, std::path::PathBuf>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    let seen = seen.get_or_insert_with(HashMap::new);
+    if let Some(real) = seen.get(root) {
+        return real.clone();
+    }
+    let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    seen.insert(root.to_path_buf(), real.clone());
+    real
 }
 
 /// The command line as a person would type it (vermas's own wrapper that sources a file

@@ -341,6 +341,12 @@ impl Config {
         }
         check_skip_codes(&self.verify.skip_codes).map_err(|m| ("skip_codes".to_string(), m))?;
         session::validate(&self.layout, &self.agents)?;
+        if self.refinery.batch == 0 {
+            return Err((
+                "batch".to_string(),
+                "refinery.batch must be at least 1 (1: one request at a time)".to_string(),
+            ));
+        }
         if !(0.0..=1.0).contains(&self.inspect.min_confidence) {
             return Err((
                 "min_confidence".to_string(),

@@ -1,5 +1,6 @@
-//! `refinery.*` settings: where merge requests land, how the target moves, and how often
-//! a target that moved during verification is verified again.
+//! `refinery.*` settings: where merge requests land, how the target moves, how often a
+//! target that moved during verification is verified again, and how many requests are
+//! verified together.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,9 @@ pub struct RefineryConfig {
     pub strategy: Strategy,
     /// Verifications after the first when the target moved during the last one.
     pub max_retries: u32,
+    /// How many waiting requests for one target `refinery run` verifies together (their
+    /// merges stacked into one candidate); 1: one at a time.
+    pub batch: usize,
 }
 
 impl Default for RefineryConfig {
@@ -48,6 +52,7 @@ impl Default for RefineryConfig {
             target: None,
             strategy: Strategy::Merge,
             max_retries: 3,
+            batch: 1,
         }
     }
 }

@@ -217,10 +217,14 @@ impl Config {
              \x20 # ff-only (the branch itself, when the target is its ancestor).\n\
              \x20 strategy: {rstrategy}\n\
              \x20 # Verifications after the first when the target moved during the last one.\n\
-             \x20 max_retries: {rretries}\n",
+             \x20 max_retries: {rretries}\n\
+             \x20 # Waiting requests for one target verified together (their merges stacked\n\
+             \x20 # into one candidate; a failure is found by halving); 1: one at a time.\n\
+             \x20 batch: {rbatch}\n",
             rtarget = opt(&self.refinery.target),
             rstrategy = self.refinery.strategy.name(),
             rretries = self.refinery.max_retries,
+            rbatch = self.refinery.batch,
         )
     }
 

@@ -90,16 +90,17 @@ fn raw_texts<'a>(
 }
 
 /// The evidence of `ins` for every role: the work, each criterion and what it printed,
-/// any answer a person gave, and the diff from `base` (capped, with the cap said). Returns
-/// it with its fence, which later sections (the audit, the briefs) reuse.
+/// any answer a person gave, and the diff from `base` to `head` (else HEAD; capped, with
+/// the cap said). Returns it with its fence, which later sections (the audit, the briefs)
+/// reuse.
 pub fn build(
     ws: &Workspace,
     work: &Bead,
     ins: &Inspection,
     answer: Option<&str>,
-    base: Option<&str>,
+    (base, head): (Option<&str>, Option<&str>),
 ) -> (String, Fence) {
-    let (diff, base_said) = diff(ws, &work.id, base);
+    let (diff, base_said) = diff(ws, &work.id, base, head.unwrap_or("HEAD"));
     let fence = Fence::around(&raw_texts(work, ins, answer, &diff));
     let mut e = format!("{}\n\nWORK {}\n", fence.rule(), work.id);
     e.push_str(&fence.wrap(&format!("{}\n{}", work.title, work.description.trim())));
@@ -173,9 +174,10 @@ fn began_at(ws: &Workspace, repo: &GitRepo, work: &str) -> Option<(String, &'sta
     }
 }
 
-/// `git diff BASE...HEAD` and the words naming its base: `base` when given, else the
-/// commit that slung (or created) `work`, else the merge-base with the default branch.
-fn diff(ws: &Workspace, work: &str, base: Option<&str>) -> (String, String) {
+/// `git diff BASE...HEAD` (`head` the other end) and the words naming its base: `base`
+/// when given, else the commit that slung (or created) `work`, else the merge-base with
+/// the default branch.
+fn diff(ws: &Workspace, work: &str, base: Option<&str>, head: &str) -> (String, String) {
     let repo = GitRepo::open(&ws.root);
     let began = || {
         began_at(ws, repo.as_ref()?, work).map(|(sha, verb)| {
@@ -208,7 +210,7 @@ fn diff(ws: &Workspace, work: &str, base: Option<&str>) -> (String, String) {
     let Some(base) = base else {
         return ("(no base to diff against)".into(), said);
     };
-    let text = match crate::git::cli::run(&ws.root, &["diff", &format!("{base}...HEAD")]) {
+    let text = match crate::git::cli::run(&ws.root, &["diff", &format!("{base}...{head}")]) {
         Ok(d) if d.len() > DIFF_CAP => {
             let mut cut = DIFF_CAP;
             while !d.is_char_boundary(cut) {

@@ -17,6 +17,8 @@ pub struct Options {
     pub upto: Upto,
     /// The diff's base (else the merge-base with the default branch).
     pub base: Option<String>,
+    /// The diff's other end, else HEAD where the checks run.
+    pub diff_head: Option<String>,
     /// Use cached LLM replies.
     pub use_cache: bool,
     /// An answer a person gave to the judge's question, added to the evidence.
@@ -104,8 +106,13 @@ pub fn inspect(ws: &Workspace, work: &Bead, spec: Option<&Bead>, opts: &Options)
         super::rules::settle(ws, &mut ins, opts.upto);
         return ins;
     }
-    let (mut evidence, fence) =
-        super::evidence::build(ws, work, &ins, opts.answer.as_deref(), opts.base.as_deref());
+    let (mut evidence, fence) = super::evidence::build(
+        ws,
+        work,
+        &ins,
+        opts.answer.as_deref(),
+        (opts.base.as_deref(), opts.diff_head.as_deref()),
+    );
     if opts.upto >= Upto::Audit && opts.upto != Upto::Review {
         if let Err(e) = audit(ws, &evidence, &mut ins, opts.use_cache) {
             return ins.error(e);

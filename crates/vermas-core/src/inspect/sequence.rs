@@ -37,6 +37,9 @@ pub struct Request {
     pub upto: Upto,
     /// The diff's base, else the merge-base with the default branch.
     pub base: Option<String>,
+    /// The diff's other end, else HEAD where the checks run (a refinery batch: the
+    /// request's own merge, below the others stacked on it).
+    pub diff_head: Option<String>,
     /// Use cached LLM replies.
     pub use_cache: bool,
     /// The answer the roles read.
@@ -57,6 +60,7 @@ impl Request {
             id: id.into(),
             upto,
             base: None,
+            diff_head: None,
             use_cache: true,
             answer: Answer::Recorded,
             wait: None,
@@ -223,6 +227,7 @@ impl Step<'_> {
         let opts = Options {
             upto: self.req.upto,
             base: self.req.base.clone(),
+            diff_head: self.req.diff_head.clone(),
             use_cache: self.req.use_cache,
             answer: self.answer.clone(),
             refused: basis.refused.clone(),
@@ -284,17 +289,64 @@ impl Step<'_> {
             r.recorded = Some(recorded.clone());
         }
         out.recorded = Some(recorded);
-        if proceed == Proceed::Route
-            && let Some(point) = HookPoint::after(out.inspection.verdict)
-        {
-            let mut payload = serde_json::to_value(&out.inspection).unwrap_or_default();
-            payload["bead_id"] = serde_json::json!(out.inspection.work);
-            let report = lifecycle::run_locked(ws, point, &payload);
-            out.hook_warnings = report.warnings;
-            out.hook_warnings.extend(report.stopped);
+        if proceed == Proceed::Route {
+            after_hook(ws, &mut out);
         }
         Ok(out)
     }
+}
+
+/// Runs the OnVerify hook the verdict of `out` calls for, keeping its warnings.
+fn after_hook(ws: &Workspace, out: &mut Outcome) {
+    if let Some(point) = HookPoint::after(out.inspection.verdict) {
+        let mut payload = serde_json::to_value(&out.inspection).unwrap_or_default();
+        payload["bead_id"] = serde_json::json!(out.inspection.work);
+        let report = lifecycle::run_locked(ws, point, &payload);
+        out.hook_warnings = report.warnings;
+        out.hook_warnings.extend(report.stopped);
+    }
+}
+
+/// Records inspections whose runs the caller discarded to decide on them together (the
+/// refinery's batch): each recorded and routed as its [`Proceed`] says, then the caller's
+/// own records written by `own`, all in one commit named `verb` and `title`; then the
+/// OnVerify hook of each one routed. `ws` holds the settings a verdict reads.
+pub fn record_together(
+    ws: &Workspace,
+    actor: &str,
+    outs: &mut [(Outcome, Proceed)],
+    own: impl FnOnce(&mut Txn<'_>, Timestamp) -> Result<Vec<String>>,
+    (verb, title): (String, String),
+) -> Result<Recorded> {
+    let now = Timestamp::now();
+    let mut txn = Txn::begin(ws)?;
+    let mut ids = Vec::new();
+    for (out, proceed) in outs.iter_mut() {
+        if *proceed == Proceed::Route {
+            let (routed, written) = route::route_in(&mut txn, ws, actor, &out.inspection, now)?;
+            ids.extend(written);
+            out.routed = Some(routed);
+        }
+    }
+    let mut all = own(&mut txn, now)?;
+    all.extend(ids);
+    let recorded = txn.commit(&CommitMessage {
+        verb,
+        ids: unique(all),
+        title,
+        actor: actor.to_string(),
+    })?;
+    for (out, proceed) in outs.iter_mut() {
+        out.discarded = false;
+        if let Some(r) = out.routed.as_mut() {
+            r.recorded = Some(recorded.clone());
+        }
+        out.recorded = Some(recorded.clone());
+        if *proceed == Proceed::Route {
+            after_hook(ws, out);
+        }
+    }
+    Ok(recorded)
 }
 
 /// Records a person's `answer` on `work` in `txn`, as `vermas answer` does: an `Answer:`

@@ -169,6 +169,7 @@ pub fn merge_request(ws: &Workspace, actor: &str, msg: &Message) -> Result<Acted
     let opts = RunOptions {
         once: true,
         use_cache: true,
+        batch: None,
     };
     let mut notes = Vec::new();
     for _ in 0..all.len().max(1) {

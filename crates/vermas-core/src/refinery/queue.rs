@@ -104,6 +104,7 @@ pub fn submit(ws: &Workspace, actor: &str, sub: &Submission) -> Result<Submitted
         target_tip: None,
         candidate: None,
         merged_commit: None,
+        batch: None,
         submitted_by: actor.to_string(),
         created_at: now,
         updated_at: now,

@@ -86,18 +86,37 @@ pub struct MergeRequest {
     /// The target's tip the last candidate was built on.
     #[serde(default)]
     pub target_tip: Option<String>,
-    /// The commit last verified: the one that would land.
+    /// The commit last verified: the one that would land (in a batch, the top of its
+    /// stack, holding every request of it).
     #[serde(default)]
     pub candidate: Option<String>,
-    /// With `merged`: the commit the target moved to.
+    /// With `merged`: the commit that brought the branch in (alone, the commit the target
+    /// moved to; in a batch, its own merge, below the others stacked on it).
     #[serde(default)]
     pub merged_commit: Option<String>,
+    /// The batch it was last verified in, when others were verified with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchPlace>,
     /// Who submitted it.
     pub submitted_by: String,
     /// When it was submitted.
     pub created_at: Timestamp,
     /// When it last changed.
     pub updated_at: Timestamp,
+}
+
+/// A request's place in the batch it was verified in: the requests whose merges were
+/// stacked onto the target's tip in queue order (`candidate` is the top of that stack).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchPlace {
+    /// The requests verified together, in the order they were stacked.
+    pub requests: Vec<String>,
+    /// The commit its own merge was built on: the target's tip, or the merge of the
+    /// request before it. Its diff, which the LLM roles judge, starts here.
+    pub base: String,
+    /// Its own merge in the stack.
+    pub commit: String,
 }
 
 /// Reads `last_verdict`, refusing a word that is not a verdict.
@@ -187,6 +206,7 @@ mod tests {
             target_tip: Some("0123".into()),
             candidate: None,
             merged_commit: None,
+            batch: None,
             submitted_by: "alice".into(),
             created_at: Timestamp(1_700_000_000),
             updated_at: Timestamp(1_700_000_100),
@@ -198,6 +218,21 @@ mod tests {
         let req = sample();
         let text = render(&req).unwrap();
         assert!(text.contains("state: conflict"), "{text}");
+        let back: MergeRequest = crate::yaml::parse(&text, "mq-a1b2.yaml", &text, 1).unwrap();
+        assert_eq!(back, req);
+    }
+
+    #[test]
+    fn a_batch_place_reads_back_and_a_lone_request_writes_none() {
+        let lone = render(&sample()).unwrap();
+        assert!(!lone.contains("batch"), "{lone}");
+        let mut req = sample();
+        req.batch = Some(BatchPlace {
+            requests: vec!["mq-a1b2".into(), "mq-c3d4".into()],
+            base: "0123".into(),
+            commit: "4567".into(),
+        });
+        let text = render(&req).unwrap();
         let back: MergeRequest = crate::yaml::parse(&text, "mq-a1b2.yaml", &text, 1).unwrap();
         assert_eq!(back, req);
     }

@@ -3,7 +3,7 @@
 //! the branch landed, "CONFLICT: <title>" with the paths, "NOT MERGED: <title>" with the
 //! reason for a refusal or an error, and the request's new state.
 
-use super::request::{self, MergeRequest, State};
+use super::request::{self, BatchPlace, MergeRequest, State};
 use crate::bead::model::Status;
 use crate::error::Result;
 use crate::inspect::pipeline::{Inspection, Verdict};
@@ -32,8 +32,10 @@ pub struct End {
     pub target_tip: Option<String>,
     /// The commit verified.
     pub candidate: Option<String>,
-    /// With `merged`: the target's new tip.
+    /// With `merged`: the commit that brought the branch in.
     pub merged_commit: Option<String>,
+    /// Its place in the batch it was verified in, when others were verified with it.
+    pub batch: Option<BatchPlace>,
     /// Things that went wrong without changing the outcome.
     pub warnings: Vec<String>,
 }
@@ -50,6 +52,7 @@ impl End {
             target_tip: None,
             candidate: None,
             merged_commit: None,
+            batch: None,
             warnings: Vec::new(),
         }
     }
@@ -210,6 +213,7 @@ pub fn write_in(
     req.target_tip = end.target_tip.clone();
     req.candidate = end.candidate.clone();
     req.merged_commit = end.merged_commit.clone();
+    req.batch = end.batch.clone();
     req.updated_at = now;
     txn.write(
         &request::path(ws, &req.id),
@@ -265,11 +269,19 @@ fn notice(ws: &Workspace, req: &MergeRequest, end: &End, title: &str) -> Option<
         State::Merged => (
             format!("MERGED: {title}"),
             format!(
-                "{} landed on {} as {} ({strategy}), verified on exactly that commit.\n\n\
+                "{} landed on {} as {} ({strategy}), verified on exactly {}.\n\n\
                  Request: {}\nBead: {} (closed)\n\n{}",
                 req.branch,
                 req.target,
                 short(end.merged_commit.as_deref().unwrap_or("")),
+                match &end.batch {
+                    Some(b) => format!(
+                        "the commit holding it and the {} other requests of its batch ({})",
+                        b.requests.len() - 1,
+                        short(end.candidate.as_deref().unwrap_or(""))
+                    ),
+                    None => "that commit".into(),
+                },
                 req.id,
                 req.bead,
                 end.reason

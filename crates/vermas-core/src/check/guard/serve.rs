@@ -170,17 +170,25 @@ fn run_one(
     Reply::Done(status)
 }
 
-/// Starts the command: through `posix_spawnp` where it can (no PATH of the request's own to
-/// look the program up on, and not a script without a `#!` line), else by a fork; with the
-/// fork, the pipe its `exec` error would come back on.
+/// Starts the command: an absolute program by a clone that shares the guard's memory until
+/// its `exec` ([`super::spawn::clone_command`]), a name to look up through `posix_spawnp`
+/// where it can (no PATH of the request's own to look the program up on), else (or for a
+/// script without a `#!` line) by a fork; with the fork, the pipe its `exec` error would
+/// come back on.
 fn start_command(
     p: &Prepared,
     out: &OwnedFd,
     stdin: Option<&OwnedFd>,
     set: &libc::sigset_t,
 ) -> io::Result<(Pid, Option<std::io::PipeReader>)> {
+    if p.program.as_bytes().first() == Some(&b'/') {
+        match super::spawn::clone_command(p, out, stdin) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {}
+            started => return started.map(|pid| (pid, None)),
+        }
+    }
     #[cfg(target_env = "gnu")]
-    if p.path.is_none() {
+    if p.path.is_none() && p.program.as_bytes().first() != Some(&b'/') {
         match super::spawn::spawn_command(p, out, stdin) {
             Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {}
             started => return started.map(|pid| (pid, None)),

@@ -4,6 +4,7 @@ use rustix::process::{Pid, Signal};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// A request taken apart, ready for `exec`.
 pub(super) struct Prepared {
@@ -152,5 +153,119 @@ pub(super) fn spawn_command(
             return Err(io::Error::from_raw_os_error(rc));
         }
         Pid::from_raw(pid).ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
+    }
+}
+
+/// What the child of [`clone_command`] needs, all made before the clone: it runs in the
+/// guard's memory until its `exec` and may allocate nothing.
+struct CloneChild {
+    /// The program, an absolute path.
+    program: *const libc::c_char,
+    /// `argv`, ending with a null pointer.
+    argv: *const *const libc::c_char,
+    /// `envp`, ending with a null pointer.
+    envp: *const *const libc::c_char,
+    /// The working folder.
+    dir: *const libc::c_char,
+    /// Its input, or -1 for `/dev/null`.
+    stdin: libc::c_int,
+    /// Its output and errors.
+    out: libc::c_int,
+    /// The errno of a step that failed (0 while none did), read by the guard after the
+    /// clone returns.
+    errno: AtomicI32,
+}
+
+/// Starts the command `p` (an absolute program) as `posix_spawn` would, without glibc's
+/// round of two `sigaction` calls for every signal (the guard has no handler a child could
+/// run): a clone sharing the guard's memory, the guard waiting until it has `exec`'d
+/// (`CLONE_VFORK`), in a process group of its own, with its descriptors, folder,
+/// environment, an empty signal mask and SIGPIPE's default action. Its errors come back at
+/// once (`ENOEXEC`, a script without a `#!` line, asks for [`fork_command`] instead). The
+/// command is not killed by the guard's death here; should the guard die, vermas ends the
+/// command's group and finds its strays by their token.
+pub(super) fn clone_command(
+    p: &Prepared,
+    out: &OwnedFd,
+    stdin: Option<&OwnedFd>,
+) -> io::Result<Pid> {
+    let argv: Vec<*const libc::c_char> = p
+        .argv
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain([std::ptr::null()])
+        .collect();
+    let envp: Vec<*const libc::c_char> = p
+        .envp
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain([std::ptr::null()])
+        .collect();
+    let child = CloneChild {
+        program: p.program.as_ptr(),
+        argv: argv.as_ptr(),
+        envp: envp.as_ptr(),
+        dir: p.dir.as_ptr(),
+        stdin: stdin.map_or(-1, AsRawFd::as_raw_fd),
+        out: out.as_raw_fd(),
+        errno: AtomicI32::new(0),
+    };
+    let mut stack = vec![0u8; 64 * 1024];
+    // SAFETY: the stack outlives the child's use of it (CLONE_VFORK suspends this thread
+    // until the child has exec'd or exited), its top is 16-byte aligned, and `child`, with
+    // everything it points to, lives until then too.
+    let pid = unsafe {
+        let top = stack.as_mut_ptr().add(stack.len());
+        let top = top.sub(top as usize % 16);
+        libc::clone(
+            start_child,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (&raw const child).cast_mut().cast(),
+        )
+    };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let errno = child.errno.load(Ordering::Acquire);
+    if errno != 0 {
+        let mut status = 0;
+        // SAFETY: reaps the child that failed before its exec.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        return Err(io::Error::from_raw_os_error(errno));
+    }
+    Pid::from_raw(pid).ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
+}
+
+/// The child of [`clone_command`]: sets itself up and `exec`s, with system calls only.
+extern "C" fn start_child(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `CloneChild` the guard keeps alive until this exec's or exits;
+    // only async-signal-safe system calls follow, on memory made before the clone.
+    unsafe {
+        let c = &*(arg as *const CloneChild);
+        let input = if c.stdin >= 0 {
+            c.stdin
+        } else {
+            libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC)
+        };
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        let ready = libc::setpgid(0, 0) == 0
+            && input >= 0
+            && libc::dup2(input, 0) >= 0
+            && libc::dup2(c.out, 1) >= 0
+            && libc::dup2(c.out, 2) >= 0
+            && libc::chdir(c.dir) == 0
+            && libc::signal(libc::SIGPIPE, libc::SIG_DFL) != libc::SIG_ERR
+            && libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut()) == 0;
+        if ready {
+            libc::execve(c.program, c.argv, c.envp);
+        }
+        let errno = *libc::__errno_location();
+        c.errno.store(
+            if errno == 0 { libc::EIO } else { errno },
+            Ordering::Release,
+        );
+        libc::_exit(127)
     }
 }

@@ -47,17 +47,34 @@ trap 'if [[ -z "$__vermas_@S@_f" ]]; then printf "%s R\n" "$__vermas_@S@_k" >> "
 /// `EXIT` trap, the status it exited with (`X`); fails clearly when the function is
 /// missing. Arguments: file, function. `@S@` stands for the run's random name part.
 ///
-/// While the file is sourced and the function runs, `trap` is a function that sets any
-/// action for `EXIT` behind vermas's recorder, so the script's own clean-up still runs,
-/// after the status was recorded (with `errexit` off, so the status handed on to it as `$?`
-/// does not end the shell first): what it does to the exit code cannot change the
-/// outcome. An `EXIT` trap set past it (`builtin trap`) leaves no record of an exit: an
-/// ERROR, never a pass.
+/// How much of vermas's exit handling a sourced file needs ([`super::scan`] reads it):
+/// when it may leave the shell (it names `exit`, or sets shell options such as `set -e`),
+/// vermas's `EXIT` trap records the status it exits with (`X`); when it may set a trap of
+/// its own, `trap` is also a function, while the file is sourced and the function runs,
+/// that sets any action for `EXIT` behind vermas's recorder ([`TRAP`]), so the script's own
+/// clean-up still runs, after the status was recorded (with `errexit` off, so the status
+/// handed on to it as `$?` does not end the shell first): what it does to the exit code
+/// cannot change the outcome. A shell ended past the recorder (`builtin trap`, `exec`, or an
+/// exit or trap the scan did not see) leaves no record of the function's end: an ERROR,
+/// never a pass.
 const CALL: &str = r#"__vermas_@S@_k=${VERMAS_PROBE_KEY-} __vermas_@S@_p=${VERMAS_PROBE_FILE-} __vermas_@S@_i=
 unset VERMAS_PROBE_KEY VERMAS_PROBE_FILE
 printf '%s L\n' "$__vermas_@S@_k" >> "$__vermas_@S@_p"
-__vermas_@S@_x() { local s=$?; if [[ -n $__vermas_@S@_i ]]; then __vermas_@S@_i=; printf '%s X %d\n' "$__vermas_@S@_k" "$s" >> "$__vermas_@S@_p"; fi; set +e; return "$s"; }
-trap() {
+@EXIT@source "$1" || exit $?
+if ! declare -F "$2" >/dev/null; then echo "vermas: function not defined: $2" >&2; exit 127; fi
+__vermas_@S@_i=1
+"$2"; __vermas_@S@_s=$?
+__vermas_@S@_i=
+printf '%s S %d\n' "$__vermas_@S@_k" "$__vermas_@S@_s" >> "$__vermas_@S@_p"
+exit "$__vermas_@S@_s""#;
+
+/// [`CALL`]'s recorder of the status the shell exits with, while the function runs.
+const EXIT: &str = r#"__vermas_@S@_x() { local s=$?; if [[ -n $__vermas_@S@_i ]]; then __vermas_@S@_i=; printf '%s X %d\n' "$__vermas_@S@_k" "$s" >> "$__vermas_@S@_p"; fi; set +e; return "$s"; }
+@TRAP@builtin trap __vermas_@S@_x EXIT
+"#;
+
+/// vermas's `trap` for [`CALL`]: an action for `EXIT` goes behind vermas's recorder.
+const TRAP: &str = r#"trap() {
   local __vermas_@S@_v __vermas_@S@_e= __vermas_@S@_c=- __vermas_@S@_o=()
   for __vermas_@S@_v; do case ${__vermas_@S@_v^^} in EXIT|0) __vermas_@S@_e=1;; esac; done
   if [[ -z $__vermas_@S@_e || ${1-} == -* && ${1-} != - && ${1-} != -- ]]; then builtin trap "$@"; return; fi
@@ -67,19 +84,28 @@ trap() {
   if (( ${#__vermas_@S@_o[@]} )); then builtin trap -- "$__vermas_@S@_c" "${__vermas_@S@_o[@]}" || return; fi
   if [[ $__vermas_@S@_c == - ]]; then builtin trap __vermas_@S@_x EXIT; else builtin trap -- "__vermas_@S@_x; $__vermas_@S@_c" EXIT; fi
 }
-builtin trap __vermas_@S@_x EXIT
-source "$1" || exit $?
-if ! declare -F "$2" >/dev/null; then echo "vermas: function not defined: $2" >&2; exit 127; fi
-__vermas_@S@_i=1
-"$2"; __vermas_@S@_s=$?
-__vermas_@S@_i=
-printf '%s S %d\n' "$__vermas_@S@_k" "$__vermas_@S@_s" >> "$__vermas_@S@_p"
-exit "$__vermas_@S@_s""#;
+"#;
+
+/// How a sourced file may leave the shell, and so what [`CALL`] needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Leaves {
+    /// Only by its function returning: no `EXIT` recorder.
+    Returns,
+    /// Maybe by exiting (an `exit`, `set -e`): the `EXIT` recorder.
+    MayExit,
+    /// Maybe through a trap of its own too: the recorder and vermas's `trap`.
+    MayTrap,
+}
 
 /// The bash program (`bash -c PROGRAM vermas FILE FUNCTION`) that sources a file and calls
-/// the function, with `name` as the run's random name part.
-pub fn call_program(name: &str) -> String {
-    CALL.replace("@S@", name)
+/// the function, with `name` as the run's random name part, for a file that `leaves` so.
+pub fn call_program(name: &str, leaves: Leaves) -> String {
+    let exit = match leaves {
+        Leaves::Returns => String::new(),
+        Leaves::MayExit => EXIT.replace("@TRAP@", ""),
+        Leaves::MayTrap => EXIT.replace("@TRAP@", TRAP),
+    };
+    CALL.replace("@EXIT@", &exit).replace("@S@", name)
 }
 
 /// One run's secrets: the random part of the probe's variable names and the key.
@@ -91,11 +117,13 @@ pub struct Secrets {
 }
 
 impl Secrets {
-    /// New ones from the kernel's random bytes.
+    /// New ones from the kernel's random bytes (one read for both).
     pub fn new() -> Option<Secrets> {
+        let both = random_hex(6 + 16)?;
+        let (name, key) = both.split_at(12);
         Some(Secrets {
-            name: random_hex(6)?,
-            key: random_hex(16)?,
+            name: name.to_string(),
+            key: key.to_string(),
         })
     }
 }
@@ -158,15 +186,26 @@ fn random_hex(n: usize) -> Option<String> {
     (got == n).then(|| bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// A folder only this user can write, for the probe and its records.
+/// A folder only this user can write, for the probe and its records: `vermas-<uid>` in
+/// memory where there is a shared memory folder (`/dev/shm`: a record written and removed
+/// there never waits for a disk's journal), else in the temp folder.
 fn private_dir() -> Option<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    let uid = rustix::process::geteuid().as_raw();
-    let dir = std::env::temp_dir().join(format!("vermas-{uid}"));
-    // It may exist already: what it is, is checked below.
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
-    let meta = std::fs::symlink_metadata(&dir).ok()?;
-    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o077 == 0).then_some(dir)
+    use std::sync::OnceLock;
+    static BASE: OnceLock<(u32, PathBuf)> = OnceLock::new();
+    let (uid, base) = BASE.get_or_init(|| {
+        let base = Some(Path::new("/dev/shm"))
+            .filter(|shm| shm.is_dir())
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
+        (rustix::process::geteuid().as_raw(), base)
+    });
+    let dir = base.join(format!("vermas-{uid}"));
+    // It may exist already: what it is, is checked below; made only when it is missing.
+    let meta = std::fs::symlink_metadata(&dir).ok().or_else(|| {
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+        std::fs::symlink_metadata(&dir).ok()
+    })?;
+    (meta.is_dir() && meta.uid() == *uid && meta.mode() & 0o077 == 0).then_some(dir)
 }
 
 /// The records of a run, read from `marker` (then removed, with the run's probe): each

@@ -10,8 +10,8 @@ mod pytest;
 mod scan;
 mod shebang;
 
-pub use bash::{BashMode, Secrets, call_program};
-pub use scan::refusal;
+pub use bash::{BashMode, Leaves, Secrets, call_program};
+pub use scan::{refusal, scan_script};
 pub use shebang::{Interpreter, of_file as interpreter};
 
 use super::Outcome;
