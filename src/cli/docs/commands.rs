@@ -112,9 +112,10 @@ fn check(root: &Command, words: &[String]) -> Option<String> {
                     Some(arg) => skip_value = !inline && takes_value(arg) && !raw.contains(']'),
                     None => return Some(format!("`{path}` has no flag `--{name}`")),
                 }
-            } else if let Some(shorts) = tok.strip_prefix('-').filter(|s| {
-                !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic())
-            }) {
+            } else if let Some(shorts) = tok
+                .strip_prefix('-')
+                .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic()))
+            {
                 for c in shorts.chars() {
                     let Some(arg) = find(cur, root, |a| a.get_short() == Some(c)) else {
                         return Some(format!("`{path}` has no flag `-{c}`"));
@@ -155,7 +156,9 @@ fn check(root: &Command, words: &[String]) -> Option<String> {
 
 /// A word standing for a value in a synopsis: `ID`, `K/N`, `FILE#FN`, `<id>`.
 fn is_placeholder(tok: &str) -> bool {
-    tok.starts_with('<') || (tok.chars().any(|c| c.is_ascii_uppercase()) && !tok.chars().any(|c| c.is_ascii_lowercase()))
+    tok.starts_with('<')
+        || (tok.chars().any(|c| c.is_ascii_uppercase())
+            && !tok.chars().any(|c| c.is_ascii_lowercase()))
 }
 
 /// The argument of `cmd` (or a global one of the root) that `is` picks.
@@ -183,7 +186,10 @@ fn every_command_and_flag_the_docs_show_exists() {
     let mut wrong = Vec::new();
     let mut count = 0;
     // The generated reference shows usages (`vermas [OPTIONS] <COMMAND>`), not commands.
-    for (name, text) in super::documents().into_iter().filter(|(n, _)| n != "docs/reference.md") {
+    for (name, text) in super::documents()
+        .into_iter()
+        .filter(|(n, _)| n != "docs/reference.md")
+    {
         for (at, words) in shown(&text) {
             count += 1;
             if let Some(why) = check(&root, &words) {
@@ -193,7 +199,11 @@ fn every_command_and_flag_the_docs_show_exists() {
     }
     eprintln!("{count} commands shown in README.md and docs/*.md checked against clap");
     assert!(count > 100, "only {count} commands found in the docs");
-    assert!(wrong.is_empty(), "commands the docs show that vermas does not have:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "commands the docs show that vermas does not have:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -201,17 +211,32 @@ fn a_wrong_command_flag_or_old_spelling_is_caught() {
     let root = vermas();
     let check = |s: &str| check(&root, &words(s));
     assert_eq!(check("status --verify --shard 1/2 --json"), None);
-    assert_eq!(check("status --verify [--judge] [--spec NAME]... [--jobs N]"), None);
+    assert_eq!(
+        check("status --verify [--judge] [--spec NAME]... [--jobs N]"),
+        None
+    );
     assert_eq!(check("--actor bob inspect run vm-k3f9 --base main"), None);
     assert_eq!(check("comments vm-k3f9"), None);
     assert_eq!(check("dep remove vm-k3f9 vm-2b7c"), None);
     assert_eq!(check("ralph spec -vj -s notify"), None);
     assert_eq!(check("ralph ARGS"), None);
     assert!(shown("`vermas doctor: commit 2 unrecorded files`").is_empty());
-    assert!(check("status --verfy").unwrap().contains("no flag `--verfy`"));
-    assert!(check("inspect runn vm-k3f9").unwrap().contains("no command `runn`"));
+    assert!(
+        check("status --verfy")
+            .unwrap()
+            .contains("no flag `--verfy`")
+    );
+    assert!(
+        check("inspect runn vm-k3f9")
+            .unwrap()
+            .contains("no command `runn`")
+    );
     assert!(check("hooks install").unwrap().contains("old spelling"));
-    assert!(check("inspect status").unwrap().contains("write `vermas inspect verdicts`"));
+    assert!(
+        check("inspect status")
+            .unwrap()
+            .contains("write `vermas inspect verdicts`")
+    );
     assert!(check("inspector run --once").unwrap().contains("hidden"));
     assert_eq!(
         shown("Run `vermas ready -n 3 | head` or\n\n```yaml\n- run: vermas status --verify\n```\n")

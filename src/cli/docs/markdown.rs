@@ -27,9 +27,15 @@ pub fn read(text: &str) -> Code {
     for (i, line) in text.lines().enumerate() {
         let at = i + 1;
         let trimmed = line.trim_start();
-        let fence: String = trimmed.chars().take_while(|c| *c == '`' || *c == '~').collect();
+        let fence: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
         if let Some((mark, block)) = open.as_mut() {
-            if fence.len() >= mark.len() && trimmed.trim_end() == fence && fence.starts_with(&mark[..1]) {
+            if fence.len() >= mark.len()
+                && trimmed.trim_end() == fence
+                && fence.starts_with(&mark[..1])
+            {
                 let (_, block) = open.take().expect("open block");
                 code.blocks.push(block);
             } else {
@@ -38,8 +44,18 @@ pub fn read(text: &str) -> Code {
             continue;
         }
         if fence.len() >= 3 {
-            let lang = trimmed[fence.len()..].split_whitespace().next().unwrap_or("").to_string();
-            open = Some((fence, Block { lang, lines: Vec::new() }));
+            let lang = trimmed[fence.len()..]
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            open = Some((
+                fence,
+                Block {
+                    lang,
+                    lines: Vec::new(),
+                },
+            ));
             continue;
         }
         spans_and_links(line, at, &mut code);
@@ -57,7 +73,8 @@ fn spans_and_links(line: &str, at: usize, code: &mut Code) {
             let mark = "`".repeat(ticks);
             let from = i + ticks;
             if let Some(len) = line[from..].find(&mark) {
-                code.spans.push((at, line[from..from + len].trim().to_string()));
+                code.spans
+                    .push((at, line[from..from + len].trim().to_string()));
                 i = from + len + ticks;
                 continue;
             }
@@ -67,7 +84,10 @@ fn spans_and_links(line: &str, at: usize, code: &mut Code) {
         if line[i..].starts_with("](") {
             let from = i + 2;
             if let Some(len) = line[from..].find(')') {
-                let target = line[from..from + len].split_whitespace().next().unwrap_or("");
+                let target = line[from..from + len]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("");
                 code.links.push((at, target.to_string()));
                 i = from + len;
                 continue;
@@ -83,10 +103,18 @@ mod tests {
 
     #[test]
     fn reads_blocks_spans_and_links() {
-        let code = read("a `vermas list` and [x](docs/a.md#b)\n\n```console\n$ vermas ready\n```\n`` a`b ``\n");
-        assert_eq!(code.spans, vec![(1, "vermas list".to_string()), (6, "a`b".to_string())]);
+        let code = read(
+            "a `vermas list` and [x](docs/a.md#b)\n\n```console\n$ vermas ready\n```\n`` a`b ``\n",
+        );
+        assert_eq!(
+            code.spans,
+            vec![(1, "vermas list".to_string()), (6, "a`b".to_string())]
+        );
         assert_eq!(code.links, vec![(1, "docs/a.md#b".to_string())]);
         assert_eq!(code.blocks[0].lang, "console");
-        assert_eq!(code.blocks[0].lines, vec![(4, "$ vermas ready".to_string())]);
+        assert_eq!(
+            code.blocks[0].lines,
+            vec![(4, "$ vermas ready".to_string())]
+        );
     }
 }

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 /// A file or folder token of a row: lower-case path ending in `.rs` or `/`.
 fn is_path_token(t: &str) -> bool {
     (t.ends_with(".rs") || t.ends_with('/'))
-        && t.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '/' | '.'))
+        && t.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '/' | '.'))
         && !t.starts_with(['.', '/'])
 }
 
@@ -28,7 +29,12 @@ fn tree(dir: &Path) -> (Vec<String>, Vec<String>) {
     let mut dirs = Vec::new();
     for entry in walkdir::WalkDir::new(dir).min_depth(1) {
         let entry = entry.expect("walk");
-        let rel = entry.path().strip_prefix(dir).expect("under").to_string_lossy().to_string();
+        let rel = entry
+            .path()
+            .strip_prefix(dir)
+            .expect("under")
+            .to_string_lossy()
+            .to_string();
         if entry.file_type().is_dir() {
             dirs.push(format!("{rel}/"));
         } else if rel.ends_with(".rs") {
@@ -49,7 +55,9 @@ fn problems(root: &Path, text: &str) -> Vec<String> {
         return vec!["docs/ARCHITECTURE.md has no `## Module map` section".into()];
     };
     let section = &text[start + 1..];
-    let section = section[3..].find("\n## ").map_or(section, |end| &section[..end + 3]);
+    let section = section[3..]
+        .find("\n## ")
+        .map_or(section, |end| &section[..end + 3]);
     let mut out = Vec::new();
     let mut crates: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
     for line in section.lines() {
@@ -83,13 +91,19 @@ fn problems(root: &Path, text: &str) -> Vec<String> {
                 covered.insert(format!("{module}/mod.rs"));
                 scopes.push(format!("{module}/"));
             } else {
-                out.push(format!("the map names module `{module}`, which is not in {}", src.display()));
+                out.push(format!(
+                    "the map names module `{module}`, which is not in {}",
+                    src.display()
+                ));
             }
         }
         if scopes.is_empty() {
             scopes.push(String::new());
         }
-        for token in ticks(cells[1..].join(" | ").as_str()).into_iter().filter(|t| is_path_token(t)) {
+        for token in ticks(cells[1..].join(" | ").as_str())
+            .into_iter()
+            .filter(|t| is_path_token(t))
+        {
             let mut found = false;
             for scope in &scopes {
                 for f in files.iter().filter(|f| f.starts_with(scope.as_str())) {
@@ -116,7 +130,11 @@ fn problems(root: &Path, text: &str) -> Vec<String> {
                 out.push(format!(
                     "the map's `{}` row names `{token}`, which is not under {}",
                     ticks(cells[0]).join(", "),
-                    scopes.iter().map(|s| format!("{}/{s}", src.display())).collect::<Vec<_>>().join(" or ")
+                    scopes
+                        .iter()
+                        .map(|s| format!("{}/{s}", src.display()))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 ));
             }
         }
@@ -139,7 +157,11 @@ fn the_module_map_names_every_source_file_and_no_other() {
     let root = super::root();
     let text = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("read");
     let problems = problems(&root, &text);
-    assert!(problems.is_empty(), "docs/ARCHITECTURE.md's module map:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "docs/ARCHITECTURE.md's module map:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -147,16 +169,43 @@ fn a_missing_or_stale_file_in_the_map_is_caught() {
     let dir = tempfile::tempdir().expect("tempdir");
     let src = dir.path().join("src");
     std::fs::create_dir_all(src.join("store")).expect("mkdir");
-    for f in ["lib.rs", "store/mod.rs", "store/txn.rs", "store/id.rs", "hash.rs"] {
+    for f in [
+        "lib.rs",
+        "store/mod.rs",
+        "store/txn.rs",
+        "store/id.rs",
+        "hash.rs",
+    ] {
         std::fs::write(src.join(f), "").expect("write");
     }
-    let map = |rows: &str| format!("# A\n\n## Module map\n\n### One (`src/`)\n\n| module | owns |\n|---|---|\n{rows}\n## Next\n");
+    let map = |rows: &str| {
+        format!(
+            "# A\n\n## Module map\n\n### One (`src/`)\n\n| module | owns |\n|---|---|\n{rows}\n## Next\n"
+        )
+    };
     let good = "| `lib.rs` | the root |\n| `store/` | `txn.rs`, `id.rs` |\n| `hash` | hashes |\n";
     let found = problems(dir.path(), &map(good));
-    assert_eq!(found, vec!["the map has a table for each crate: `src/` and `crates/vermas-core/src/`"]);
-    let missing = problems(dir.path(), &map("| `lib.rs` | x |\n| `store/` | `txn.rs` |\n| `hash` | x |\n"));
-    assert!(missing.iter().any(|p| p.contains("does not name") && p.ends_with("store/id.rs")), "{missing:?}");
-    let stale = problems(dir.path(), &map(&format!("{good}| `gone` | x |\n| `store/` | `old.rs` |\n")));
-    assert!(stale.iter().any(|p| p.contains("module `gone`")), "{stale:?}");
+    assert_eq!(
+        found,
+        vec!["the map has a table for each crate: `src/` and `crates/vermas-core/src/`"]
+    );
+    let missing = problems(
+        dir.path(),
+        &map("| `lib.rs` | x |\n| `store/` | `txn.rs` |\n| `hash` | x |\n"),
+    );
+    assert!(
+        missing
+            .iter()
+            .any(|p| p.contains("does not name") && p.ends_with("store/id.rs")),
+        "{missing:?}"
+    );
+    let stale = problems(
+        dir.path(),
+        &map(&format!("{good}| `gone` | x |\n| `store/` | `old.rs` |\n")),
+    );
+    assert!(
+        stale.iter().any(|p| p.contains("module `gone`")),
+        "{stale:?}"
+    );
     assert!(stale.iter().any(|p| p.contains("`old.rs`")), "{stale:?}");
 }

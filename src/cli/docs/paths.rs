@@ -68,7 +68,11 @@ fn check_link(root: &Path, page: &str, target: &str) -> Option<String> {
         None => (target, None),
     };
     let dir = Path::new(page).parent().unwrap_or(Path::new(""));
-    let file = if path.is_empty() { root.join(page) } else { root.join(dir).join(path) };
+    let file = if path.is_empty() {
+        root.join(page)
+    } else {
+        root.join(dir).join(path)
+    };
     if !file.exists() {
         return Some(format!("links to `{target}`, which does not exist"));
     }
@@ -106,13 +110,20 @@ fn every_path_the_docs_name_exists() {
             }
         }
     }
-    assert!(wrong.is_empty(), "paths the docs name that do not exist:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "paths the docs name that do not exist:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
 fn a_missing_path_or_anchor_is_caught() {
     let root = super::root();
-    assert_eq!(check_link(&root, "README.md", "docs/FORMATS.md#config"), None);
+    assert_eq!(
+        check_link(&root, "README.md", "docs/FORMATS.md#config"),
+        None
+    );
     assert!(check_link(&root, "README.md", "docs/NOPE.md").is_some());
     assert!(check_link(&root, "README.md", "docs/FORMATS.md#no-such-heading").is_some());
     assert_eq!(check_link(&root, "docs/FORMATS.md", "../README.md"), None);
@@ -120,5 +131,8 @@ fn a_missing_path_or_anchor_is_caught() {
     assert!(!root.join(our_path("src/store/txn.rs").unwrap()).exists());
     assert_eq!(our_path("specs/x.md"), None);
     assert_eq!(our_path("src/cli/ui.rs:45"), Some("src/cli/ui.rs"));
-    assert_eq!(anchors("# A\n## Set up `x`\n## A\n"), vec!["a", "set-up-x", "a-1"]);
+    assert_eq!(
+        anchors("# A\n## Set up `x`\n## A\n"),
+        vec!["a", "set-up-x", "a-1"]
+    );
 }

@@ -61,7 +61,10 @@ const UNTESTED: &[(&str, &str)] = &[
         "README.md",
         "builds and tests vermas itself (minutes); .ci/run runs both",
     ),
-    ("docs/interop.md", "bd is another program, not installed here"),
+    (
+        "docs/interop.md",
+        "bd is another program, not installed here",
+    ),
 ];
 
 /// The repository's root.
@@ -78,7 +81,11 @@ fn run_doc(name: &str) -> usize {
     let mut ran = 0;
     for step in &doc.steps {
         match step {
-            Step::Write { line, path, content } => {
+            Step::Write {
+                line,
+                path,
+                content,
+            } => {
                 let content = names
                     .substitute(content)
                     .unwrap_or_else(|e| panic!("{name}:{line}: {e}"));
@@ -98,7 +105,11 @@ fn run_doc(name: &str) -> usize {
                 // Hidden set-up's output is not compared, but the names it shows bind.
                 let same = names.match_output(&cmd.expected, &lines) || cmd.hidden;
                 if std::env::var_os("VERMAS_DOC_SHOW").is_some() {
-                    eprintln!("$ {}\n{}\n? {code}", cmd.text, names.unsubstitute(&lines.join("\n")));
+                    eprintln!(
+                        "$ {}\n{}\n? {code}",
+                        cmd.text,
+                        names.unsubstitute(&lines.join("\n"))
+                    );
                 }
                 if !same || code != cmd.code {
                     let report = format!(
@@ -224,7 +235,10 @@ fn every_page_of_docs_is_under_test() {
     pages.sort();
     let mut listed: Vec<String> = DOCS.iter().map(|s| s.to_string()).collect();
     listed.sort();
-    assert_eq!(pages, listed, "DOCS in tests/it/docs/mod.rs lists every page");
+    assert_eq!(
+        pages, listed,
+        "DOCS in tests/it/docs/mod.rs lists every page"
+    );
 }
 
 #[test]
@@ -233,11 +247,20 @@ fn the_untested_blocks_are_the_listed_ones() {
     for name in DOCS {
         let text = std::fs::read_to_string(root().join(name)).expect("read doc");
         let doc = block::parse(name, &text).unwrap_or_else(|e| panic!("{e}"));
-        marked.extend(doc.untested.into_iter().map(|u| (name.to_string(), u.reason)));
+        marked.extend(
+            doc.untested
+                .into_iter()
+                .map(|u| (name.to_string(), u.reason)),
+        );
     }
-    let listed: Vec<(String, String)> =
-        UNTESTED.iter().map(|(d, r)| (d.to_string(), r.to_string())).collect();
-    assert_eq!(marked, listed, "UNTESTED in tests/it/docs/mod.rs lists every untested block");
+    let listed: Vec<(String, String)> = UNTESTED
+        .iter()
+        .map(|(d, r)| (d.to_string(), r.to_string()))
+        .collect();
+    assert_eq!(
+        marked, listed,
+        "UNTESTED in tests/it/docs/mod.rs lists every untested block"
+    );
 }
 
 /// Runs the document `VERMAS_DOC` names (a path from the repository's root, or absolute),

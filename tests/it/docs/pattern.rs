@@ -46,17 +46,19 @@ impl Names {
             match tok {
                 Tok::Lit(s) => out.push_str(&s),
                 Tok::Any => out.push_str("[..]"),
-                Tok::Name(doc, kind @ (Kind::Id(_) | Kind::Hash(_))) => match self.bound.get(&doc) {
-                    Some(real) => out.push_str(real),
-                    // A hex word no output showed (`ed25519`) is a word, not a hash.
-                    None if matches!(kind, Kind::Hash(_)) => out.push_str(&doc),
-                    None => {
-                        return Err(format!(
-                            "`{doc}` is used before any output showed it (the tests bind a \
+                Tok::Name(doc, kind @ (Kind::Id(_) | Kind::Hash(_))) => {
+                    match self.bound.get(&doc) {
+                        Some(real) => out.push_str(real),
+                        // A hex word no output showed (`ed25519`) is a word, not a hash.
+                        None if matches!(kind, Kind::Hash(_)) => out.push_str(&doc),
+                        None => {
+                            return Err(format!(
+                                "`{doc}` is used before any output showed it (the tests bind a \
                              shown id to the real one where it first appears)"
-                        ));
+                            ));
+                        }
                     }
-                },
+                }
                 Tok::Name(doc, _) => out.push_str(&doc),
             }
         }
@@ -94,7 +96,10 @@ impl Names {
             Some((p, h)) => format!("{p}-{h}"),
             None => s.replacen('-', "-spec-", 1),
         };
-        if ID_PREFIXES.iter().any(|p| doc.starts_with(&format!("{p}-"))) {
+        if ID_PREFIXES
+            .iter()
+            .any(|p| doc.starts_with(&format!("{p}-")))
+        {
             let (d, r) = (twin(&doc), twin(&real));
             if !self.bound.contains_key(&d) && !self.bound.values().any(|v| *v == r) {
                 self.bound.insert(d, r);
@@ -171,25 +176,24 @@ impl Names {
         };
         let mark = acc.len();
         let ok = match tok {
-            Tok::Lit(l) => s.strip_prefix(l.as_str()).is_some_and(|r| self.line(rest, r, acc)),
-            Tok::Any => (0..=s.len())
-                .filter(|&i| s.is_char_boundary(i))
-                .any(|i| {
-                    acc.truncate(mark);
-                    self.line(rest, &s[i..], acc)
-                }),
+            Tok::Lit(l) => s
+                .strip_prefix(l.as_str())
+                .is_some_and(|r| self.line(rest, r, acc)),
+            Tok::Any => (0..=s.len()).filter(|&i| s.is_char_boundary(i)).any(|i| {
+                acc.truncate(mark);
+                self.line(rest, &s[i..], acc)
+            }),
             Tok::Name(doc, kind) => {
                 let Some(len) = real_len(kind, s) else {
                     return false;
                 };
                 let real = &s[..len];
-                if matches!(kind, Kind::Id(_) | Kind::Hash(_)) && !self.binds(doc, real, acc) {
+                let named = matches!(kind, Kind::Id(_) | Kind::Hash(_));
+                if named && !self.binds(doc, real, acc) {
                     return false;
                 }
-                if matches!(kind, Kind::Id(_) | Kind::Hash(_)) && !self.bound.contains_key(doc) {
-                    if !acc.iter().any(|(d, _)| d == doc) {
-                        acc.push((doc.clone(), real.to_string()));
-                    }
+                if named && !self.bound.contains_key(doc) && !acc.iter().any(|(d, _)| d == doc) {
+                    acc.push((doc.clone(), real.to_string()));
                 }
                 self.line(rest, &s[len..], acc)
             }
@@ -202,7 +206,12 @@ impl Names {
 
     /// True when `doc` may stand for `real`: bound to it already, or both still free.
     fn binds(&self, doc: &str, real: &str, acc: &[(String, String)]) -> bool {
-        let all = || self.bound.iter().map(|(d, r)| (d.as_str(), r.as_str())).chain(acc.iter().map(|(d, r)| (d.as_str(), r.as_str())));
+        let all = || {
+            self.bound
+                .iter()
+                .map(|(d, r)| (d.as_str(), r.as_str()))
+                .chain(acc.iter().map(|(d, r)| (d.as_str(), r.as_str())))
+        };
         match all().find(|(d, _)| *d == doc) {
             Some((_, r)) => r == real,
             None => !all().any(|(_, r)| r == real),
@@ -243,8 +252,14 @@ fn real_name(s: &str) -> Option<usize> {
         }
     }
     let b = s.as_bytes();
-    let n = b.iter().take_while(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c)).count();
-    (7..=40).contains(&n).then_some(n).filter(|&n| !b.get(n).is_some_and(|c| is_word(*c)))
+    let n = b
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+        .count();
+    (7..=40)
+        .contains(&n)
+        .then_some(n)
+        .filter(|&n| !b.get(n).is_some_and(|c| is_word(*c)))
 }
 
 /// Splits shown text into literal text, `[..]` (in output only) and placeholders.
@@ -297,8 +312,13 @@ fn placeholder(s: &str) -> Option<(usize, Tok)> {
                 .take_while(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
                 .count();
             let hash = &s[from..from + n];
-            if (4..=6).contains(&n) && hash.bytes().any(|c| c.is_ascii_digit()) && end_ok(from + n) {
-                let kind = Kind::Id(if spec { format!("{prefix}-spec") } else { prefix.to_string() });
+            if (4..=6).contains(&n) && hash.bytes().any(|c| c.is_ascii_digit()) && end_ok(from + n)
+            {
+                let kind = Kind::Id(if spec {
+                    format!("{prefix}-spec")
+                } else {
+                    prefix.to_string()
+                });
                 return Some((from + n, Tok::Name(s[..from + n].to_string(), kind)));
             }
         }
@@ -309,9 +329,16 @@ fn placeholder(s: &str) -> Option<(usize, Tok)> {
     if let Some(n) = duration_len(b) {
         return Some((n, Tok::Name(s[..n].to_string(), Kind::Duration)));
     }
-    let n = b.iter().take_while(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c)).count();
+    let n = b
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+        .count();
     let hex = &b[..n];
-    if (7..=40).contains(&n) && end_ok(n) && hex.iter().any(u8::is_ascii_digit) && hex.iter().any(u8::is_ascii_lowercase) {
+    if (7..=40).contains(&n)
+        && end_ok(n)
+        && hex.iter().any(u8::is_ascii_digit)
+        && hex.iter().any(u8::is_ascii_lowercase)
+    {
         return Some((n, Tok::Name(s[..n].to_string(), Kind::Hash(n))));
     }
     None
@@ -326,7 +353,13 @@ fn is_word(c: u8) -> bool {
 fn is_time(b: &[u8]) -> bool {
     const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:ddZ";
     b.len() >= SHAPE.len()
-        && SHAPE.iter().zip(b).all(|(s, c)| if *s == b'd' { c.is_ascii_digit() } else { s == c })
+        && SHAPE.iter().zip(b).all(|(s, c)| {
+            if *s == b'd' {
+                c.is_ascii_digit()
+            } else {
+                s == c
+            }
+        })
 }
 
 /// `0.4s`, `12ms`, `3m`, `2h`, `1d`: its length, when followed by no word character.
@@ -342,7 +375,13 @@ fn duration_len(b: &[u8]) -> Option<usize> {
         }
         n += 1 + frac;
     }
-    let unit = if b[n..].starts_with(b"ms") { 2 } else if matches!(b.get(n), Some(b's' | b'm' | b'h' | b'd')) { 1 } else { return None };
+    let unit = if b[n..].starts_with(b"ms") {
+        2
+    } else if matches!(b.get(n), Some(b's' | b'm' | b'h' | b'd')) {
+        1
+    } else {
+        return None;
+    };
     let end = n + unit;
     (!b.get(end).is_some_and(|c| is_word(*c))).then_some(end)
 }
@@ -358,21 +397,47 @@ mod tests {
     #[test]
     fn a_shown_id_binds_to_the_real_one_and_stays_bound() {
         let mut names = Names::default();
-        assert!(names.match_output(&lines("Created vm-k3f9: X\n  spec vm-spec-k3f9"), &["Created vm-ab12: X", "  spec vm-spec-ab12"]));
-        assert_eq!(names.substitute("vermas show vm-k3f9.1").unwrap(), "vermas show vm-ab12.1");
-        assert!(!names.match_output(&lines("vm-k3f9"), &["vm-zz99"]), "bound to another");
-        assert!(!names.match_output(&lines("vm-c4d5"), &["vm-ab12"]), "two names, one id");
+        assert!(names.match_output(
+            &lines("Created vm-k3f9: X\n  spec vm-spec-k3f9"),
+            &["Created vm-ab12: X", "  spec vm-spec-ab12"]
+        ));
+        assert_eq!(
+            names.substitute("vermas show vm-k3f9.1").unwrap(),
+            "vermas show vm-ab12.1"
+        );
+        assert!(
+            !names.match_output(&lines("vm-k3f9"), &["vm-zz99"]),
+            "bound to another"
+        );
+        assert!(
+            !names.match_output(&lines("vm-c4d5"), &["vm-ab12"]),
+            "two names, one id"
+        );
         assert!(names.substitute("vermas show vm-q7q7").is_err());
-        assert_eq!(names.unsubstitute("vm-ab12 and vm-spec-ab12"), "vm-k3f9 and vm-spec-k3f9");
+        assert_eq!(
+            names.unsubstitute("vm-ab12 and vm-spec-ab12"),
+            "vm-k3f9 and vm-spec-k3f9"
+        );
     }
 
     #[test]
     fn times_durations_hashes_and_wildcards_match_any() {
         let mut names = Names::default();
-        let shown = lines("first\n...\n[PASS] x (exit 0, 0.4s) at 2026-11-22T10:00:00Z\nmain is now 42c646ad49ed [..]");
-        let real = ["first", "a", "b", "[PASS] x (exit 0, 12ms) at 2031-01-02T03:04:05Z", "main is now 0123456789ab (merged)"];
+        let shown = lines(
+            "first\n...\n[PASS] x (exit 0, 0.4s) at 2026-11-22T10:00:00Z\nmain is now 42c646ad49ed [..]",
+        );
+        let real = [
+            "first",
+            "a",
+            "b",
+            "[PASS] x (exit 0, 12ms) at 2031-01-02T03:04:05Z",
+            "main is now 0123456789ab (merged)",
+        ];
         assert!(names.match_output(&shown, &real));
-        assert_eq!(names.substitute("git show 42c646ad49ed").unwrap(), "git show 0123456789ab");
+        assert_eq!(
+            names.substitute("git show 42c646ad49ed").unwrap(),
+            "git show 0123456789ab"
+        );
         assert!(!names.match_output(&lines("exit 0"), &["exit 1"]));
         assert!(!names.match_output(&lines("a"), &["a", "b"]));
     }

@@ -37,8 +37,11 @@ impl Session {
              [advice]\n\tdetachedHead = false\n[commit]\n\tgpgsign = false\n",
         )
         .expect("gitconfig");
-        std::fs::write(state.path().join("cwd"), home.path().as_os_str().as_encoded_bytes())
-            .expect("cwd");
+        std::fs::write(
+            state.path().join("cwd"),
+            home.path().as_os_str().as_encoded_bytes(),
+        )
+        .expect("cwd");
         std::fs::write(state.path().join("env"), "").expect("env");
         let bin = std::path::Path::new(env!("CARGO_BIN_EXE_vermas"));
         let path = format!(

@@ -326,8 +326,9 @@ impl Settler<'_> {
             return Ok(());
         }
         for mut t in record::record(self.ws, self.actor, ended, requeued)? {
-            t.warnings
-                .extend(crate::refinery::worker::remove_after(self.ws, self.git, &t.request));
+            t.warnings.extend(crate::refinery::worker::remove_after(
+                self.ws, self.git, &t.request,
+            ));
             (self.seen)(Event::Taken(&t));
             self.taken.push(t);
         }
