@@ -1,7 +1,8 @@
 //! Every vermas command README.md and docs/*.md show (in a console or other code block, or
 //! an inline code span starting `vermas `) names commands that exist, spelled as they are
 //! now (an old spelling kept as a hidden alias is refused), with flags those commands take
-//! (synopses such as `vermas status --verify [--judge]` included).
+//! (synopses such as `vermas status --verify [--judge]` included), and so does the synopsis in
+//! the first cell of a command table (`| `refinery run [--once] [--batch N]` | ... |`).
 
 use clap::{Arg, Command, CommandFactory};
 
@@ -24,6 +25,41 @@ fn shown(text: &str) -> Vec<(usize, Vec<String>)> {
                 _ => line,
             };
             collect(*at, line, &mut out);
+        }
+    }
+    out
+}
+
+/// The synopses of a page's command tables: each code span of a row's first cell whose
+/// first word is one of vermas's commands (`mail send ADDR -s SUBJECT [--cc ADDR]...`),
+/// as (line, its words), a choice written `\|` in the table read as `|`.
+fn synopses(text: &str, commands: &[&str]) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut fence = false;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+        }
+        let Some(row) = t.strip_prefix("| ").filter(|_| !fence) else {
+            continue;
+        };
+        // The first cell ends at the first ` | ` that is not a choice (`\|`).
+        let end = row
+            .match_indices(" | ")
+            .map(|(at, _)| at)
+            .find(|&at| !row[..at].ends_with('\\'))
+            .unwrap_or(row.len());
+        for (_, span) in super::markdown::read(&row[..end]).spans {
+            let span = span.replace("\\|", "|");
+            let span = span.strip_prefix("vermas ").unwrap_or(&span);
+            let words = words(span);
+            if words
+                .first()
+                .is_some_and(|w| commands.contains(&w.as_str()))
+            {
+                out.push((i + 1, words));
+            }
         }
     }
     out
@@ -190,7 +226,14 @@ fn every_command_and_flag_the_docs_show_exists() {
         .into_iter()
         .filter(|(n, _)| n != "docs/reference.md")
     {
-        for (at, words) in shown(&text) {
+        let commands: Vec<&str> = root
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name())
+            .collect();
+        let mut all = shown(&text);
+        all.extend(synopses(&text, &commands));
+        for (at, words) in all {
             count += 1;
             if let Some(why) = check(&root, &words) {
                 wrong.push(format!("{name}:{at}: {why} (`vermas {}`)", words.join(" ")));
@@ -238,6 +281,22 @@ fn a_wrong_command_flag_or_old_spelling_is_caught() {
             .contains("write `vermas inspect verdicts`")
     );
     assert!(check("inspector run --once").unwrap().contains("hidden"));
+    let table = "| command | example |\n|---|---|\n\
+                 | `mail send ADDR -s S (-m TEXT \\| --stdin) [--cc ADDR]...` | `vermas mail` |\n\
+                 | `mol list` / `mol show ID` | x \\| y |\n| `status` | a field |\n";
+    let found = synopses(table, &["mail", "mol"]);
+    let lines: Vec<usize> = found.iter().map(|(at, _)| *at).collect();
+    assert_eq!(lines, vec![3, 4, 4]);
+    assert!(
+        found.iter().all(|(_, w)| self::check(&root, w).is_none()),
+        "{found:?}"
+    );
+    let stale = synopses("| `refinery run [--onec]` | x |\n", &["refinery"]);
+    assert!(
+        self::check(&root, &stale[0].1)
+            .unwrap()
+            .contains("no flag `--onec`")
+    );
     assert_eq!(
         shown("Run `vermas ready -n 3 | head` or\n\n```yaml\n- run: vermas status --verify\n```\n")
             .len(),
