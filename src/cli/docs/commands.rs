@@ -210,7 +210,7 @@ fn takes_value(arg: &Arg) -> bool {
 }
 
 /// The built command line (help and version flags added, globals propagated).
-fn vermas() -> Command {
+pub(super) fn vermas() -> Command {
     let mut cmd = crate::cli::args::Cli::command();
     cmd.build();
     cmd

@@ -1,14 +1,15 @@
 //! Tests that keep the documentation true to the code: docs/reference.md is what the clap
 //! definitions say (`reference`); every command and flag README.md and docs/*.md show
 //! parses (`commands`); every path they name exists (`paths`); and docs/ARCHITECTURE.md's
-//! module map names every source file and none that is gone (`module_map`). `.ci/run` runs
-//! them with `cargo test`.
+//! module map names every source file and none that is gone (`module_map`); the commands role
+//! workspaces allow and deny exist (`role_commands`). `.ci/run` runs them with `cargo test`.
 
 mod commands;
 mod markdown;
 mod module_map;
 mod paths;
 mod reference;
+mod role_commands;
 
 use std::path::PathBuf;
 
