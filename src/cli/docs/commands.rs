@@ -1,8 +1,9 @@
-//! Every vermas command README.md and docs/*.md show (in a console or other code block, or
-//! an inline code span starting `vermas `) names commands that exist, spelled as they are
-//! now (an old spelling kept as a hidden alias is refused), with flags those commands take
-//! (synopses such as `vermas status --verify [--judge]` included), and so does the synopsis in
-//! the first cell of a command table (`| `refinery run [--once] [--batch N]` | ... |`).
+//! Every vermas command README.md, docs/*.md and the role contexts show (in a console or
+//! other code block, or an inline code span starting `vermas `) names commands that exist,
+//! spelled as they are now (an old spelling kept as a hidden alias is refused), with flags
+//! those commands take (synopses such as `vermas status --verify [--judge]` included), and
+//! so does the synopsis in the first cell of a command table (`| `refinery run [--once]
+//! [--batch N]` | ... |`).
 
 use clap::{Arg, Command, CommandFactory};
 
@@ -222,9 +223,17 @@ fn every_command_and_flag_the_docs_show_exists() {
     let mut wrong = Vec::new();
     let mut count = 0;
     // The generated reference shows usages (`vermas [OPTIONS] <COMMAND>`), not commands.
+    // The role contexts `init --roles` writes tell agents which commands to run.
+    let roles = vermas_core::roles::ROLES.iter().map(|(role, text)| {
+        (
+            format!("crates/vermas-core/src/roles/{role}.md"),
+            text.to_string(),
+        )
+    });
     for (name, text) in super::documents()
         .into_iter()
         .filter(|(n, _)| n != "docs/reference.md")
+        .chain(roles)
     {
         let commands: Vec<&str> = root
             .get_subcommands()
@@ -240,7 +249,9 @@ fn every_command_and_flag_the_docs_show_exists() {
             }
         }
     }
-    eprintln!("{count} commands shown in README.md and docs/*.md checked against clap");
+    eprintln!(
+        "{count} commands shown in README.md, docs/*.md and the role contexts checked against clap"
+    );
     assert!(count > 100, "only {count} commands found in the docs");
     assert!(
         wrong.is_empty(),
