@@ -1,91 +1,23 @@
-//! The integration tests: one test binary (one link, one process) with a module per area.
-//! Each module drives the real `vermas` binary on real temporary git repositories;
-//! `common` and the `*_support` modules hold the shared set-up.
+//! The integration tests: one test binary (one link, one process) with a folder per
+//! feature, named as the domain's modules are (beads, specs, checks, gates, inspect,
+//! refinery, ledger, mol, mail, lsp, session, ralph, interop, report, cli). Each test drives
+//! the real `vermas` binary on real temporary git repositories; `common` and a folder's
+//! `support` module hold the shared set-up.
 
+mod beads;
+mod checks;
+mod cli;
 mod common;
-mod hooks_support;
-mod live_support;
-mod lsp_client;
-mod ralph_support;
-mod refinery_support;
-mod session_support;
-
-mod baseline;
-mod bd_coexist;
-mod bd_commands;
-mod bd_export;
-mod bd_gates;
-mod bd_interop;
-mod bd_ready_rules;
-mod bead_index;
-mod bead_tails;
-mod beads_cli;
-mod ci_annotations;
-mod ci_shards;
-mod command_names;
-mod completions;
-mod concurrency;
-mod containment;
-mod crash;
-mod design;
-mod discover;
 mod docs;
-mod doctor;
-mod error_codes;
-mod formula;
-mod formula_errors;
-mod frozen_verdicts;
-mod gastown_formulas;
 mod gates;
-mod git_recording;
-mod hook_payloads;
-mod hooks;
-mod hostile_checks;
-mod hostile_specs;
-mod html_report;
-mod inspect_pipeline;
-mod inspect_specs;
-mod inspector_loop;
-mod inspector_once;
-mod judge;
-mod lifecycle_hooks;
-mod live_specs;
+mod inspect;
+mod interop;
+mod ledger;
 mod lsp;
-mod lsp_client_view;
 mod mail;
-mod merge_driver;
-mod messages;
 mod mol;
-mod mol_inspect;
-mod next_steps;
-mod processes;
-mod progress;
 mod ralph;
-mod ralph_plain;
-mod ralph_status;
 mod refinery;
-mod refinery_batch;
-mod refinery_queue;
-mod refinery_recovery;
-mod reports;
-mod robust_edges;
-mod robustness;
-mod role_contexts;
-mod role_workspaces;
+mod report;
 mod session;
-mod setup_cli;
-mod smart_ralph_habits;
-mod spec_links;
-mod stand_in;
-mod stranger_path;
-mod sync;
-mod sync_kill;
-mod sync_rules;
-mod tasks;
-mod tasks_protocol;
-mod verdict_basis;
-mod verdicts;
-mod watch_plain;
-mod watch_tmux;
-mod worker_worktrees;
-mod worktrees;
+mod specs;

@@ -6,10 +6,13 @@
 //! plain mode through a pipe.
 
 use crate::common::*;
-use crate::session_support::*;
+use crate::session::support::*;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 mod panes;
 mod start_stop;
+pub mod support;
 mod watch;
+mod watch_plain;
+mod watch_tmux;

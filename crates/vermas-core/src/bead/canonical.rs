@@ -470,7 +470,7 @@ mod tests {
     }
 
     proptest! {
-        // Failures become named tests here, as in tests/it/robustness.rs: no seed files.
+        // Failures become named tests here, as in tests/it/cli/robustness.rs: no seed files.
         #![proptest_config(ProptestConfig {
             cases: 2000,
             failure_persistence: None,

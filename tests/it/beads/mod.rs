@@ -1,0 +1,5 @@
+//! Beads: the bead commands, records, index and tails.
+
+mod cli;
+mod index;
+mod tails;

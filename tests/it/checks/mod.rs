@@ -1,0 +1,5 @@
+//! Checks as processes: containment, process trees, hostile check scripts.
+
+mod containment;
+mod hostile;
+mod processes;

@@ -1,0 +1,3 @@
+//! `vermas report`: the HTML page, the job summary, the browser tests.
+
+mod page_tests;
