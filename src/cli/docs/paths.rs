@@ -2,7 +2,9 @@
 //! a heading of the page it leads to), and each code span naming a file or folder of this
 //! repository (under `src/`, `crates/`, `bench/`, `fixtures/`, `docs/`, `.ci/`, `tests/it/`,
 //! `tests/cli/`, `tests/browser/`). Paths of a user's repository in examples (`specs/x.md`,
-//! `.beads/...`, `tests/x.sh`) are not this repository's and are not checked.
+//! `.beads/...`, `tests/x.sh`) are not this repository's and are not checked. The tests a
+//! `cargo test --test it FILTER` names exist too: each `::` part of FILTER a folder or file
+//! under `tests/it/`, or a name in the module it reached.
 
 use std::path::Path;
 
@@ -91,6 +93,62 @@ fn our_path(span: &str) -> Option<&str> {
     (ours && plain && !THEIRS.contains(&path)).then_some(path)
 }
 
+/// Each `cargo test --test it FILTER` of a page (in prose, spans or blocks, a line break
+/// allowed anywhere between its words), as (line, FILTER).
+fn test_filters(text: &str) -> Vec<(usize, String)> {
+    let words: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| {
+            l.split_whitespace()
+                .map(move |w| (i + 1, w.trim_matches('`')))
+        })
+        .collect();
+    words
+        .windows(5)
+        .filter(|w| {
+            w[..4]
+                .iter()
+                .map(|(_, t)| *t)
+                .eq(["cargo", "test", "--test", "it"])
+        })
+        .map(|w| {
+            (
+                w[0].0,
+                w[4].1.trim_end_matches(['.', ',', ')', '`']).to_string(),
+            )
+        })
+        .filter(|(_, f)| !f.starts_with('-'))
+        .collect()
+}
+
+/// What is wrong with the test filter `filter`, if anything: a `::` part that is no module
+/// under `tests/it/` (a folder, a `.rs` file) and no name in the module reached before it.
+fn check_filter(root: &Path, filter: &str) -> Option<String> {
+    let mut dir = root.join("tests/it");
+    let mut module: Option<std::path::PathBuf> = None;
+    for part in filter.split("::").filter(|p| !p.is_empty()) {
+        if dir.join(part).is_dir() {
+            dir = dir.join(part);
+            module = Some(dir.join("mod.rs"));
+        } else if dir.join(format!("{part}.rs")).is_file() {
+            module = Some(dir.join(format!("{part}.rs")));
+            dir = dir.join(part);
+        } else {
+            let text = module
+                .as_ref()
+                .and_then(|m| std::fs::read_to_string(m).ok());
+            return match text {
+                Some(t) if t.contains(part) => None,
+                _ => Some(format!(
+                    "names the tests `{filter}`: no `{part}` under tests/it/"
+                )),
+            };
+        }
+    }
+    None
+}
+
 #[test]
 fn every_path_the_docs_name_exists() {
     let root = super::root();
@@ -109,6 +167,11 @@ fn every_path_the_docs_name_exists() {
                 wrong.push(format!("{name}:{at}: names `{path}`, which does not exist"));
             }
         }
+        for (at, filter) in test_filters(&text) {
+            if let Some(why) = check_filter(&root, &filter) {
+                wrong.push(format!("{name}:{at}: {why}"));
+            }
+        }
     }
     assert!(
         wrong.is_empty(),
@@ -120,6 +183,18 @@ fn every_path_the_docs_name_exists() {
 #[test]
 fn a_missing_path_or_anchor_is_caught() {
     let root = super::root();
+    let text = "run `cargo test --test it refinery::batch::` or `VERMAS_X=1 cargo test\n--test it docs::guide_beads`, `cargo test --test it -- --ignored`";
+    assert_eq!(
+        test_filters(text),
+        vec![
+            (1, "refinery::batch::".into()),
+            (1, "docs::guide_beads".into())
+        ]
+    );
+    assert_eq!(check_filter(&root, "refinery::batch::"), None);
+    assert_eq!(check_filter(&root, "docs::guide_beads"), None);
+    assert!(check_filter(&root, "html_report::browser").is_some());
+    assert!(check_filter(&root, "docs::no_such_test").is_some());
     assert_eq!(
         check_link(&root, "README.md", "docs/FORMATS.md#config"),
         None
