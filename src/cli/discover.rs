@@ -106,7 +106,7 @@ fn research_target(
     let Some(rel) = research::research_path(root, spec) else {
         return Ok(None);
     };
-    let path = vermas_core::contain::resolve(root, &root.join(&rel))?;
+    let path = vermas_core::sys::contain::resolve(root, &root.join(&rel))?;
     let folder = rel.parent().unwrap_or(std::path::Path::new(""));
     if !path.parent().is_some_and(std::path::Path::is_dir) {
         return Err(Error::invalid_with_help(

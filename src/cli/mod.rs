@@ -44,7 +44,7 @@ type CmdResult = Result<i32, Error>;
 pub fn main() -> i32 {
     // A shell asking for completions (COMPLETE=bash vermas -- ...) is answered and exits.
     clap_complete::CompleteEnv::with_factory(args::completion_command).complete();
-    vermas_core::check::reaper::set_terminator(|code| std::process::exit(code));
+    vermas_core::proc::interrupt::set_terminator(|code| std::process::exit(code));
     vermas_core::git::install_interrupt_cleanup();
     // A binary named `ralph` (a symlink to vermas) is `vermas ralph`.
     let parsed = help::command(<Cli as clap::CommandFactory>::command())

@@ -90,7 +90,7 @@ impl std::fmt::Debug for Headless<'_> {
 impl std::fmt::Display for Headless<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // An error may quote a reply or a record: its control characters are shown.
-        f.write_str(&vermas_core::words::printable(&self.0.to_string()))
+        f.write_str(&vermas_core::text::words::printable(&self.0.to_string()))
     }
 }
 
@@ -110,7 +110,9 @@ impl miette::Diagnostic for Headless<'_> {
     }
     fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
         let help = self.0.help()?.to_string();
-        Some(Box::new(vermas_core::words::printable(&help).into_owned()))
+        Some(Box::new(
+            vermas_core::text::words::printable(&help).into_owned(),
+        ))
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.0.source_code()

@@ -20,7 +20,7 @@ pub fn line(b: &Bead) -> String {
     if !b.labels.is_empty() {
         let _ = write!(s, " [{}]", b.labels.join(", "));
     }
-    vermas_core::words::printable(&s).into_owned()
+    vermas_core::text::words::printable(&s).into_owned()
 }
 
 /// The full view of one bead, with what it depends on and what depends on it.
@@ -103,7 +103,7 @@ pub fn full(b: &Bead, set: &BeadSet) -> String {
             );
         }
     }
-    vermas_core::words::printable(&s).into_owned()
+    vermas_core::text::words::printable(&s).into_owned()
 }
 
 /// A dependency tree drawn with box characters.
@@ -165,7 +165,7 @@ pub fn summary(s: &Summary, has_workspace: bool) -> String {
             let _ = writeln!(
                 out,
                 "  {} cannot be read (`vermas doctor`)",
-                vermas_core::words::plural(s.unreadable, "bead file")
+                vermas_core::text::words::plural(s.unreadable, "bead file")
             );
         }
         if !s.in_progress.is_empty() {

@@ -48,8 +48,8 @@ pub fn sync(ctx: &Ctx, ui: &mut Ui, remote: Option<&str>) -> CmdResult {
     outln!(
         ui,
         "Synced with {upstream}: pulled {}, pushed {}",
-        vermas_core::words::plural(synced.pulled, "record"),
-        vermas_core::words::plural(synced.pushed, "commit"),
+        vermas_core::text::words::plural(synced.pulled, "record"),
+        vermas_core::text::words::plural(synced.pushed, "commit"),
     );
     if synced.created {
         outln!(

@@ -113,7 +113,7 @@ impl Ui {
         let threads = if items.len() < 2 * BLOCK {
             1
         } else {
-            vermas_core::par::cores()
+            vermas_core::sys::par::cores()
         };
         let render = |part: &[T]| {
             let mut out = Vec::new();
@@ -134,7 +134,8 @@ impl Ui {
             let mut first = true;
             for round in items.chunks(BLOCK * threads) {
                 let parts: Vec<&[T]> = round.chunks(BLOCK).collect();
-                let buffers = vermas_core::par::pool(parts.len(), threads, |n| render(parts[n]));
+                let buffers =
+                    vermas_core::sys::par::pool(parts.len(), threads, |n| render(parts[n]));
                 for buf in buffers.iter().filter(|b| !b.is_empty()) {
                     let skip = if first { 1 } else { 0 };
                     first = false;

@@ -306,6 +306,6 @@ fn split_feed_pane(exe: &Path, secs: u64) -> Result<FeedPane, Error> {
         )));
     }
     let on_exit = id.clone();
-    vermas_core::check::reaper::on_signal(move || kill_pane(&on_exit));
+    vermas_core::proc::interrupt::on_signal(move || kill_pane(&on_exit));
     Ok(FeedPane { id })
 }

@@ -183,7 +183,7 @@ pub fn spec_location(project: &Project, path: &Path) -> Option<(String, String)>
         .canonicalize()
         .unwrap_or_else(|_| project.root.clone());
     let real = real_path(path)?;
-    vermas_core::contain::resolve(&root, &real).ok()?;
+    vermas_core::sys::contain::resolve(&root, &real).ok()?;
     let rel = real.strip_prefix(&root).ok()?.to_str()?.to_string();
     let under = match spec::target::normalise(&project.config.specs.dir) {
         Some(dir) => rel.strip_prefix(&format!("{dir}/"))?.to_string(),

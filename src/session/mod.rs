@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use tmux::Answer;
 use vermas_core::config::{Config, PaneConfig};
 use vermas_core::error::{Error, Result};
-use vermas_core::shell;
+use vermas_core::text::shell;
 use vermas_core::workspace::Workspace;
 
 pub use tmux::check_installed;

@@ -2,8 +2,8 @@
 //! `config.yaml` an older vermas wrote; bd's `config.yaml` is never vermas's).
 
 use crate::config::{Config, SETTINGS_FILE, bd};
-use crate::contain::absolute;
 use crate::error::{Error, Result};
+use crate::sys::contain::absolute;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -278,23 +278,23 @@ impl Workspace {
         })
     }
 
-    /// `path` (under `.beads`) as [`crate::contain::resolve`] resolves it inside the
+    /// `path` (under `.beads`) as [`crate::sys::contain::resolve`] resolves it inside the
     /// repository; refused when a symlink on the way leads outside it.
     pub fn contain(&self, path: &Path) -> Result<PathBuf> {
         // The folder holding `.beads` first: it needs no git lookup.
-        crate::contain::resolve(&self.ledger_root, path).or_else(|refused| {
+        crate::sys::contain::resolve(&self.ledger_root, path).or_else(|refused| {
             let repo = self.repo_root();
             if repo == self.ledger_root {
                 return Err(refused);
             }
-            crate::contain::resolve(repo, path).map_err(|_| refused)
+            crate::sys::contain::resolve(repo, path).map_err(|_| refused)
         })
     }
 
     /// Reads the record file `path` in one of the checked folders: a symlink is followed
     /// only when it stays inside the repository.
     pub fn read_record(&self, path: &Path) -> Result<String> {
-        crate::contain::read_to_string(path, |p| self.contain(p))
+        crate::sys::contain::read_to_string(path, |p| self.contain(p))
     }
 
     /// Reads the YAML record `path` (errors at file, line and column) and checks that the
@@ -306,7 +306,7 @@ impl Workspace {
     ) -> Result<T> {
         let text = self.read_record(path)?;
         let shown = self.display(path);
-        let record: T = crate::yaml::parse(&text, &shown, &text, 1)?;
+        let record: T = crate::text::yaml::parse(&text, &shown, &text, 1)?;
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
         if stem.as_deref() != Some(id_of(&record)) {
             return Err(Error::Invalid(format!(
@@ -322,7 +322,7 @@ impl Workspace {
     pub fn lock_file(&self, dir: &Path, name: &str) -> Result<std::fs::File> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let path = dir.join(name);
-        let file = crate::contain::open(
+        let file = crate::sys::contain::open(
             std::fs::OpenOptions::new()
                 .create(true)
                 .truncate(false)

@@ -57,7 +57,7 @@ fn label_list(ctx: &Ctx, ui: &mut Ui, ws: &Workspace, id: Option<&str>) -> CmdRe
                 ui,
                 "  {:width$}  ({})",
                 c.label,
-                vermas_core::words::plural(c.count, "bead")
+                vermas_core::text::words::plural(c.count, "bead")
             );
         }
     }
@@ -103,7 +103,7 @@ pub fn search(ctx: &Ctx, ui: &mut Ui, a: SearchArgs) -> CmdResult {
     let shown = limited(&ids, a.limit.unwrap_or(SEARCH_LIMIT), ui.json);
     let heading = format!(
         "Found {} matching '{text}':",
-        vermas_core::words::plural(ids.len(), "bead")
+        vermas_core::text::words::plural(ids.len(), "bead")
     );
     let empty = format!("No beads found matching '{text}'.");
     let heading = (!ids.is_empty()).then_some(heading);

@@ -46,8 +46,8 @@ pub fn delete(ctx: &Ctx, ui: &mut Ui, ids: &[String], force: bool) -> CmdResult 
         outln!(
             ui,
             "  Removed {} from {}",
-            vermas_core::words::plural(plan.references.len(), "dependency link"),
-            vermas_core::words::plural(plan.updated().len(), "other bead")
+            vermas_core::text::words::plural(plan.references.len(), "dependency link"),
+            vermas_core::text::words::plural(plan.updated().len(), "other bead")
         );
     }
     Ok(0)
@@ -57,7 +57,7 @@ pub fn delete(ctx: &Ctx, ui: &mut Ui, ids: &[String], force: bool) -> CmdResult 
 fn preview(plan: &deletion::Plan) -> String {
     let mut s = format!(
         "DELETE PREVIEW\n\n{} to delete:\n",
-        vermas_core::words::plural(plan.delete.len(), "bead")
+        vermas_core::text::words::plural(plan.delete.len(), "bead")
     );
     for d in &plan.delete {
         s.push_str(&format!("  {}: {}\n", d.id, d.title));

@@ -383,7 +383,7 @@ fn clarify_question(file: &std::path::Path) -> Result<String> {
         std::fs::read(file).map_err(|e| Error::io(file, e))?
     };
     let text = String::from_utf8_lossy(&bytes);
-    crate::ralph::clarify::question_in(&text).ok_or_else(|| {
+    vermas_core::ralph::clarify::question_in(&text).ok_or_else(|| {
         Error::invalid_with_help(
             format!(
                 "{} has no `RALPH_CLARIFY: <question>` line",
@@ -504,7 +504,7 @@ pub fn ready(ctx: &Ctx, ui: &mut Ui, a: ReadyArgs) -> CmdResult {
     } else {
         format!(
             "No ready work: {} for {} test spec (see `vermas inspect pending`).",
-            vermas_core::words::counted(waiting, "bead waits", "beads wait"),
+            vermas_core::text::words::counted(waiting, "bead waits", "beads wait"),
             if waiting == 1 { "its" } else { "their" }
         )
     };

@@ -250,7 +250,7 @@ fn report_strategy(ui: &mut Ui, done: &Strategized) {
     outln!(
         ui,
         "Added {} to {}: {}",
-        vermas_core::words::counted(done.added.len(), "criterion", "criteria"),
+        vermas_core::text::words::counted(done.added.len(), "criterion", "criteria"),
         done.spec.id,
         done.added.join(", ")
     );

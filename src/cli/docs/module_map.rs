@@ -126,6 +126,12 @@ fn problems(root: &Path, text: &str) -> Vec<String> {
                     found = true;
                 }
             }
+            // Or another module's folder (`proc/`), or a path from the repository's root
+            // (`src/cli/ralph/`): named, not mapped here.
+            found = found
+                || dirs.iter().any(|d| ends_with(d, token))
+                || ((token.starts_with("src/") || token.starts_with("crates/"))
+                    && root.join(token).exists());
             if !found {
                 out.push(format!(
                     "the map's `{}` row names `{token}`, which is not under {}",

@@ -273,7 +273,7 @@ impl Gate<'_> {
         {
             say!(
                 "{names}: this tree already passed these {} (stamp {}); nothing run",
-                vermas_core::words::plural(specs.len(), "spec"),
+                vermas_core::text::words::plural(specs.len(), "spec"),
                 stamp_display(&self.p.root, dir)
             );
             return Ok(0);
@@ -331,7 +331,7 @@ fn push_verdict(done: &Verification, specs: usize) -> i32 {
     if total.nothing_verified() {
         say!(
             "push refused: nothing was verified (no criterion of the {} run has a check that ran). Bypass once with `git push --no-verify` (or VERMAS_SKIP=1).",
-            vermas_core::words::plural(specs, "spec")
+            vermas_core::text::words::plural(specs, "spec")
         );
         return 3;
     }

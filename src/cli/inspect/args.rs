@@ -104,5 +104,5 @@ pub struct StepArgs {
 
 /// `--wait`'s duration.
 fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
-    vermas_core::duration::parse_duration(s)
+    vermas_core::time::duration::parse_duration(s)
 }

@@ -23,7 +23,7 @@ pub enum InspectorCmd {
 
 /// Parses `--interval`: a duration above zero.
 fn interval(text: &str) -> Result<Duration, String> {
-    let d = vermas_core::duration::parse_duration(text)?;
+    let d = vermas_core::time::duration::parse_duration(text)?;
     if d.is_zero() {
         return Err("the interval must be above zero".into());
     }

@@ -18,7 +18,7 @@ pub fn run(ctx: &Ctx, ui: &mut Ui, args: LoopArgs) -> CmdResult {
     let actor = ctx.actor(&ws)?;
     let json = ui.json;
     if !opts.once {
-        vermas_core::check::reaper::on_signal(|| eprintln!("inspector: stopped"));
+        vermas_core::proc::interrupt::on_signal(|| eprintln!("inspector: stopped"));
         if !json {
             eprintln!(
                 "inspector: reading inspector/ every {}s (Ctrl-C stops)",

@@ -102,7 +102,7 @@ pub fn pipeline(ctx: &Ctx, ui: &mut Ui, req: &inspect::Request) -> CmdResult {
 /// Prints an inspection: JSON, or a report per criterion with the verdict last. Text an
 /// agent, a model or the project wrote is shown with its control characters escaped.
 fn render(ui: &mut Ui, ins: &Inspection, routed: Option<&route::Routed>) {
-    use vermas_core::words::printable as p;
+    use vermas_core::text::words::printable as p;
     if ui.json {
         let mut v = serde_json::to_value(ins).unwrap_or_default();
         if let Some(r) = routed {
@@ -210,7 +210,7 @@ pub fn feedback(ctx: &Ctx, ui: &mut Ui, id: &str) -> CmdResult {
         outln!(
             ui,
             "{}",
-            vermas_core::words::printable(report.description.trim_end())
+            vermas_core::text::words::printable(report.description.trim_end())
         );
     }
     Ok(0)

@@ -43,7 +43,7 @@ fn pending_view(specs: &[vermas_core::bead::model::Bead]) -> String {
             "{:<16} {:<14} {}  {}\n",
             s.id,
             s.parent.as_deref().unwrap_or("-"),
-            vermas_core::words::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
+            vermas_core::text::words::counted(s.acceptance_criteria.len(), "criterion", "criteria"),
             s.title
         ));
     }

@@ -10,7 +10,7 @@ use serde_json::json;
 use vermas_core::interop::import::PrefixChange;
 use vermas_core::interop::{export, import};
 use vermas_core::store::Recorded;
-use vermas_core::words::counted;
+use vermas_core::text::words::counted;
 
 /// Bad lines shown with their line quoted; any after these get one line each.
 const SHOWN_IN_FULL: usize = 20;

@@ -1,9 +1,9 @@
 //! Arguments of the `mail` commands.
 
 use clap::Subcommand;
-use vermas_core::duration::HumanDuration;
 use vermas_core::error::Error;
 use vermas_core::mail::message::{MsgType, Priority};
+use vermas_core::time::duration::HumanDuration;
 
 /// `mail` subcommands.
 #[derive(Debug, Subcommand)]

@@ -8,13 +8,13 @@ use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx};
 use serde_json::json;
 use std::borrow::Cow;
-use vermas_core::duration::HumanDuration;
 use vermas_core::error::{Error, Result};
 use vermas_core::mail::index::{Entry, json_unesc};
 use vermas_core::mail::message::{MSG_TYPES, PRIORITIES};
 use vermas_core::mail::ops::{self, Changed, Outgoing};
 use vermas_core::mail::query;
 use vermas_core::mail::{Address, Message, store};
+use vermas_core::time::duration::HumanDuration;
 use vermas_core::time::{Timestamp, short_age};
 use vermas_core::workspace::Workspace;
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
@@ -308,7 +308,7 @@ fn inbox_view(addr: &str, entries: &[&Entry<'_>], unread_only: bool) -> String {
     let _ = writeln!(
         s,
         "{addr}: {}, {unread} unread",
-        vermas_core::words::plural(entries.len(), "message")
+        vermas_core::text::words::plural(entries.len(), "message")
     );
     let id_w = entries.iter().map(|m| m.id.len()).max().unwrap_or(0);
     let from_w = entries
@@ -404,7 +404,7 @@ fn thread_view(msgs: &[Message]) -> String {
             s,
             "Thread {} ({})",
             first.thread,
-            vermas_core::words::plural(msgs.len(), "message")
+            vermas_core::text::words::plural(msgs.len(), "message")
         );
     }
     for m in msgs {

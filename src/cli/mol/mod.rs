@@ -142,7 +142,7 @@ fn created(ui: &mut Ui, ws: &Workspace, changed: &Changed, verb: &str) -> CmdRes
         "{verb} {}: {} ({})",
         m.id,
         m.formula,
-        vermas_core::words::plural(m.steps.len(), "step")
+        vermas_core::text::words::plural(m.steps.len(), "step")
     );
     if let Some(bead) = &m.bead_id {
         line.push_str(&format!(" for {bead}"));
@@ -275,7 +275,7 @@ fn step_line(m: &Molecule, s: &Step) -> String {
 
 /// `2/5 steps`, `0/1 step`: progress with the noun in the number of the total.
 fn steps(done: usize, total: usize) -> String {
-    format!("{done}/{}", vermas_core::words::plural(total, "step"))
+    format!("{done}/{}", vermas_core::text::words::plural(total, "step"))
 }
 
 /// A digest's `done/total` progress with its noun (`1/1 step`).
@@ -314,7 +314,7 @@ fn ready(ui: &mut Ui, ws: &Workspace, id: &str) -> CmdResult {
             outln!(
                 ui,
                 "No steps ready: all {} of {} complete.",
-                vermas_core::words::plural(total, "step"),
+                vermas_core::text::words::plural(total, "step"),
                 m.id
             );
         } else {
@@ -438,7 +438,7 @@ fn run_mol(
                 ui,
                 "{}: all {} complete",
                 report.molecule,
-                vermas_core::words::plural(total, "step")
+                vermas_core::text::words::plural(total, "step")
             );
         } else {
             let why: Vec<String> = report

@@ -226,7 +226,7 @@ fn status(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
     outln!(
         ui,
         "{} waiting",
-        vermas_core::words::plural(waiting, "request")
+        vermas_core::text::words::plural(waiting, "request")
     );
     Ok(0)
 }

@@ -54,7 +54,7 @@ pub fn report(ui: &mut Ui, a: ReportArgs) -> CmdResult {
         }));
     } else {
         outln!(ui, "{url}");
-        use vermas_core::words::plural;
+        use vermas_core::text::words::plural;
         eprintln!(
             "vermas report: {}, {}, {} ({} KB)",
             plural(report.overview.work, "work item"),

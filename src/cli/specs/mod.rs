@@ -110,7 +110,7 @@ pub fn status(ctx: &Ctx, ui: &mut Ui, a: StatusArgs) -> CmdResult {
         recorded_note(&recorded?);
     }
     if done.nothing_verified() {
-        let specs = vermas_core::words::plural(done.runs.len(), "spec");
+        let specs = vermas_core::text::words::plural(done.runs.len(), "spec");
         eprintln!(
             "vermas: nothing was verified: {specs} selected, no criterion with a {} check that ran",
             kinds.heading().to_lowercase().replace(" + ", " or ")
@@ -372,7 +372,7 @@ fn spec_check(ui: &mut Ui, p: &Project, fix: bool) -> CmdResult {
     } else {
         for f in &findings {
             // Never a snippet from behind a symlink leading outside the repository.
-            let text = vermas_core::contain::resolve(&p.root, &p.root.join(&f.file))
+            let text = vermas_core::sys::contain::resolve(&p.root, &p.root.join(&f.file))
                 .ok()
                 .and_then(|real| std::fs::read_to_string(real).ok())
                 .unwrap_or_default();
@@ -386,7 +386,7 @@ fn spec_check(ui: &mut Ui, p: &Project, fix: bool) -> CmdResult {
             diagnostic(kind, &Error::from(pe));
         }
         let warnings = findings.len() - errors;
-        use vermas_core::words::plural;
+        use vermas_core::text::words::plural;
         outln!(
             ui,
             "{} checked: {}, {}",

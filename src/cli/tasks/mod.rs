@@ -8,8 +8,8 @@ use super::output::versioned;
 use super::tasks::args::TasksCmd;
 use super::ui::{Ui, out};
 use vermas_core::config::Config;
-use vermas_core::contain::absolute;
 use vermas_core::error::Error;
+use vermas_core::sys::contain::absolute;
 use vermas_core::tasks::{self, Request, Settings};
 use vermas_core::workspace::Workspace;
 

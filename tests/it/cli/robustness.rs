@@ -8,11 +8,11 @@ use proptest::test_runner::Config as PropConfig;
 use std::sync::Arc;
 use std::time::Duration;
 use vermas_core::config::Config;
-use vermas_core::duration::{MAX_DURATION, parse_duration};
 use vermas_core::error::{Error, ParseError};
 use vermas_core::mol::formula::{self, Source};
 use vermas_core::store::frontmatter;
 use vermas_core::time::Timestamp;
+use vermas_core::time::duration::{MAX_DURATION, parse_duration};
 
 /// Exit status of a Rust panic; none of these commands may ever end with it.
 const PANIC_EXIT: i32 = 101;

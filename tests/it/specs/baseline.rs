@@ -80,3 +80,69 @@ fn baseline_goes_with_verify() {
     let err = repo.fails(&["status", "--baseline", &base], 2);
     assert!(err.contains("--verify"), "{err}");
 }
+
+#[test]
+fn ctrl_c_during_the_baseline_run_leaves_no_worktree_and_no_process() {
+    use crate::specs::support::{alive, command, kill_all, wait_gone, write_exec};
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::time::{Duration, Instant};
+    let repo = Repo::initialised();
+    repo.write(
+        "specs/hang.md",
+        "# Hang\n\n## Success Criteria\n\n- [ ] Hangs on the baseline [verify](../tests/hang.sh#test_hang)\n",
+    );
+    // Passes at once in the checkout (which has the untracked marker); hangs in the
+    // baseline's worktree, recording the pid of a child.
+    write_exec(
+        &repo,
+        "tests/hang.sh",
+        "#!/bin/bash\ntest_hang() {\n  [ -f here.marker ] && return 0\n  sleep 300 &\n  echo $! > \"$HANG_PID_FILE\"\n  wait\n}\n\"$@\"\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "a check that hangs in a worktree"]);
+    repo.write("here.marker", "");
+    let pid_file = repo.join("hang.pid");
+    let mut child = command(&repo, &["status", "--verify", "--baseline", "HEAD"])
+        .env("HANG_PID_FILE", &pid_file)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("spawn vermas");
+    let until = Instant::now() + Duration::from_secs(30);
+    while !pid_file.exists() || std::fs::read_to_string(&pid_file).unwrap().is_empty() {
+        assert!(Instant::now() < until, "the baseline's check never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let listed = repo.git(&["worktree", "list", "--porcelain"]);
+    let tree = listed
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .nth(1)
+        .expect("the baseline's worktree")
+        .to_string();
+    // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
+    // SAFETY: kill only sends a signal to the group of the child we started.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let status = child.wait().expect("wait vermas");
+    let left = wait_gone(&[pid], Duration::from_secs(1));
+    kill_all(&left);
+    assert_eq!(
+        status.signal(),
+        Some(libc::SIGINT),
+        "vermas ends by the signal"
+    );
+    assert!(left.is_empty() && !alive(pid), "left running: {left:?}");
+    assert!(
+        !std::path::Path::new(&tree).exists(),
+        "the baseline's worktree {tree} is left"
+    );
+    let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+}

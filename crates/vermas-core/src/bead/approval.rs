@@ -19,7 +19,7 @@ pub fn criteria_hash(criteria: &[AcceptanceCriterion]) -> String {
         }
         text.push('\n');
     }
-    crate::hash::blob(&text)
+    crate::sys::hash::blob(&text)
 }
 
 impl Approval {

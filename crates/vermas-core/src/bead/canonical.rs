@@ -8,8 +8,8 @@
 
 use super::cache;
 use super::model::{Bead, Dependency, Note};
+use crate::text::yaml::is_plain_safe;
 use crate::time::Timestamp;
-use crate::yaml::is_plain_safe;
 use std::borrow::Cow;
 
 /// The bead in `text` when it is in the shape vermas writes; `None` otherwise (then the

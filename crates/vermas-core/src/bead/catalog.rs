@@ -298,7 +298,7 @@ impl Catalog {
                 .collect(),
         };
         let text = &catalog.text;
-        let read = crate::par::par_map(&lines.spans, |_, span| {
+        let read = crate::sys::par::par_map(&lines.spans, |_, span| {
             Some(Slot::read(text, *span).ok_or(*span))
         });
         catalog.slots.reserve(read.len());
@@ -367,7 +367,7 @@ impl Catalog {
         }
         others.settle(self.iter().map(|b| (b.key(), b)));
         // Each bead is judged on its own: on the idle cores when there are many.
-        crate::par::par_map(&self.slots, |i, _| {
+        crate::sys::par::par_map(&self.slots, |i, _| {
             let b = IndexedBead {
                 text: &self.text,
                 slot: &self.slots[i],
@@ -518,7 +518,7 @@ impl Catalog {
         };
         // Each stamp is parsed from its line: on the idle cores when there are many.
         let wanted: Vec<(&str, FileStamp)> =
-            crate::par::par_map(shown, |_, b| Some((b.key(), b.stamp().unwrap_or(unknown))));
+            crate::sys::par::par_map(shown, |_, b| Some((b.key(), b.stamp().unwrap_or(unknown))));
         let mut cached = if shown.len() > FEW {
             tails::load(ws, &wanted)
         } else {
@@ -541,7 +541,7 @@ impl Catalog {
             .filter(|&n| cached.get(n).is_none())
             .collect();
         // A bead whose line holds all of it needs no file (as `BeadSet::complete` does).
-        let read = crate::par::par_map(&missing, |_, &n| {
+        let read = crate::sys::par::par_map(&missing, |_, &n| {
             Some(match shown[n].to_bead().filter(|b| !b.partial) {
                 Some(whole) => Ok(whole),
                 None => read_bead(ws, &bead_path(ws, shown[n].key())),

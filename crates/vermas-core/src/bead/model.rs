@@ -2,8 +2,8 @@
 
 use crate::error::{ParseError, Result};
 use crate::store::frontmatter;
+use crate::text::yaml::{self, flow_list, opt_scalar, scalar};
 use crate::time::Timestamp;
-use crate::yaml::{self, flow_list, opt_scalar, scalar};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -173,7 +173,7 @@ pub struct Bead {
     #[serde(default)]
     pub issue_type: IssueType,
     /// Free labels such as `area:notify`.
-    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
+    #[serde(default, deserialize_with = "crate::text::yaml::null_as_empty")]
     pub labels: Vec<String>,
     /// Who works on it.
     #[serde(default)]
@@ -200,15 +200,15 @@ pub struct Bead {
     #[serde(default)]
     pub spec: Option<String>,
     /// Edges to other beads.
-    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
+    #[serde(default, deserialize_with = "crate::text::yaml::null_as_empty")]
     pub dependencies: Vec<Dependency>,
     /// Remarks, oldest first.
-    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
+    #[serde(default, deserialize_with = "crate::text::yaml::null_as_empty")]
     pub notes: Vec<Note>,
     /// Test specs only: what must hold.
     #[serde(
         default,
-        deserialize_with = "crate::yaml::null_as_empty",
+        deserialize_with = "crate::text::yaml::null_as_empty",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub acceptance_criteria: Vec<AcceptanceCriterion>,

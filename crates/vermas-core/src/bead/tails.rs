@@ -175,12 +175,12 @@ pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
     }
     // A big cache in as many parts as there are cores, read on those idle now.
     let parts = if size - first >= SPLIT_FROM {
-        crate::par::cores()
+        crate::sys::par::cores()
     } else {
         1
     };
     let ranges = line_ranges(&file, first, size, parts);
-    let read = crate::par::pool(ranges.len(), crate::par::idle_cores(), |i| {
+    let read = crate::sys::par::pool(ranges.len(), crate::sys::par::idle_cores(), |i| {
         let (from, to) = ranges[i];
         // The kept tails are never longer than the range: room for them all at once, so
         // the text is never copied to grow (pages never written to cost no memory).

@@ -2,19 +2,13 @@
 //! running many in parallel with results kept in order.
 
 pub mod functions;
-#[cfg(target_os = "linux")]
-pub mod guard;
-pub mod process;
 mod proof;
-pub mod reaper;
 mod runner;
-pub mod safe_path;
-#[cfg(target_os = "linux")]
-pub mod supervisor;
 
 pub use runner::{command_for, contained, describe};
 
 use crate::config::Config;
+use crate::proc;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -156,7 +150,7 @@ pub fn run_verify(
         Err(reason) => return CheckResult::without_run(Outcome::Error, reason),
     };
     let command = runner::describe(&job);
-    let done = process::run(&job);
+    let done = proc::run(&job);
     let mut result = CheckResult {
         outcome: Outcome::Error,
         reason: None,
@@ -196,7 +190,7 @@ pub fn run_verify(
 /// The outcome of a finished verify run, `code` deciding when it ended (its exit code, or
 /// the function's own status).
 fn classify(
-    done: &process::Finished,
+    done: &proc::Finished,
     code: Option<i32>,
     function: Option<&str>,
     settings: &VerifySettings,
@@ -268,7 +262,7 @@ pub fn run_parallel<T: Sync, R: Send>(
 ) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let finished = AtomicUsize::new(0);
-    crate::par::pool(tasks.len(), jobs, |i| {
+    crate::sys::par::pool(tasks.len(), jobs, |i| {
         let total = tasks.len();
         progress(Progress::Started { index: i, total });
         let r = work(&tasks[i]);

@@ -2,8 +2,8 @@
 //! interpreter chosen by file pattern (config `verify.runners` first, then the built-ins).
 
 use super::VerifySettings;
-use super::process::{Finished, Job};
 use super::proof::{self, BashMode, Interpreter, Proof};
+use crate::proc::{Finished, Job};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -45,7 +45,7 @@ pub fn plan(
         return executable(root, file, &path, function, &job);
     }
     if let Some((_, runner)) = settings.runners.iter().find(|(pattern, _)| {
-        crate::glob::matches(pattern, if pattern.contains('/') { file } else { &name })
+        crate::text::glob::matches(pattern, if pattern.contains('/') { file } else { &name })
     }) {
         return runner_job(runner, file, function, &job).map(|j| (j, Proof::ExitCode));
     }
@@ -265,7 +265,7 @@ pub fn describe(job: &Job) -> String {
     let mut parts = vec![job.program.clone()];
     for a in &job.args {
         if a.contains(|c: char| c.is_whitespace() || "\"'$;&|<>()".contains(c)) {
-            parts.push(crate::shell::quote(a));
+            parts.push(crate::text::shell::quote(a));
         } else {
             parts.push(a.clone());
         }

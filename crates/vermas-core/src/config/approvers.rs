@@ -3,7 +3,7 @@
 //! inline (a list of `principal key-type key` lines) or as the path of such a file in the
 //! repository. Unset: approvals are not authenticated.
 
-use crate::yaml;
+use crate::text::yaml;
 use serde::{Deserialize, Serialize};
 
 /// Where the approvers list is.

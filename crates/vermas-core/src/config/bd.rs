@@ -4,7 +4,7 @@
 //! bd file vermas cannot make sense of is simply not vermas's.
 
 use super::Config;
-use crate::yaml;
+use crate::text::yaml;
 use std::collections::BTreeMap;
 
 /// The file bd keeps its settings in, and where vermas kept its own before `vermas.yaml`.

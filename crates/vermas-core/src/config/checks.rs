@@ -1,7 +1,7 @@
 //! Checks of single settings shared by loading and `config set`: the id prefix and the
 //! skip codes.
 
-use crate::yaml;
+use crate::text::yaml;
 use serde::Deserialize;
 
 /// True when config text sets `prefix` itself rather than leaving it to the default.

@@ -1,7 +1,7 @@
 //! `.beads/vermas.yaml`: the settings, their defaults, and dotted-key get/set.
 
 use crate::error::{Error, Result};
-use crate::yaml;
+use crate::text::yaml;
 pub(crate) use keys::key_parts;
 use keys::{find_key_line, unknown_key};
 
@@ -24,7 +24,7 @@ pub use sling::SlingConfig;
 use timeouts::spelled;
 pub use timeouts::{COMMAND_TIMEOUT, HOOK_TIMEOUT, LLM_TIMEOUT};
 
-use crate::duration::HumanDuration;
+use crate::time::duration::HumanDuration;
 
 /// The file under `.beads/` vermas keeps its settings in (bd keeps its own in
 /// `config.yaml`, see [`bd`]).
@@ -454,8 +454,8 @@ impl Config {
 
 pub use checks::{check_skip_codes, sets_prefix, validate_prefix};
 
-/// Durations are parsed (and range-checked) in [`crate::duration`].
-pub use crate::duration::parse_duration;
+/// Durations are parsed (and range-checked) in [`crate::time::duration`].
+pub use crate::time::duration::parse_duration;
 
 /// The values a command-line string may mean, most specific first.
 fn scalar_candidates(raw: &str) -> Vec<Value> {

@@ -1,7 +1,7 @@
 //! Writing the config back as commented YAML, every key with its default spelled out.
 
 use super::Config;
-use crate::yaml;
+use crate::text::yaml;
 use std::collections::BTreeMap;
 
 impl Config {

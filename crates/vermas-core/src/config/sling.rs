@@ -1,6 +1,6 @@
 //! `sling.*` settings: whether `sling` gives each worker a worktree of its own, and where.
 
-use crate::yaml;
+use crate::text::yaml;
 use serde::{Deserialize, Serialize};
 
 /// `sling.*` settings.

@@ -2,7 +2,7 @@
 //! parsed once, when the config is loaded, and kept with its spelling for `config get` and
 //! the rendered file.
 
-use crate::duration::HumanDuration;
+use crate::time::duration::HumanDuration;
 use serde::{Deserialize, Deserializer};
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! test, `npm ci` is an install and skipped).
 
 use super::{Collector, Kind, Rank};
-use crate::yaml::{Spanned, spanned_line};
+use crate::text::yaml::{Spanned, spanned_line};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -44,7 +44,7 @@ pub(super) fn scan(c: &mut Collector) {
     for name in files {
         let rel = format!(".github/workflows/{name}");
         let Some(text) = c.read(&rel) else { continue };
-        match crate::yaml::parse::<Option<Workflow>>(&text, &rel, &text, 1) {
+        match crate::text::yaml::parse::<Option<Workflow>>(&text, &rel, &text, 1) {
             Ok(wf) => {
                 c.read_ok(&rel);
                 let mut rows = Vec::new();
@@ -68,7 +68,8 @@ pub(super) fn scan(c: &mut Collector) {
 fn scan_gitlab(c: &mut Collector) {
     let rel = ".gitlab-ci.yml";
     let Some(text) = c.read(rel) else { return };
-    match crate::yaml::parse::<Option<BTreeMap<String, Spanned<Value>>>>(&text, rel, &text, 1) {
+    match crate::text::yaml::parse::<Option<BTreeMap<String, Spanned<Value>>>>(&text, rel, &text, 1)
+    {
         Ok(doc) => {
             c.read_ok(rel);
             let mut rows = Vec::new();

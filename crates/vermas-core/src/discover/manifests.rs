@@ -3,7 +3,7 @@
 
 use super::{Collector, Kind, Rank};
 use crate::error::ParseError;
-use crate::textpos::line_col;
+use crate::error::textpos::line_col;
 
 /// Scans `Cargo.toml`, `go.mod` and `pyproject.toml`.
 pub(super) fn scan(c: &mut Collector) {

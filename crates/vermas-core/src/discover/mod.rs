@@ -13,9 +13,9 @@ mod node;
 pub mod research;
 
 use crate::config::Config;
+use crate::error::textpos::line_col;
 use crate::error::{Error, ParseError, Result};
 use crate::store::{CommitMessage, Recorded, Txn};
-use crate::textpos::line_col;
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::path::{Path, PathBuf};

@@ -65,7 +65,12 @@ pub(super) fn scan(c: &mut Collector) {
             #[serde(default)]
             packages: Vec<String>,
         }
-        match crate::yaml::parse::<Option<PnpmWorkspace>>(&text, "pnpm-workspace.yaml", &text, 1) {
+        match crate::text::yaml::parse::<Option<PnpmWorkspace>>(
+            &text,
+            "pnpm-workspace.yaml",
+            &text,
+            1,
+        ) {
             Ok(ws) => {
                 c.read_ok("pnpm-workspace.yaml");
                 patterns.extend(ws.map(|w| w.packages).unwrap_or_default());
@@ -259,7 +264,7 @@ fn expand(root: &Path, patterns: &[String]) -> Vec<String> {
     for entry in walker.filter_map(Result::ok) {
         let rel = rel_path(root, entry.path());
         let parts: Vec<&str> = rel.split('/').collect();
-        let matches = |p: &Vec<String>| crate::glob::matches_path(p, &parts);
+        let matches = |p: &Vec<String>| crate::text::glob::matches_path(p, &parts);
         if include.iter().any(matches)
             && !exclude.iter().any(matches)
             && entry.path().join("package.json").is_file()
@@ -273,7 +278,7 @@ fn expand(root: &Path, patterns: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::textpos::line_col;
+    use crate::error::textpos::line_col;
 
     #[test]
     fn script_names_map_to_kinds() {

@@ -16,9 +16,9 @@ pub use classify::{Classification, Patterns, Phase};
 use crate::bead::model::{AcceptanceCriterion, Bead, IssueType};
 use crate::bead::store::{BeadSet, bead_path, load_one};
 use crate::check::Outcome;
-use crate::check::process::{self, Job};
 use crate::check::{VerifySettings, command_for};
 use crate::error::{Error, Result};
+use crate::proc::{self, Job};
 use crate::store::{CommitMessage, Recorded, Txn};
 use crate::time::Timestamp;
 use crate::verify::results::{self, Evidence, ResultRecord, Verdict};
@@ -171,7 +171,7 @@ fn pick_criterion(
             Error::Invalid(format!(
                 "--ac {n}: {} has {}",
                 spec.id,
-                crate::words::counted(count, "acceptance criterion", "acceptance criteria")
+                crate::text::words::counted(count, "acceptance criterion", "acceptance criteria")
             ))
         })?;
     if let Some(judge) = &c.judge
@@ -305,7 +305,7 @@ fn execute(job: &Job, phase: Phase, runs: u32, patterns: &Patterns) -> GateRun {
     let mut total = Duration::ZERO;
     let mut deciding: Option<(Option<i32>, String, Option<String>, Classification)> = None;
     for _ in 0..runs {
-        let done = process::run(job);
+        let done = proc::run(job);
         total += done.duration;
         let text = done.text();
         let class = classify::classify(phase, done.exit_code, &text, patterns);

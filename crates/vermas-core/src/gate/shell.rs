@@ -260,9 +260,9 @@ fn name_len(rest: &[char]) -> Option<usize> {
 /// `value` written so that, where `stack` says it stands, the shell reads exactly it.
 fn quote(name: &str, value: &str, stack: &[Ctx]) -> Result<String> {
     let mut q = match stack.last() {
-        Some(Ctx::Single) => format!("'{}'", crate::shell::quote(value)),
+        Some(Ctx::Single) => format!("'{}'", crate::text::shell::quote(value)),
         Some(Ctx::Double) => escaped(value, DOUBLE_SPECIAL),
-        Some(Ctx::Comment) => crate::shell::quote(&value.replace(['\n', '\r'], " ")),
+        Some(Ctx::Comment) => crate::text::shell::quote(&value.replace(['\n', '\r'], " ")),
         Some(Ctx::Arith(_)) => {
             if value.is_empty() || !value.chars().all(|c| c.is_ascii_digit()) {
                 return Err(Error::invalid_with_help(
@@ -287,7 +287,7 @@ fn quote(name: &str, value: &str, stack: &[Ctx]) -> Result<String> {
                 value.to_string()
             }
         }
-        Some(Ctx::Plain(_) | Ctx::Backtick) | None => crate::shell::quote(value),
+        Some(Ctx::Plain(_) | Ctx::Backtick) | None => crate::text::shell::quote(value),
     };
     // Each enclosing backquote takes away one level of backslashes first.
     for _ in stack.iter().filter(|c| **c == Ctx::Backtick) {

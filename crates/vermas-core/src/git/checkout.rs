@@ -72,7 +72,7 @@ pub fn linked_checkout(dir: &Path) -> Result<Option<LinkedCheckout>> {
 /// True when the nearest `.git` at or above `dir` is a file (a linked worktree or a
 /// submodule points at its git folder that way).
 fn dot_git_is_file(dir: &Path) -> bool {
-    let dir = crate::contain::absolute(dir);
+    let dir = crate::sys::contain::absolute(dir);
     dir.ancestors()
         .find_map(|d| std::fs::symlink_metadata(d.join(".git")).ok())
         .is_some_and(|md| md.is_file())

@@ -35,7 +35,7 @@ impl From<GitFailed> for Error {
 /// vermas runs inside a git hook) removed so that `dir` alone says which repository.
 pub fn command(dir: &Path) -> Command {
     // Never a `git` from a PATH entry inside the repository (or `.`, or an empty one).
-    let mut cmd = Command::new(crate::check::safe_path::program("git", dir));
+    let mut cmd = Command::new(crate::proc::safe_path::program("git", dir));
     cmd.current_dir(dir)
         .args(["--no-optional-locks", "-c", "core.quotepath=off"])
         .stdin(Stdio::null())

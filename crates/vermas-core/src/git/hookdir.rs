@@ -8,8 +8,8 @@
 //! diffs. Every command here only reads; none takes a lock (`--no-optional-locks`).
 
 use super::{GitRepo, git_err};
-use crate::contain::absolute;
 use crate::error::Result;
+use crate::sys::contain::absolute;
 use std::path::PathBuf;
 
 /// What a pushed tip is compared against to find the paths it changes.

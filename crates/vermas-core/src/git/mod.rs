@@ -112,7 +112,7 @@ impl GitRepo {
                 entry.oid()
             ));
         }
-        Some(crate::hash::blob(&text))
+        Some(crate::sys::hash::blob(&text))
     }
 
     /// A value of git's configuration (`merge.vermas.driver`), if set.
@@ -202,5 +202,5 @@ pub fn install_interrupt_cleanup() {
     gix::tempfile::signal::setup(
         gix::tempfile::signal::handler::Mode::DeleteTempfilesOnTermination,
     );
-    crate::check::reaper::prepare();
+    crate::proc::reap::prepare();
 }

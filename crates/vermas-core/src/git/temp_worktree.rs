@@ -3,7 +3,7 @@
 //! under the system's temp folder (`$TMPDIR`), named `vermas-worktree-<pid>-<n>`, and
 //! always removed: when its guard is dropped (after the verification, on an error, on a
 //! panic) and, on Ctrl-C or a termination signal, by the signal cleanup before vermas
-//! exits (see [`crate::check::reaper::on_signal`]).
+//! exits (see [`crate::proc::interrupt::on_signal`]).
 
 use super::commands::Git;
 use crate::error::{Error, Result};
@@ -27,7 +27,7 @@ impl TempWorktree {
     /// Checks out `commit` (detached) in a new folder under the temp folder.
     pub fn add(git: &Git, commit: &str) -> Result<TempWorktree> {
         static CLEANUP: Once = Once::new();
-        CLEANUP.call_once(|| crate::check::reaper::on_signal(remove_all));
+        CLEANUP.call_once(|| crate::proc::interrupt::on_signal(remove_all));
         let tmp = std::env::temp_dir();
         // Canonical, so the checks see the same path git records for the worktree.
         let tmp = std::fs::canonicalize(&tmp).map_err(|e| Error::io(&tmp, e))?;

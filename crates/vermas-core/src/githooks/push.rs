@@ -255,7 +255,8 @@ fn select_changed(
         let own = spec_files(&spec);
         let hit = spec.covers.is_empty()
             || code.iter().any(|p| {
-                own.contains(p.as_str()) || spec.covers.iter().any(|g| crate::glob::matches(g, p))
+                own.contains(p.as_str())
+                    || spec.covers.iter().any(|g| crate::text::glob::matches(g, p))
             });
         if hit {
             kept.push(spec);
@@ -302,7 +303,7 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
         let paths = repo.changed_paths(&r.remote_sha, &r.local_sha)?;
         let note = format!(
             "{name}: {} changed since the remote's {}",
-            crate::words::plural(paths.len(), "file"),
+            crate::text::words::plural(paths.len(), "file"),
             short(&r.remote_sha)
         );
         return Ok((paths, note));
@@ -321,7 +322,7 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
             let shown: Vec<String> = bases.iter().map(|b| short(b)).collect();
             let note = format!(
                 "{name} ({why}): {} changed since {}, where it leaves {against}",
-                crate::words::plural(paths.len(), "file"),
+                crate::text::words::plural(paths.len(), "file"),
                 shown.join(", ")
             );
             (paths.into_iter().collect(), note)
@@ -334,7 +335,7 @@ fn changes_of(repo: &GitRepo, remote: &str, r: &PushRef) -> Result<(Vec<String>,
             let paths = repo.tree_paths(&r.local_sha)?;
             let note = format!(
                 "{name} ({why}): no history in common with what is known of the remote; every commit is pushed, so every file counts as changed ({})",
-                crate::words::plural(paths.len(), "file")
+                crate::text::words::plural(paths.len(), "file")
             );
             (paths, note)
         }
@@ -389,7 +390,7 @@ fn signed_line(cache_dir: &Path, key: &str) -> Option<String> {
     let mac_key = GitRepo::open(cache_dir.parent().unwrap_or(cache_dir))?.cache_key()?;
     Some(format!(
         "{key} mac={}",
-        crate::hash::mac(&mac_key, key.as_bytes())
+        crate::sys::hash::mac(&mac_key, key.as_bytes())
     ))
 }
 

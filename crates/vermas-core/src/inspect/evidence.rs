@@ -36,7 +36,7 @@ impl Fence {
         );
         let mut n = 0u32;
         loop {
-            let hash = crate::hash::blob(&format!("{seed}{n}"));
+            let hash = crate::sys::hash::blob(&format!("{seed}{n}"));
             let tag = hash[..16].to_string();
             if texts.iter().all(|t| !t.contains(&tag)) {
                 return Fence { tag };

@@ -89,7 +89,7 @@ pub fn stamp(ws: &Workspace, files: &BTreeSet<String>) -> Result<BTreeMap<String
                 ))
                 .with_help(format!("commit it first (git add {path} && git commit), then approve: approval freezes the committed check")));
             }
-            (Some(bytes), Some(blob)) if crate::hash::blob_bytes(&bytes) != blob => {
+            (Some(bytes), Some(blob)) if crate::sys::hash::blob_bytes(&bytes) != blob => {
                 return Err(Error::wrong_state(format!(
                     "the check file {path} has uncommitted changes"
                 ))
@@ -134,7 +134,7 @@ pub fn compare(spec: &Bead, dir: &std::path::Path, commit: Option<&str>) -> Vec<
                 (Some(r), Some(c)) => r.blob_at(c, path),
                 _ => std::fs::read(dir.join(path))
                     .ok()
-                    .map(|b| crate::hash::blob_bytes(&b)),
+                    .map(|b| crate::sys::hash::blob_bytes(&b)),
             };
             FrozenFile {
                 path: path.clone(),

@@ -6,7 +6,7 @@
 //! that fails is a warning. A hook behind a symlink leading outside the repository is
 //! refused; a file without an execute bit is passed over with a warning.
 
-use crate::check::process::{self, Job};
+use crate::proc::{self, Job};
 use crate::workspace::Workspace;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -226,7 +226,7 @@ pub fn run(ws: &Workspace, point: HookPoint, payload: &serde_json::Value) -> Hoo
         .with_env("VERMAS_HOOK", point.name())
         .with_env("VERMAS_ROOT", ws.root.to_string_lossy());
         let before = super::lifecycle_guard::Snapshot::take(ws);
-        let done = process::run(&job);
+        let done = proc::run(&job);
         let tampered = before.undo_changes(ws);
         if !tampered.is_empty() {
             report.stopped = Some(format!(

@@ -17,9 +17,9 @@ pub mod pipeline;
 pub mod roles;
 pub mod route;
 pub mod rules;
-pub mod sequence;
+pub mod run;
 pub mod stand_in;
 pub mod testspec;
 pub mod verifier;
 
-pub use sequence::{Observer, Outcome, Request, run};
+pub use run::{Observer, Outcome, Request, run};

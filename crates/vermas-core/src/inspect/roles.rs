@@ -144,7 +144,7 @@ pub fn ask_checked<T>(
         message: format!(
             "the {}'s reply could not be used ({}): {why}",
             role.name(),
-            crate::words::counted(asks as usize, "ask", "asks")
+            crate::text::words::counted(asks as usize, "ask", "asks")
         ),
         help: "nothing was written; run it again, or raise llm.retries for more asks".into(),
     })

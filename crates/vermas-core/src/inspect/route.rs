@@ -55,7 +55,7 @@ pub fn route_in(
     now: Timestamp,
 ) -> Result<(Routed, Vec<String>)> {
     let record = record_of(ins, now);
-    let text = crate::yaml::to_string(&record).map_err(Error::Invalid)?;
+    let text = crate::text::yaml::to_string(&record).map_err(Error::Invalid)?;
     txn.write(
         &crate::verify::results::path(ws, &ins.work),
         text.as_bytes(),

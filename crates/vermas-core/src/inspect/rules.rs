@@ -120,7 +120,7 @@ fn decide(ins: &Inspection, upto: Upto) -> Decision {
         Verdict::Pass,
         vec![format!(
             "{} passed",
-            crate::words::plural(ins.checks.len(), "check")
+            crate::text::words::plural(ins.checks.len(), "check")
         )],
     )
 }

@@ -116,7 +116,7 @@ fn judgment(checks: &[(String, String)], failing: &[&str]) -> String {
             "PASS",
             vec![format!(
                 "{} passed",
-                crate::words::plural(checks.len(), "check")
+                crate::text::words::plural(checks.len(), "check")
             )],
         )
     } else {

@@ -451,7 +451,11 @@ pub fn approve_in(
             format!(
                 "{} ({}) is approved.",
                 spec.id,
-                crate::words::counted(spec.acceptance_criteria.len(), "criterion", "criteria")
+                crate::text::words::counted(
+                    spec.acceptance_criteria.len(),
+                    "criterion",
+                    "criteria"
+                )
             ),
         ),
     )?;

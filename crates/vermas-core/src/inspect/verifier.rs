@@ -104,16 +104,12 @@ fn unreadable(path: &str, why: String) -> CriterionCheck {
 /// Runs one acceptance criterion: a shell command, a verify target or a judge rubric.
 fn run_criterion(ws: &Workspace, c: &AcceptanceCriterion, s: &RunSettings) -> CriterionCheck {
     let (kind, target, result) = if let Some(cmd) = &c.verify_command {
-        let job = check::process::Job::shell(
-            cmd.clone(),
-            &ws.root,
-            s.verify.timeout,
-            s.verify.output_cap,
-        );
+        let job =
+            crate::proc::Job::shell(cmd.clone(), &ws.root, s.verify.timeout, s.verify.output_cap);
         (
             "cmd",
             cmd.clone(),
-            command_result(cmd, &check::process::run(&job)),
+            command_result(cmd, &crate::proc::run(&job)),
         )
     } else if let Some(t) = &c.verify {
         let result = match crate::spec::target::resolve(t, "") {
@@ -151,7 +147,7 @@ fn run_criterion(ws: &Workspace, c: &AcceptanceCriterion, s: &RunSettings) -> Cr
 
 /// The outcome of a criterion's shell command: exit 0 PASS, any other exit FAIL; a
 /// command that could not run (not found, timed out, killed) ERROR.
-fn command_result(cmd: &str, done: &check::process::Finished) -> CheckResult {
+fn command_result(cmd: &str, done: &crate::proc::Finished) -> CheckResult {
     let (outcome, reason) = if let Some(e) = &done.spawn_error {
         (Outcome::Error, Some(e.clone()))
     } else if done.timed_out {

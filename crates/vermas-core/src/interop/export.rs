@@ -5,7 +5,7 @@ use crate::bead::Bead;
 use crate::bead::catalog::{Catalog, IndexedBead};
 use crate::bead::store::{bead_path, read_bead};
 use crate::error::{Error, Result};
-use crate::par::par_map;
+use crate::sys::par::par_map;
 use crate::workspace::Workspace;
 use serde_json::Value;
 use std::io::Write;

@@ -5,7 +5,7 @@
 //! reply written by anyone but vermas is never taken. Used by judge checks and by the
 //! Inspector's roles.
 
-use crate::check::process::{self, Job};
+use crate::proc::{self, Job};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -83,7 +83,7 @@ impl Llm {
         }
         let job = Job::shell(self.command.clone(), root, self.timeout, REPLY_CAP)
             .with_stdin(prompt.as_bytes());
-        let done = process::run(&job);
+        let done = proc::run(&job);
         if let Some(e) = done.spawn_error {
             return Err(format!("{e}; {how}"));
         }
@@ -125,7 +125,7 @@ const MAC_HEADER: &str = "vermas-mac ";
 
 /// The MAC of the reply `reply` to the question `id` under `key`.
 fn mac_of(key: &[u8], id: &str, reply: &str) -> String {
-    crate::hash::mac(key, format!("{id}\0{reply}").as_bytes())
+    crate::sys::hash::mac(key, format!("{id}\0{reply}").as_bytes())
 }
 
 /// The reply a cache file's `text` holds, when its MAC under `key` is valid.
@@ -136,5 +136,5 @@ fn bound<'t>(key: &[u8], id: &str, text: &'t str) -> Option<&'t str> {
 
 /// The hex hash that names a cached reply (and is recorded as the prompt's hash).
 pub fn prompt_hash(text: &str) -> Result<String, String> {
-    Ok(crate::hash::blob(text))
+    Ok(crate::sys::hash::blob(text))
 }

@@ -2,7 +2,7 @@
 //! function runs in bash with `judge_files` and `judge_criterion` bound to record their
 //! arguments, and the files it names are read (globs expanded, repository only, capped).
 
-use crate::check::process::{self, Job};
+use crate::proc::{self, Job};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ declare -F "$2" >/dev/null || { echo "vermas: function not defined: $2" >&2; exi
 /// Runs the rubric function `function` of `file` and returns what it asked for.
 pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Result<Rubric, String> {
     // Never sourced from behind a symlink leading outside the repository.
-    let real = crate::contain::resolve(&canonical(root), Path::new(file))
+    let real = crate::sys::contain::resolve(&canonical(root), Path::new(file))
         .map_err(|e| format!("rubric file {e}"))?;
     if !real.is_file() {
         return Err(format!("rubric file {file} does not exist"));
@@ -60,7 +60,7 @@ pub fn extract(root: &Path, file: &str, function: &str, scratch: &Path) -> Resul
     ];
     let job = Job::new("bash", args, root, RUBRIC_TIMEOUT, 64 * 1024)
         .with_env("VERMAS_RUBRIC", record.to_string_lossy());
-    let done = process::run(&job);
+    let done = proc::run(&job);
     let recorded = std::fs::read(&record).unwrap_or_default();
     // Best effort: only a record left by an earlier run (or none) is removed.
     let _ = std::fs::remove_file(&record);
@@ -111,7 +111,7 @@ fn unique() -> usize {
     NEXT.fetch_add(1, Ordering::SeqCst)
 }
 
-/// `root` with its symlinks resolved, as [`crate::contain::resolve`] wants it.
+/// `root` with its symlinks resolved, as [`crate::sys::contain::resolve`] wants it.
 fn canonical(root: &Path) -> PathBuf {
     std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
@@ -139,7 +139,7 @@ pub fn read_files(
     }
     let mut out = Vec::new();
     for rel in paths {
-        let real = crate::contain::resolve(&canon_root, Path::new(&rel))
+        let real = crate::sys::contain::resolve(&canon_root, Path::new(&rel))
             .map_err(|e| format!("judge_files: {e}"))?;
         let bytes = std::fs::read(&real).map_err(|e| format!("judge_files: {rel}: {e}"))?;
         let size = bytes.len() as u64;
@@ -197,7 +197,7 @@ fn expand(root: &Path, pattern: &str) -> Result<Vec<String>, String> {
         if r.starts_with(".git/") {
             continue;
         }
-        if crate::glob::matches(&rel, &r) {
+        if crate::text::glob::matches(&rel, &r) {
             out.push(r);
         }
     }

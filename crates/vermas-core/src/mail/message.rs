@@ -3,8 +3,8 @@
 
 use crate::error::{Error, ParseError, Result};
 use crate::store::frontmatter;
+use crate::text::yaml::{self, flow_list, opt_scalar, scalar};
 use crate::time::Timestamp;
-use crate::yaml::{self, flow_list, opt_scalar, scalar};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -69,7 +69,7 @@ pub struct Message {
     /// The address it was sent to (a group stays `@name`).
     pub to: String,
     /// Further addresses it was sent to.
-    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
+    #[serde(default, deserialize_with = "crate::text::yaml::null_as_empty")]
     pub cc: Vec<String>,
     /// One-line summary.
     pub subject: String,

@@ -57,7 +57,7 @@ impl Inbox {
         let errors = Mutex::new(Vec::new());
         for (dir, mailbox, snap) in &self.folders {
             let rows = snap.rows();
-            parts.extend(crate::par::par_chunks(&rows, |_, row| {
+            parts.extend(crate::sys::par::par_chunks(&rows, |_, row| {
                 let mut e = match Entry::of_row(row) {
                     Some(e) if !e.partial => e,
                     // A long body, or a line that no longer decodes: read the file.

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::inspect;
 use crate::inspect::pipeline::{Inspection, Upto, Verdict};
 use crate::inspect::route::Routed;
-use crate::inspect::sequence::{Answer, Proceed};
+use crate::inspect::run::{Answer, Proceed};
 use crate::mail::ops::Outgoing;
 use crate::mail::{Address, Message, MsgType, Priority};
 use crate::planning::strategy::{self, StrategyInput};

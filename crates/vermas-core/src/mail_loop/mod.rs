@@ -156,7 +156,7 @@ pub struct LoopOptions {
 }
 
 /// Runs the loop as `actor`: one pass with `once`, else passes `interval` apart until the
-/// process is stopped (Ctrl-C ends it; see [`crate::check::reaper`]). `seen` hears of each
+/// process is stopped (Ctrl-C ends it; see [`crate::proc::interrupt`]). `seen` hears of each
 /// event as it happens. Returns the events of a `once` run.
 pub fn run(
     ws: &Workspace,

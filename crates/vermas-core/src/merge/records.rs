@@ -141,7 +141,7 @@ fn later<T: serde::de::DeserializeOwned>(
 
 /// A YAML record, errors naming `file`.
 fn parse<T: serde::de::DeserializeOwned>(text: &str, file: &str) -> Result<T> {
-    Ok(crate::yaml::parse(text, file, text, 1)?)
+    Ok(crate::text::yaml::parse(text, file, text, 1)?)
 }
 
 #[cfg(test)]

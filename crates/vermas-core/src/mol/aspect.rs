@@ -44,11 +44,11 @@ impl Graph<'_, '_> {
             let advised = pointcuts.is_empty()
                 || pointcuts
                     .iter()
-                    .any(|p| crate::glob::matches(&p.value, &node.id));
+                    .any(|p| crate::text::glob::matches(&p.value, &node.id));
             let mut before = Vec::new();
             let mut after = Vec::new();
             for (rule, src) in rules {
-                if !advised || !crate::glob::matches(&rule.target.value, &node.id) {
+                if !advised || !crate::text::glob::matches(&rule.target.value, &node.id) {
                     continue;
                 }
                 for s in &rule.before {

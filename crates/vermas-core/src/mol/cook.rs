@@ -62,7 +62,9 @@ impl<'a> Loader<'a> {
                 .join(format!("{name}{FORMULA_SUFFIX}"));
             // A symlink only when it stays inside the repository.
             let root = dir.parent().unwrap_or(dir);
-            match crate::contain::read_to_string(&path, |p| crate::contain::resolve(root, p)) {
+            match crate::sys::contain::read_to_string(&path, |p| {
+                crate::sys::contain::resolve(root, p)
+            }) {
                 Ok(text) => {
                     let shown = display(dir, &path);
                     found = Some((text, shown.clone(), false, Some(shown)));

@@ -231,7 +231,7 @@ fn checks_line(ins: &Inspection) -> String {
     let parts: Vec<String> = counts.iter().map(|(o, n)| format!("{n} {o}")).collect();
     let mut out = format!(
         "{}: {}",
-        crate::words::counted(ins.checks.len(), "criterion", "criteria"),
+        crate::text::words::counted(ins.checks.len(), "criterion", "criteria"),
         parts.join(", ")
     );
     for c in &ins.checks {

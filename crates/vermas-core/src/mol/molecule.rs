@@ -332,12 +332,12 @@ pub fn path_of(ws: &Workspace, mol: &Molecule) -> PathBuf {
 
 /// The YAML text of a molecule, fields in their declared order.
 pub fn render(mol: &Molecule) -> Result<String> {
-    crate::yaml::to_string(mol).map_err(Error::Invalid)
+    crate::text::yaml::to_string(mol).map_err(Error::Invalid)
 }
 
 /// The YAML text of a digest.
 pub fn render_digest(digest: &Digest) -> Result<String> {
-    crate::yaml::to_string(digest).map_err(Error::Invalid)
+    crate::text::yaml::to_string(digest).map_err(Error::Invalid)
 }
 
 /// Reads and checks one molecule file (errors point at file, line and column); a symlink
@@ -541,14 +541,14 @@ mod tests {
             ],
             "{text}"
         );
-        let back: Molecule = crate::yaml::parse(&text, "m.yaml", &text, 1).unwrap();
+        let back: Molecule = crate::text::yaml::parse(&text, "m.yaml", &text, 1).unwrap();
         assert_eq!(back, m);
     }
 
     #[test]
     fn unknown_fields_point_at_the_line() {
         let text = "id: mol-x\nformula: f\nstate: liquid\ncreated_at: 2026-01-01T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\nbogus: 1\nsteps: []\n";
-        let err = crate::yaml::parse::<Molecule>(text, "m.yaml", text, 1).unwrap_err();
+        let err = crate::text::yaml::parse::<Molecule>(text, "m.yaml", text, 1).unwrap_err();
         assert_eq!(err.line, 6, "{err}");
     }
 

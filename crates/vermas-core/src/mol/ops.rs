@@ -298,7 +298,7 @@ pub fn squash(ws: &Workspace, actor: &str, id: &str, summary: Option<String>) ->
         &format!(
             "{} ({done}/{})",
             mol.formula,
-            crate::words::plural(total, "step")
+            crate::text::words::plural(total, "step")
         ),
         actor,
     ))?;

@@ -131,7 +131,7 @@ impl<'l, 'a> Graph<'l, 'a> {
         let id = prefix.map_or_else(|| def.id.value.clone(), |p| format!("{p}.{}", def.id.value));
         let id_at = (src.clone(), def.id.span.clone());
         if let Some((first_src, first)) = seen.get(&id) {
-            let (line, _) = crate::textpos::line_col(&first_src.text, first.start);
+            let (line, _) = crate::error::textpos::line_col(&first_src.text, first.start);
             let msg = format!(
                 "duplicate step id '{id}' (first at {}:{line})",
                 first_src.name
@@ -202,7 +202,7 @@ impl<'l, 'a> Graph<'l, 'a> {
             let ids: Vec<String> = self
                 .nodes
                 .iter()
-                .filter(|n| crate::glob::matches(&rule.target.value, &n.id))
+                .filter(|n| crate::text::glob::matches(&rule.target.value, &n.id))
                 .map(|n| n.id.clone())
                 .collect();
             for id in ids {

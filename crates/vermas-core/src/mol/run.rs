@@ -8,8 +8,8 @@
 
 use super::molecule::{self, Molecule, Step, StepStatus};
 use super::ops::{self, StepChange};
-use crate::check::process::{self, Finished, Job};
 use crate::error::{Error, Result};
+use crate::proc::{self, Finished, Job};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -43,7 +43,7 @@ impl RunOptions {
     pub fn new(ws: &Workspace, handler: &str, jobs: Option<usize>) -> RunOptions {
         RunOptions {
             handler: handler.to_string(),
-            jobs: jobs.unwrap_or_else(crate::par::cores).max(1),
+            jobs: jobs.unwrap_or_else(crate::sys::par::cores).max(1),
             timeout: STEP_TIMEOUT,
             output_cap: usize::try_from(ws.config.verify.output_cap)
                 .unwrap_or(OUTPUT_CAP)
@@ -286,7 +286,7 @@ fn take(
                 before,
             });
             static CLEANUP: Once = Once::new();
-            CLEANUP.call_once(|| crate::check::reaper::on_signal(|| give_back(|_| true)));
+            CLEANUP.call_once(|| crate::proc::interrupt::on_signal(|| give_back(|_| true)));
             Ok(Some(c.mol))
         }
         Err(_) if taken_elsewhere => Ok(None),
@@ -394,7 +394,7 @@ fn execute((job, stderr_path): (Job, PathBuf)) -> (Finished, String) {
         // A folder that cannot be made shows as the job failing to start.
         let _ = std::fs::create_dir_all(dir);
     }
-    let done = process::run(&job);
+    let done = proc::run(&job);
     let stderr = std::fs::read(&stderr_path)
         .map(|b| {
             let cut = &b[..b.len().min(job.output_cap)];

@@ -11,9 +11,9 @@ use crate::error::{Error, ParseError, Result};
 use crate::inspect::roles::{self, Role};
 use crate::inspect::testspec::{self, Check};
 use crate::store::{CommitMessage, Recorded, Txn};
+use crate::text::yaml::{Spanned, scalar, spanned_line};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
-use crate::yaml::{Spanned, scalar, spanned_line};
 use serde::Deserialize;
 
 /// One criterion as the strategist or a person wrote it, before it is checked.
@@ -229,8 +229,8 @@ pub fn parse_text(text: &str, taken: &[String], first: u32) -> Result<Vec<Accept
     if blank {
         return Err(at(1, "no criteria: the text is empty".into()));
     }
-    let drafts: Vec<Spanned<Draft>> =
-        crate::yaml::parse(text, file, text, 1).map_err(|e| Error::from(e.with_help(help)))?;
+    let drafts: Vec<Spanned<Draft>> = crate::text::yaml::parse(text, file, text, 1)
+        .map_err(|e| Error::from(e.with_help(help)))?;
     let mut used: Vec<String> = taken.to_vec();
     let mut out = Vec::new();
     for d in &drafts {

@@ -81,7 +81,7 @@ pub struct MergeRequest {
     #[serde(default)]
     pub reason: Option<String>,
     /// With `conflict`: the paths that did not merge.
-    #[serde(default, deserialize_with = "crate::yaml::null_as_empty")]
+    #[serde(default, deserialize_with = "crate::text::yaml::null_as_empty")]
     pub conflicts: Vec<String>,
     /// The target's tip the last candidate was built on.
     #[serde(default)]
@@ -142,7 +142,7 @@ pub fn path(ws: &Workspace, id: &str) -> PathBuf {
 
 /// The YAML text of a request, fields in their declared order.
 pub fn render(req: &MergeRequest) -> Result<String> {
-    crate::yaml::to_string(req).map_err(Error::Invalid)
+    crate::text::yaml::to_string(req).map_err(Error::Invalid)
 }
 
 /// Reads one request file (errors point at file, line and column); a symlink only when
@@ -218,7 +218,7 @@ mod tests {
         let req = sample();
         let text = render(&req).unwrap();
         assert!(text.contains("state: conflict"), "{text}");
-        let back: MergeRequest = crate::yaml::parse(&text, "mq-a1b2.yaml", &text, 1).unwrap();
+        let back: MergeRequest = crate::text::yaml::parse(&text, "mq-a1b2.yaml", &text, 1).unwrap();
         assert_eq!(back, req);
     }
 
@@ -233,7 +233,7 @@ mod tests {
             commit: "4567".into(),
         });
         let text = render(&req).unwrap();
-        let back: MergeRequest = crate::yaml::parse(&text, "mq-a1b2.yaml", &text, 1).unwrap();
+        let back: MergeRequest = crate::text::yaml::parse(&text, "mq-a1b2.yaml", &text, 1).unwrap();
         assert_eq!(back, req);
     }
 
@@ -242,12 +242,12 @@ mod tests {
         let text = render(&sample())
             .unwrap()
             .replace("state: conflict", "state: landed");
-        let e = crate::yaml::parse::<MergeRequest>(&text, "mq.yaml", &text, 1).unwrap_err();
+        let e = crate::text::yaml::parse::<MergeRequest>(&text, "mq.yaml", &text, 1).unwrap_err();
         assert!(e.to_string().contains("mq.yaml:"), "{e}");
         let text = render(&sample())
             .unwrap()
             .replace("last_verdict: null", "last_verdict: MAYBE");
-        let e = crate::yaml::parse::<MergeRequest>(&text, "mq.yaml", &text, 1).unwrap_err();
+        let e = crate::text::yaml::parse::<MergeRequest>(&text, "mq.yaml", &text, 1).unwrap_err();
         assert!(e.to_string().contains("MAYBE"), "{e}");
     }
 }

@@ -68,7 +68,7 @@ impl End {
             State::Conflict,
             format!(
                 "the merge conflicts in {}: {}",
-                crate::words::plural(paths.len(), "file"),
+                crate::text::words::plural(paths.len(), "file"),
                 paths.join(", ")
             ),
         );

@@ -106,7 +106,7 @@ pub fn outcome_of(word: &str) -> Option<Outcome> {
 /// Reads a record's YAML text, `None` when it does not parse.
 pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], shown: &str) -> Option<T> {
     let text = std::str::from_utf8(bytes).ok()?;
-    crate::yaml::parse(text, shown, text, 1).ok()
+    crate::text::yaml::parse(text, shown, text, 1).ok()
 }
 
 #[cfg(test)]

@@ -134,7 +134,10 @@ fn record_findings(ws: &Workspace, add: &mut Add<'_>) -> Result<()> {
     let set = BeadSet::load(ws)?;
     add(
         "ok",
-        format!("{} readable", crate::words::plural(set.beads.len(), "bead")),
+        format!(
+            "{} readable",
+            crate::text::words::plural(set.beads.len(), "bead")
+        ),
     );
     for e in &set.broken {
         add("error", e.to_string());
@@ -327,7 +330,7 @@ pub fn commit_unrecorded(ws: &Workspace, actor: &str) -> Result<(Vec<String>, Re
         ids: Vec::new(),
         title: format!(
             "commit {}",
-            crate::words::plural(paths.len(), "unrecorded file")
+            crate::text::words::plural(paths.len(), "unrecorded file")
         ),
         actor: actor.to_string(),
     })?;

@@ -7,10 +7,10 @@ mod migrate;
 mod readable;
 
 use crate::config::{Config, validate_prefix};
-use crate::contain::absolute;
 use crate::error::{Error, Result};
 use crate::git::GitRepo;
 use crate::store::{CommitMessage, Recorded, Txn};
+use crate::sys::contain::absolute;
 use crate::workspace::{PrefixOrigin, Workspace};
 pub use doctor::{Finding, commit_unrecorded, doctor};
 pub use migrate::{Migration, migrate_legacy_config};
@@ -55,7 +55,7 @@ pub fn init(
     // Nothing is created through a symlink leading outside the repository.
     if let Ok(rel) = beads_dir.strip_prefix(&root) {
         let canon = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-        crate::contain::resolve(&canon, &rel.join(crate::workspace::layout::ISSUES))?;
+        crate::sys::contain::resolve(&canon, &rel.join(crate::workspace::layout::ISSUES))?;
     }
     let mut ws = Workspace::open(beads_dir.clone())?;
     // Refused before anything is written: an actor or a commit git would not accept.

@@ -58,7 +58,7 @@ fn parses(ws: &Workspace, path: &Path, name: &str, text: &str, shown: &str) -> R
     } else if layout(layout::MOLS) && name.ends_with(".yaml") {
         crate::mol::molecule::read(ws, path)?;
     } else if layout(layout::RESULTS) && name.ends_with(".yaml") {
-        crate::yaml::parse::<crate::verify::results::ResultRecord>(text, shown, text, 1)?;
+        crate::text::yaml::parse::<crate::verify::results::ResultRecord>(text, shown, text, 1)?;
     } else if layout(layout::FORMULAS) && name.ends_with(crate::mol::cook::FORMULA_SUFFIX) {
         crate::mol::formula::parse(std::sync::Arc::new(crate::mol::formula::Source {
             name: shown.to_string(),

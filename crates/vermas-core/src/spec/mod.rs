@@ -157,7 +157,7 @@ pub fn is_spec_file(file_name: &str) -> bool {
 pub fn discover(root: &Path, dir: &str) -> Result<Vec<Spec>> {
     let base = root.join(dir);
     // Checked first: walkdir follows its starting folder when that is a symlink.
-    if !crate::contain::resolve(root, &base)?.is_dir() {
+    if !crate::sys::contain::resolve(root, &base)?.is_dir() {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
@@ -174,7 +174,7 @@ pub fn discover(root: &Path, dir: &str) -> Result<Vec<Spec>> {
         let spec = if entry.file_type().is_file() {
             read(root, p, p)?
         } else if entry.file_type().is_symlink() {
-            match crate::contain::resolve(root, p) {
+            match crate::sys::contain::resolve(root, p) {
                 Ok(real) if real.is_file() => read(root, p, &real)?,
                 // A link to a folder (not walked) or to nothing is no spec.
                 Ok(_) => continue,

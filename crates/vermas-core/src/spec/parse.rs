@@ -3,7 +3,7 @@
 use super::plain;
 use super::target::{self, NameRule};
 use super::{Annotation, Criterion, LinkForm, Problem, Spec};
-use crate::textpos::LineIndex;
+use crate::error::textpos::LineIndex;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 use std::ops::Range;
@@ -362,18 +362,20 @@ fn front_matter(text: &str, path: &str, problems: &mut Vec<Problem>) -> Meta {
         return Meta::default();
     }
     match crate::store::frontmatter::split(text, path) {
-        Ok(split) => match crate::yaml::parse::<Meta>(split.yaml, path, text, split.yaml_line) {
-            Ok(meta) => meta,
-            Err(e) => {
-                problems.push(Problem {
-                    line: e.line,
-                    column: e.column,
-                    message: format!("front matter: {}", e.message),
-                    error: true,
-                });
-                Meta::default()
+        Ok(split) => {
+            match crate::text::yaml::parse::<Meta>(split.yaml, path, text, split.yaml_line) {
+                Ok(meta) => meta,
+                Err(e) => {
+                    problems.push(Problem {
+                        line: e.line,
+                        column: e.column,
+                        message: format!("front matter: {}", e.message),
+                        error: true,
+                    });
+                    Meta::default()
+                }
             }
-        },
+        }
         Err(e) => {
             problems.push(Problem {
                 line: e.line,

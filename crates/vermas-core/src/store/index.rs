@@ -28,7 +28,7 @@ pub use super::escape::{
     unesc_list, unesc_opt,
 };
 pub use super::listing::{FileStamp, RACY_NANOS};
-use crate::par::par_map;
+use crate::sys::par::par_map;
 
 /// The current time in nanoseconds since the epoch.
 pub fn now_ns() -> i128 {
@@ -125,7 +125,7 @@ impl<T> Snapshot<T> {
 
 /// Loads every `*.md` record of `dir`, decoding current index lines and parsing the rest
 /// with `parse` (see [`snapshot`]). `parse` is given symlinked entries too and must refuse
-/// one leading outside the repository ([`crate::contain::resolve()`]).
+/// one leading outside the repository ([`crate::sys::contain::resolve()`]).
 pub fn load<T: Indexed>(
     dir: &Path,
     index_path: &Path,
@@ -236,7 +236,7 @@ struct Fresh {
 ///
 /// `parse` gets the file's path and, for a regular file, its text (read through the open
 /// folder, never through a symlink); with `None` it must read the file itself, refusing a
-/// symlink that leads outside the repository ([`crate::contain::resolve()`]).
+/// symlink that leads outside the repository ([`crate::sys::contain::resolve()`]).
 pub fn lines<T: Indexed>(
     dir: &Path,
     index_path: &Path,

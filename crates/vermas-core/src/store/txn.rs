@@ -107,7 +107,7 @@ impl<'a> Txn<'a> {
     /// interrupted change left uncommitted.
     pub fn begin(ws: &'a Workspace) -> Result<Txn<'a>> {
         let lock_path = ws.path(crate::workspace::layout::LOCK);
-        let lock = crate::contain::open(
+        let lock = crate::sys::contain::open(
             OpenOptions::new().create(true).truncate(false).write(true),
             &lock_path,
             |p| ws.contain(p),
@@ -258,7 +258,7 @@ impl<'a> Txn<'a> {
         if let Some(root) = tmp_dir.ancestors().nth(3)
             && dir.starts_with(root)
         {
-            crate::contain::resolve(root, dir)?;
+            crate::sys::contain::resolve(root, dir)?;
         }
         if dir.starts_with(&self.ws.beads_dir) {
             self.ws.contain(dir)?;
@@ -362,7 +362,7 @@ impl<'a> Txn<'a> {
         let journal = self.journal_path();
         if self.journal_file.is_none() {
             std::fs::create_dir_all(self.ws.cache_dir()).map_err(|e| Error::io(&journal, e))?;
-            self.journal_file = Some(crate::contain::open(
+            self.journal_file = Some(crate::sys::contain::open(
                 OpenOptions::new().create(true).append(true),
                 &journal,
                 |p| self.ws.contain(p),
@@ -460,9 +460,9 @@ impl Drop for Txn<'_> {
 pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp_dir = tmp_dir.join("tmp");
     if let Some(root) = tmp_dir.ancestors().nth(3) {
-        crate::contain::resolve(root, &tmp_dir)?;
+        crate::sys::contain::resolve(root, &tmp_dir)?;
         if let Some(parent) = path.parent().filter(|p| p.starts_with(root)) {
-            crate::contain::resolve(root, parent)?;
+            crate::sys::contain::resolve(root, parent)?;
         }
     }
     std::fs::create_dir_all(&tmp_dir).map_err(|e| Error::io(&tmp_dir, e))?;

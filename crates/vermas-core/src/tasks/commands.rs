@@ -9,8 +9,8 @@
 
 use super::parse::VerifyItem;
 use super::{ItemResult, Settings};
-use crate::check::process::{self, Job};
 use crate::check::{CheckResult, Outcome};
+use crate::proc::{self, Job};
 use std::time::Duration;
 
 /// Runs an item's commands in order until one fails (or, strict, does not pass); the rest
@@ -135,7 +135,7 @@ fn strict_outcome(commands: &[CheckResult]) -> (Outcome, Option<String>) {
 /// not found (127) or not executable (126), a failure to start, a timeout or a signal
 /// ERROR.
 pub fn run_command(command: &str, s: &Settings) -> CheckResult {
-    let f = process::run(&Job::shell(command, &s.root, s.timeout, s.output_cap));
+    let f = proc::run(&Job::shell(command, &s.root, s.timeout, s.output_cap));
     let text = f.text();
     // What the shell said about a command it could not run, after `what`.
     let shell_says = |words: &[&str], what: &str| match text

@@ -45,7 +45,7 @@ pub(super) fn differences(
             continue;
         }
         let hash = std::fs::read(entry.path())
-            .map(|b| crate::hash::blob_bytes(&b))
+            .map(|b| crate::sys::hash::blob_bytes(&b))
             .unwrap_or_default();
         match committed.remove(&rel_path) {
             Some(blob) if blob == hash => {}

@@ -2,15 +2,16 @@
 //! temporary worktree, and flag criteria that passed there already ("passed before the
 //! change": a test that never failed proves nothing about the change).
 //!
-//! The worktree is made and removed with the git CLI (`git worktree add --detach`,
-//! `git worktree remove --force`): it only reads history and touches nothing the user has,
+//! The worktree is a [`TempWorktree`] (the git CLI's `git worktree add --detach`, removed
+//! when dropped and on Ctrl-C): it only reads history and touches nothing the user has,
 //! and gix is kept to the features commits need.
 
 use crate::error::{Error, Result};
 use crate::git::cli;
+use crate::git::{Git, TempWorktree};
 use crate::spec::Spec;
 use crate::verify::live::{self, RunSettings, SpecRun};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Resolves `rev` to a commit id; an empty `rev` means the merge-base of HEAD with its
 /// upstream branch.
@@ -56,57 +57,17 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
 }
 
 /// Runs the verify checks of `specs` on commit `rev` in a temporary worktree (removed
-/// afterwards, also on error).
+/// afterwards, also on error, and on Ctrl-C by the interrupt cleanup).
 pub fn run_at(
     root: &Path,
     rev: &str,
     specs: &[Spec],
     settings: &RunSettings,
 ) -> Result<Vec<SpecRun>> {
-    let dir = std::env::temp_dir().join(format!(
-        "vermas-baseline-{}-{}",
-        std::process::id(),
-        &rev[..rev.len().min(12)]
-    ));
-    // A worktree left by an earlier run may be there (or none): best effort.
-    let _ = std::fs::remove_dir_all(&dir);
-    cli::run(
-        root,
-        &[
-            "worktree",
-            "add",
-            "--detach",
-            "--quiet",
-            &dir.to_string_lossy(),
-            rev,
-        ],
-    )
-    .map_err(|e| Error::git_with(format!("cannot make a worktree at {rev}: {e}"), e))?;
-    let guard = Worktree {
-        root: root.to_path_buf(),
-        dir: dir.clone(),
-    };
-    let runs = live::run(&guard.dir, specs, settings, |_, _| {});
-    drop(guard);
+    let tree = TempWorktree::add(&Git::new(root, None), rev)?;
+    let runs = live::run(tree.dir(), specs, settings, |_, _| {});
+    drop(tree);
     Ok(runs)
-}
-
-/// Removes the temporary worktree when dropped.
-struct Worktree {
-    root: PathBuf,
-    dir: PathBuf,
-}
-
-impl Drop for Worktree {
-    fn drop(&mut self) {
-        // Cleanup on drop: best effort, `worktree prune` below forgets what is left.
-        let _ = cli::run(
-            &self.root,
-            &["worktree", "remove", "--force", &self.dir.to_string_lossy()],
-        );
-        let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = cli::run(&self.root, &["worktree", "prune"]);
-    }
 }
 
 /// Marks each criterion of `now` that passed both now and in `before`.

@@ -128,7 +128,10 @@ impl Counts {
             self.passed, self.failed, self.skipped
         );
         if self.errors > 0 {
-            s.push_str(&format!(", {}", crate::words::plural(self.errors, "error")));
+            s.push_str(&format!(
+                ", {}",
+                crate::text::words::plural(self.errors, "error")
+            ));
         }
         if self.unstable > 0 {
             s.push_str(&format!(", {} unstable", self.unstable));

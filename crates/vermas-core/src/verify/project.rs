@@ -59,7 +59,7 @@ impl Project {
             kinds,
             jobs: jobs
                 .or(self.config.verify.jobs)
-                .unwrap_or_else(crate::par::cores)
+                .unwrap_or_else(crate::sys::par::cores)
                 .max(1),
             verify: VerifySettings::from_config(&self.config),
             judge: JudgeSettings::from_config(&self.config, self.cache_dir(), use_cache),

@@ -178,7 +178,7 @@ pub fn record_specs(ws: &Workspace, runs: &[SpecRun], actor: &str) -> Result<Rec
     let mut ids = Vec::new();
     for run in runs {
         let record = from_spec_run(run, now);
-        let text = crate::yaml::to_string(&record).map_err(Error::Invalid)?;
+        let text = crate::text::yaml::to_string(&record).map_err(Error::Invalid)?;
         txn.write(&path(ws, &format!("spec-{}", run.name)), text.as_bytes())?;
         ids.push(record.key);
     }
@@ -204,7 +204,7 @@ pub fn load_all(ws: &Workspace) -> Vec<ResultRecord> {
         .flatten()
         .filter_map(|e| {
             let text = ws.read_record(&e.path()).ok()?;
-            crate::yaml::parse(&text, "", &text, 1).ok()
+            crate::text::yaml::parse(&text, "", &text, 1).ok()
         })
         .collect();
     out.sort_by(|a: &ResultRecord, b| a.key.cmp(&b.key));
@@ -221,7 +221,12 @@ pub fn load_spec(ws: &Workspace, name: &str) -> Option<ResultRecord> {
 pub fn load(ws: &Workspace, file: &str) -> Result<Option<ResultRecord>> {
     let p = path(ws, file);
     match ws.read_record(&p) {
-        Ok(text) => Ok(Some(crate::yaml::parse(&text, &ws.display(&p), &text, 1)?)),
+        Ok(text) => Ok(Some(crate::text::yaml::parse(
+            &text,
+            &ws.display(&p),
+            &text,
+            1,
+        )?)),
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
@@ -229,7 +234,7 @@ pub fn load(ws: &Workspace, file: &str) -> Result<Option<ResultRecord>> {
 
 /// The YAML text of a record.
 pub fn render(record: &ResultRecord) -> Result<String> {
-    crate::yaml::to_string(record).map_err(Error::Invalid)
+    crate::text::yaml::to_string(record).map_err(Error::Invalid)
 }
 
 #[cfg(test)]
@@ -265,7 +270,7 @@ mod tests {
         let text = render(&record).unwrap();
         assert!(text.contains("verdict: NEEDS_HUMAN\n"), "{text}");
         assert!(text.contains("outcome: UNSTABLE\n"), "{text}");
-        let back: ResultRecord = crate::yaml::parse(&text, "r.yaml", &text, 1).unwrap();
+        let back: ResultRecord = crate::text::yaml::parse(&text, "r.yaml", &text, 1).unwrap();
         assert_eq!(back, record);
         let json = serde_json::to_value(&record).unwrap();
         assert_eq!(json["verdict"], "NEEDS_HUMAN");

@@ -7,7 +7,7 @@
 //! fall-back to the exit code.
 
 use super::{Decides, Proof};
-use crate::check::process::Job;
+use crate::proc::Job;
 use std::path::{Path, PathBuf};
 
 /// How a shell target runs, and so what proves it.

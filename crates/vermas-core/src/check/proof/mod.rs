@@ -15,7 +15,7 @@ pub use scan::{refusal, scan_script};
 pub use shebang::{Interpreter, of_file as interpreter};
 
 use super::Outcome;
-use super::process::{Finished, Job};
+use crate::proc::{Finished, Job};
 use std::path::{Path, PathBuf};
 
 /// How a finished run shows that it exercised its target.

@@ -4,7 +4,7 @@
 
 use super::Decides;
 use crate::check::Outcome;
-use crate::check::process::Finished;
+use crate::proc::Finished;
 
 /// What decides a pytest run: its exit code when it could not run the test, else the
 /// summary it printed (a skipped test is SKIP, an expected failure FAIL, no summary ERROR).

@@ -45,7 +45,8 @@ impl Parser<'_> {
                     .error(&span, format!("a `[[{what}]]` entry has no `id`"))
             })?;
             if let Some(first) = out.iter().find(|l| l.id.value == id.value) {
-                let (line, _) = crate::textpos::line_col(&self.src.text, first.id.span.start);
+                let (line, _) =
+                    crate::error::textpos::line_col(&self.src.text, first.id.span.start);
                 let msg = format!("duplicate {what} id '{}' (first at line {line})", id.value);
                 return Err(self.src.error(&id.span, msg).into());
             }

@@ -18,8 +18,8 @@ mod legs;
 pub use advice::AdviceRule;
 pub use legs::{Leg, Synthesis};
 
+use crate::error::textpos::line_col;
 use crate::error::{Error, ParseError};
-use crate::textpos::line_col;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;

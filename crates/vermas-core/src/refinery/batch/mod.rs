@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::git::Git;
 use crate::inspect::Outcome;
 use crate::inspect::pipeline::Verdict;
-use crate::inspect::sequence::Proceed;
+use crate::inspect::run::Proceed;
 use crate::workspace::Workspace;
 use serde::Serialize;
 

@@ -5,10 +5,10 @@
 
 use crate::error::Result;
 use crate::inspect::Outcome;
-use crate::inspect::sequence::{self, Proceed};
+use crate::inspect::run::{self, Proceed};
 use crate::refinery::request::{self, MergeRequest, State};
 use crate::refinery::settle::{self, End, Taken};
-use crate::words::plural;
+use crate::text::words::plural;
 use crate::workspace::Workspace;
 
 /// How one request of a verification ended, before it is recorded.
@@ -42,7 +42,7 @@ pub fn record(
         rest.push((e.req, e.end, at, Vec::new()));
     }
     let mut back: Vec<MergeRequest> = Vec::new();
-    let recorded = sequence::record_together(
+    let recorded = run::record_together(
         ws,
         actor,
         &mut outs,

@@ -10,7 +10,7 @@ use super::stack::Part;
 use crate::error::Result;
 use crate::git::{Git, TempWorktree};
 use crate::inspect::pipeline::{Inspection, Upto};
-use crate::inspect::sequence::Proceed;
+use crate::inspect::run::Proceed;
 use crate::inspect::{self, Outcome};
 use crate::workspace::Workspace;
 
@@ -29,9 +29,9 @@ pub fn inspect_all(
         .config
         .verify
         .jobs
-        .unwrap_or_else(crate::par::cores)
+        .unwrap_or_else(crate::sys::par::cores)
         .max(1);
-    let outs = crate::par::pool(parts.len(), jobs, |i| {
+    let outs = crate::sys::par::pool(parts.len(), jobs, |i| {
         let p = &parts[i];
         let request = inspect::Request {
             base: Some(p.base.clone()),

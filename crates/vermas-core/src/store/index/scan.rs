@@ -5,8 +5,8 @@
 use super::line::{IndexLine, LineSpan, index_lines};
 use super::{Indexed, now_ns};
 use crate::error::{Error, Result};
-use crate::par::{idle_cores, par_ranges};
 use crate::store::listing::{FileStamp, Kind, Listing};
+use crate::sys::par::{idle_cores, par_ranges};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;

@@ -8,8 +8,8 @@ mod machine;
 pub use machine::{json, junit, tap};
 
 use crate::check::Outcome;
+use crate::text::words::{plural, printable};
 use crate::verify::live::{Counts, Kinds, SpecRun};
-use crate::words::{plural, printable};
 // Into a String, write!/writeln! cannot fail: their always-Ok result is ignored.
 use std::fmt::Write;
 

@@ -2,7 +2,7 @@
 
 use super::spawn::{Prepared, fork_command};
 use super::{MAX_REQUEST, Reply};
-use crate::check::supervisor::{self, STOP};
+use crate::proc::supervise::{self, STOP};
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendFlags};
 use rustix::process::Pid;
 use std::ffi::{CString, OsString};
@@ -15,12 +15,9 @@ use std::os::unix::ffi::OsStringExt;
 /// runs each, and answers; the exit code.
 pub(super) fn serve(vermas: i32) -> i32 {
     use rustix::process::{getpid, getppid, set_child_subreaper, set_parent_process_death_signal};
-    // SAFETY: `watched` builds a signal set; blocking signals is sound at any point.
-    let set = unsafe {
-        let set = supervisor::watched();
-        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        set
-    };
+    let set = supervise::watched();
+    // SAFETY: `set` is an initialised signal set; blocking signals is sound at any point.
+    unsafe { libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
     // Both fail only on an invalid argument; the getppid check covers the race.
     let _ = set_child_subreaper(Some(getpid()));
     let _ = set_parent_process_death_signal(Some(STOP));
@@ -35,7 +32,7 @@ pub(super) fn serve(vermas: i32) -> i32 {
         let Some((request, fds)) = receive_request(socket.as_fd(), &mut buf) else {
             return 0;
         };
-        supervisor::drain(&set);
+        supervise::drain(&set);
         let reply = run_one(&request, fds, &base, vermas, &set, socket.as_fd());
         if send_reply(socket.as_fd(), reply).is_err() {
             return 0;
@@ -156,9 +153,9 @@ fn run_one(
     // Answered at once, not after the exec: vermas goes on while the command starts.
     let status = if send_reply(socket, Reply::Started(command.as_raw_nonzero().get())).is_err() {
         // vermas is gone: end the tree, then the next read ends the guard.
-        supervisor::end_tree(command, None)
+        supervise::end_tree(command, None)
     } else {
-        supervisor::supervise(command, vermas, set)
+        supervise::supervise(command, vermas, set)
     };
     // The command is gone, so the pipe is closed: it holds an errno only if exec failed.
     let mut errno = [0u8; 4];

@@ -139,7 +139,7 @@ pub enum Uninstalled {
 /// PATH) after the chained hook, if any.
 pub fn script(name: &str, exe: Option<&Path>) -> String {
     let vermas = exe
-        .map(|p| crate::shell::quote(&p.to_string_lossy()))
+        .map(|p| crate::text::shell::quote(&p.to_string_lossy()))
         .unwrap_or_else(|| "vermas".to_string());
     format!(
         "#!/bin/sh

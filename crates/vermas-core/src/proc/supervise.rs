@@ -25,14 +25,23 @@ const FORWARDED: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, 
 
 /// The `pre_exec` hook that turns the spawned child into the supervisor of the command it
 /// is about to run; `vermas` is the pid of the process that spawns it.
-pub fn hook(vermas: libc::pid_t) -> impl FnMut() -> io::Result<()> + Send + Sync + 'static {
-    // SAFETY: `start` makes only async-signal-safe calls, as a pre_exec hook must.
+///
+/// # Safety
+///
+/// The closure may be called only as a `pre_exec` hook (in the child, between `fork` and
+/// `exec`) of a command `vermas` spawns: see [`start`].
+pub(super) unsafe fn hook(
+    vermas: libc::pid_t,
+) -> impl FnMut() -> io::Result<()> + Send + Sync + 'static {
+    // SAFETY: the caller runs the closure only as a pre_exec hook, where `start` may run.
     move || unsafe { start(vermas) }
 }
 
 /// The signals the supervisor waits for (blocked, then taken with `sigwaitinfo`).
-pub(super) unsafe fn watched() -> libc::sigset_t {
-    // SAFETY: sigset_t is plain data; sigemptyset initialises it.
+pub(super) fn watched() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data, for which all zeroes is a valid value; sigemptyset
+    // and sigaddset write only into the set they are given, and every number added is a
+    // valid signal.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -45,12 +54,20 @@ pub(super) unsafe fn watched() -> libc::sigset_t {
 
 /// In the freshly forked child: becomes the supervisor and forks the command, which returns
 /// `Ok` to go on to `exec`; the supervisor itself never returns.
+///
+/// # Safety
+///
+/// Call only in a child just forked from `vermas` and about to `exec` (a `pre_exec` hook):
+/// the child of a multi-threaded program may make async-signal-safe calls only, which is
+/// all this does, and the supervisor it becomes closes every descriptor (see
+/// [`close_all_files`]) and ends with `_exit`, never returning into Rust code that could
+/// use them.
 unsafe fn start(vermas: libc::pid_t) -> io::Result<()> {
     use rustix::process::{Pid, getpid, getppid, set_parent_process_death_signal};
+    let set = watched();
     // SAFETY: only async-signal-safe system calls on this single-threaded child (rustix's
-    // make no allocation and take no lock).
+    // make no allocation and take no lock), as the caller's contract requires.
     unsafe {
-        let set = watched();
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
         let me = getpid();
@@ -90,8 +107,15 @@ unsafe fn start(vermas: libc::pid_t) -> io::Result<()> {
 
 /// Closes every descriptor: the supervisor needs none, and must not hold the output pipe
 /// (or `spawn`'s exec-error pipe) open.
+///
+/// # Safety
+///
+/// Descriptors that Rust objects own (an `OwnedFd`, a `File`, the standard streams) are
+/// closed under them: call only in a process that uses or drops none of those again, as
+/// the supervisor does, which ends with `_exit`.
 unsafe fn close_all_files() {
-    // SAFETY: closing descriptors is async-signal-safe.
+    // SAFETY: closing descriptors is async-signal-safe; the caller promises no owner of
+    // one is used again.
     unsafe {
         if libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32) == 0 {
             return;
@@ -338,9 +362,11 @@ impl Number {
 }
 
 /// Ends the supervisor the way the command ended: the same exit code, or the same signal
-/// (without a core dump).
-unsafe fn exit_as(status: Option<libc::c_int>) -> ! {
-    // SAFETY: only async-signal-safe system calls.
+/// (without a core dump). Safe to call anywhere (ending a process without running its
+/// destructors is, as `std::process::exit` is), though meant for the supervisor alone.
+fn exit_as(status: Option<libc::c_int>) -> ! {
+    // SAFETY: only async-signal-safe system calls, on a signal set built here; each either
+    // changes this process's own settings or ends it.
     unsafe {
         let sig = match status {
             Some(st) if libc::WIFEXITED(st) => libc::_exit(libc::WEXITSTATUS(st)),

@@ -4,13 +4,13 @@
 //! them waiting for a person.
 
 use super::state::Workflow;
+use crate::bead::model::AWAITING_INPUT;
+use crate::bead::{Bead, BeadSet, IssueType, Status, graph};
+use crate::error::Result;
+use crate::mol::molecule::{self, StepStatus};
+use crate::time::Timestamp;
+use crate::workspace::Workspace;
 use std::collections::BTreeSet;
-use vermas_core::bead::model::AWAITING_INPUT;
-use vermas_core::bead::{Bead, BeadSet, IssueType, Status, graph};
-use vermas_core::error::Result;
-use vermas_core::mol::molecule::{self, StepStatus};
-use vermas_core::time::Timestamp;
-use vermas_core::workspace::Workspace;
 
 /// ralph's label for a bead waiting for a person, besides vermas's `awaiting:input`.
 pub const RALPH_CLARIFY: &str = "ralph:clarify";
@@ -280,8 +280,7 @@ fn children(set: &BeadSet, parent: &str) -> Vec<String> {
         .filter(|b| {
             b.parent.as_deref() == Some(parent)
                 || b.dependencies.iter().any(|d| {
-                    d.dep_type == vermas_core::bead::DepType::ParentChild
-                        && d.depends_on_id == parent
+                    d.dep_type == crate::bead::DepType::ParentChild && d.depends_on_id == parent
                 })
         })
         .map(|b| b.id.clone())

@@ -1,5 +1,7 @@
 //! The one error type of the library: every failure a user can see, with a stable code.
 
+pub mod textpos;
+
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use std::path::{Path, PathBuf};
 
@@ -42,7 +44,7 @@ impl ParseError {
         let file = file.into();
         let line = line.max(1);
         let column = column.max(1);
-        let offset = crate::textpos::offset_of(text, line, column);
+        let offset = crate::error::textpos::offset_of(text, line, column);
         let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line_len = text[line_start..]
             .find('\n')

@@ -3,7 +3,7 @@
 //! only: nothing runs.
 
 use super::annotations::{self, AnnotationLine, RalphKind};
-use vermas_core::spec::Spec;
+use crate::spec::Spec;
 
 /// One spec's row of the index.
 #[derive(Debug, Clone)]
@@ -65,11 +65,11 @@ mod tests {
 
     #[test]
     fn counts_each_criterion_once_by_its_first_link() {
-        let a = vermas_core::spec::parse(
+        let a = crate::spec::parse(
             "## Success Criteria\n- [ ] a\n  [verify](t.sh#a)\n- [ ] b\n  [judge](j.sh#b)\n  [verify](t.sh#b)\n- [ ] c\n",
             "specs/a.md",
         );
-        let empty = vermas_core::spec::parse("# No criteria\n", "specs/b.md");
+        let empty = crate::spec::parse("# No criteria\n", "specs/b.md");
         let i = index(&[a, empty]);
         assert_eq!(i.rows.len(), 1);
         let r = &i.rows[0];

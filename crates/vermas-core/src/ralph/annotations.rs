@@ -3,8 +3,8 @@
 //! (`criterion<TAB>kind<TAB>file<TAB>function<TAB>checked`), built from vermas's own
 //! spec parser.
 
+use crate::spec::{Annotation, AnnotationKind, Criterion, Spec};
 use std::fmt;
-use vermas_core::spec::{Annotation, AnnotationKind, Criterion, Spec};
 
 /// The kind of a criterion in ralph's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn one_record_per_criterion_with_its_first_link() {
         let text = "# T\n\n## Success Criteria\n\n- [ ] Fast\n  [verify](tests/a.sh::test_a)\n- [x] Readable\n  [judge](../tests/judges/r.sh#test_r)\n- [ ] Offline\n- [ ] Boxed\n  [verify:wrapix](tests/box.sh)\n  [judge](tests/j.sh#j)\n";
-        let spec = vermas_core::spec::parse(text, "specs/t.md");
+        let spec = crate::spec::parse(text, "specs/t.md");
         let got: Vec<String> = lines(&spec).iter().map(ToString::to_string).collect();
         assert_eq!(
             got,

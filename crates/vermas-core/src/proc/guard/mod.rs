@@ -243,7 +243,7 @@ impl Running {
     /// Kills the guard and the command's group outright (the guard did not end the tree in
     /// time); the guard is not used again.
     pub fn kill(&mut self) {
-        super::reaper::signal_group(self.command, Signal::KILL);
+        super::reap::signal_group(self.command, Signal::KILL);
         // Dropping it closes the socket and waits for it; the kill makes that prompt.
         if let Some(mut g) = self.guard.take() {
             let _ = g.child.kill();

@@ -2,7 +2,7 @@
 //! symlink to vermas) computes for users of wrapix's ralph. ralph's state files, its
 //! pinned-context spec table, its annotation records and index, and a verification
 //! regrouped in ralph's terms. Parsing, running and judging are vermas's own
-//! ([`vermas_core::spec`], [`vermas_core::verify`], [`vermas_core::judge`]); nothing here prints.
+//! ([`crate::spec`], [`crate::verify`], [`crate::judge`]); nothing here prints.
 
 pub mod annotations;
 pub mod clarify;

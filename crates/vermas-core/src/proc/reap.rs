@@ -1,14 +1,15 @@
-//! No process outlives the check that started it. On Linux each check runs under a guard
-//! (see [`super::guard`]; else a supervisor of its own, [`super::supervisor`]), which ends
-//! the check's whole tree; vermas knows the running checks, and on Ctrl-C or a termination
-//! signal asks each one's guard to end it before vermas exits. As a fallback (neither, or one
-//! that was killed), every
-//! check carries a token in its environment, vermas adopts orphaned descendants (a child
-//! subreaper), and sweeps the token's processes.
+//! No process outlives the job that started it. On Linux each job runs under a guard
+//! (see [`super::guard`]; else a supervisor of its own, [`super::supervise`]), which ends
+//! the job's whole tree; vermas knows the running jobs, and on Ctrl-C or a termination
+//! signal (see [`super::interrupt`]) asks each one's guard to end it before vermas exits.
+//! As a fallback (neither, or one that was killed), every job carries a token in its
+//! environment, vermas adopts orphaned descendants (a child subreaper), and sweeps the
+//! token's processes.
 
+use super::{interrupt, lock};
 use rustix::process::{Pid, Signal, WaitOptions};
-use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -16,24 +17,12 @@ use std::time::{Duration, Instant};
 /// as `:TOKEN:TOKEN:` (a vermas run inside a check adds its own).
 pub const TOKEN_VAR: &str = "VERMAS_CHECK_TOKENS";
 
-/// Signals after which vermas ends its checks, then itself.
-const TERMINATING: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
-
 /// True where checks run under a supervisor that ends their whole tree.
 pub const SUPERVISED: bool = cfg!(target_os = "linux");
 
 /// The checks running now: each one's process group, the process that ends its tree when
 /// stopped (its guard or supervisor), and its token.
 static RUNNING: Mutex<Vec<(i32, i32, String)>> = Mutex::new(Vec::new());
-/// Work to do before vermas exits on a signal (e.g. closing a tmux pane).
-static ON_SIGNAL: Mutex<Vec<Box<dyn Fn() + Send>>> = Mutex::new(Vec::new());
-/// The write end of the pipe the signal handler wakes the cleanup thread through.
-static WAKE: std::sync::OnceLock<std::io::PipeWriter> = std::sync::OnceLock::new();
-/// How the front end ends the process after a terminating signal, when re-raising it did
-/// not (see [`set_terminator`]).
-static TERMINATOR: std::sync::OnceLock<fn(i32)> = std::sync::OnceLock::new();
-/// Set once a terminating signal arrived: finished checks then wait for the end.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Numbers the checks of this process.
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
@@ -81,7 +70,7 @@ pub fn prepare() {
         #[cfg(target_os = "linux")]
         // Without it, orphans go to init and are found by their token instead.
         let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-        install_signal_cleanup();
+        interrupt::install(end_all_checks);
     });
 }
 
@@ -94,19 +83,6 @@ pub fn track(pgid: i32, stopper: i32, token: &Token) {
 /// Forgets a check's process group once it has ended.
 pub fn release(pgid: i32) {
     lock(&RUNNING).retain(|(p, _, _)| *p != pgid);
-}
-
-/// After a terminating signal, parks the calling thread for good (vermas is ending), so a
-/// check killed by the cleanup is never reported as a result.
-pub fn halt_if_interrupted() {
-    while INTERRUPTED.load(Ordering::SeqCst) {
-        std::thread::park();
-    }
-}
-
-/// Runs `work` before vermas exits on a termination signal.
-pub fn on_signal(work: impl Fn() + Send + 'static) {
-    lock(&ON_SIGNAL).push(Box::new(work));
 }
 
 /// Kills every process that carries `token` (the check's descendants, also those that left
@@ -232,11 +208,11 @@ fn end_all_checks() {
 /// Ends the whole tree of a check: the [`STOP`] signal to `stopper`, its guard or
 /// supervisor, on Linux; elsewhere KILL to the group `stopper` leads.
 ///
-/// [`STOP`]: super::supervisor::STOP
+/// [`STOP`]: super::supervise::STOP
 pub fn stop(stopper: i32) {
     #[cfg(target_os = "linux")]
     if stopper > 1 {
-        signal_process(stopper, super::supervisor::STOP);
+        signal_process(stopper, super::supervise::STOP);
     }
     #[cfg(not(target_os = "linux"))]
     signal_group(stopper, Signal::KILL);
@@ -263,66 +239,4 @@ fn group_alive(pgid: i32) -> bool {
     Pid::from_raw(pgid)
         .filter(|_| pgid > 1)
         .is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok())
-}
-
-/// Names how the front end ends the process with an exit code after a terminating signal
-/// whose re-raise did not end it: the library itself never exits.
-pub fn set_terminator(end: fn(i32)) {
-    // Set once at start; a second call keeps the first.
-    let _ = TERMINATOR.set(end);
-}
-
-/// Installs handlers for the terminating signals that wake a cleanup thread, which ends the
-/// checks, runs [`on_signal`] work, then lets the signal end vermas as it would have.
-fn install_signal_cleanup() {
-    let Ok((mut wake, writer)) = std::io::pipe() else {
-        return;
-    };
-    if WAKE.set(writer).is_err() {
-        return;
-    }
-    let spawned = std::thread::Builder::new()
-        .name("vermas-signals".into())
-        .spawn(move || {
-            let mut sig = [0u8; 1];
-            if wake.read_exact(&mut sig).is_ok() {
-                INTERRUPTED.store(true, Ordering::SeqCst);
-                end_all_checks();
-                for work in lock(&ON_SIGNAL).iter() {
-                    work();
-                }
-                let sig = libc::c_int::from(sig[0]);
-                // SAFETY: restoring the default action and re-raising ends the process as
-                // the signal would have without vermas's handler.
-                unsafe {
-                    libc::signal(sig, libc::SIG_DFL);
-                    libc::raise(sig);
-                }
-                // Still here (the signal was held off): the front end ends the process;
-                // the library never does.
-                if let Some(end) = TERMINATOR.get() {
-                    end(128 + sig);
-                }
-            }
-        });
-    if spawned.is_err() {
-        return;
-    }
-    for sig in TERMINATING {
-        // SAFETY: the action only loads an initialised OnceLock (an atomic read) and writes
-        // one byte to a pipe (write(2), no allocation, no lock): async-signal-safe.
-        let _ = unsafe {
-            signal_hook_registry::register(sig, move || {
-                if let Some(mut wake) = WAKE.get() {
-                    // A full pipe already holds a wake-up.
-                    let _ = wake.write(&[sig as u8]);
-                }
-            })
-        };
-    }
-}
-
-/// Locks `m`, recovering from a poisoned lock.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

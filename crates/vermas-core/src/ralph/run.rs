@@ -1,14 +1,14 @@
 //! A `ralph spec --verify/--judge` run in ralph's terms: the checked specs grouped under a
 //! header each, every criterion reduced to ralph's PASS, FAIL or SKIP (a check that could
 //! not run is a FAIL with its reason, never a PASS), and the tally. The checks themselves
-//! run through [`vermas_core::verify`]; this module only regroups their results.
+//! run through [`crate::verify`]; this module only regroups their results.
 //!
 //! `ralph spec` leaves out criteria whose links are all of the kind not run; `ralph status`
 //! shows them as the live-spec document does: `[SKIP] TEXT (verify only)` under `--judge`,
 //! `(judge only)` under `--verify`, and a criterion without links `(no check defined)`.
 
-use vermas_core::check::Outcome;
-use vermas_core::verify::live::{AnnotationRun, Kinds, SpecRun};
+use crate::check::Outcome;
+use crate::verify::live::{AnnotationRun, Kinds, SpecRun};
 
 /// Which checks a run includes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Mode {
     }
 
     /// True when a link of `kind` (`verify`, `verify:NAME`, `judge`) runs in this mode.
-    pub fn includes(self, kind: &vermas_core::spec::AnnotationKind) -> bool {
+    pub fn includes(self, kind: &crate::spec::AnnotationKind) -> bool {
         if kind.is_verify() {
             self != Mode::Judge
         } else {
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn modes_follow_ralphs_flags_and_words() {
-        let k = |text: &str| vermas_core::spec::AnnotationKind::parse(text).expect("a kind");
+        let k = |text: &str| crate::spec::AnnotationKind::parse(text).expect("a kind");
         assert_eq!(Mode::from_flags(false, false), None);
         let both = Mode::from_flags(true, true).expect("mode");
         assert_eq!(both.label(), "Verify+Judge");

@@ -1,6 +1,8 @@
 //! RFC 3339 timestamps in UTC: whole seconds, read and written with jiff (already built
 //! through gix), within the years 0 to 9999 that jiff and RFC 3339 share.
 
+pub mod duration;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

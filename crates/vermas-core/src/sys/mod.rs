@@ -1,0 +1,6 @@
+//! Helpers close to the machine: threads sized to the cores, paths kept inside the
+//! repository, and the hashes and MACs records and caches carry.
+
+pub mod contain;
+pub mod hash;
+pub mod par;
