@@ -13,17 +13,23 @@
 #   KEEP=1      keep the generated repository (its path is printed)
 #   GEN_ONLY=1  only generate the repository (kept), measure nothing
 #   NO_HYPERFINE=1  use the python timing loop even if hyperfine is there
+#   QUICK=1     tiny sizes, one run each, as CI runs it: checks it all still works
 #
 # Goals (measured, not asserted):
 #   list --json, ready --json on 10k beads / 20k files: median <= 30 ms (warm cache)
 #   create end to end: vermas median / (write file + git add .beads && git commit) <= 0.3
 set -euo pipefail
 
+if [[ "${QUICK:-0}" == 1 ]]; then
+    BEADS=${BEADS:-200} FILES=${FILES:-200} RUNS=${RUNS:-1} CREATE_RUNS=${CREATE_RUNS:-1}
+    COLD_RUNS=${COLD_RUNS:-1}
+fi
 BEADS=${BEADS:-10000}
 FILES=${FILES:-10000}
 RUNS=${RUNS:-30}
 CREATE_RUNS=${CREATE_RUNS:-30}
-(( RUNS < 20 )) && RUNS=20
+COLD_RUNS=${COLD_RUNS:-10}
+if [[ "${QUICK:-0}" != 1 ]] && (( RUNS < 20 )); then RUNS=20; fi
 
 # ---------------------------------------------------------------- 1. binary, hyperfine
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -211,12 +217,12 @@ rm -rf .beads/.cache
 if [[ "${GEN_ONLY:-0}" == 1 ]]; then KEEP=1; log "GEN_ONLY: repository left at $REPO"; exit 0; fi
 
 # ---------------------------------------------------------------- 3. list / ready
-log "list/ready, warm cache ($RUNS runs, warmup 3)"
-bench "$OUT/warm.json" 3 "$RUNS" "" \
+log "list/ready, warm cache ($RUNS runs, warmup $WARM)"
+bench "$OUT/warm.json" "$WARM" "$RUNS" "" \
     "list --json" "$VM list --json >/dev/null" \
     "ready --json" "$VM ready --json >/dev/null"
 log "list/ready, cold cache (rm -rf .beads/.cache before each run)"
-bench "$OUT/cold.json" 1 10 "rm -rf .beads/.cache" \
+bench "$OUT/cold.json" "$(( WARM ? 1 : 0 ))" "$COLD_RUNS" "rm -rf .beads/.cache" \
     "list --json (cold cache)" "$VM list --json >/dev/null" \
     "ready --json (cold cache)" "$VM ready --json >/dev/null"
 "$VM" list --json >/dev/null   # leave a warm cache behind
@@ -229,8 +235,8 @@ bench "$OUT/cold.json" 1 10 "rm -rf .beads/.cache" \
 cat > "$WORK/floor.sh" <<'SH'
 printf -- '---\nid: vm-g%s\ntitle: Bench title %s\nstatus: open\npriority: 2\nissue_type: task\nlabels: []\nassignee: null\ncreated_at: 2026-11-22T10:00:00Z\ncreated_by: bench\nupdated_at: 2026-11-22T10:00:00Z\nclosed_at: null\nclose_reason: null\nparent: null\nspec: null\ndependencies: []\nnotes: []\n---\nBench description.\n' $$ $$ > .beads/issues/vm-g$$.md && git add .beads && git commit -q -m x
 SH
-log "create vs git add+commit ($CREATE_RUNS interleaved runs each, warmup 2)"
-WARMUP=2 python3 "$ROOT/bench/interleave.py" "$OUT/create.json" "$REPO" "$CREATE_RUNS" \
+log "create vs git add+commit ($CREATE_RUNS interleaved runs each)"
+WARMUP=$(( WARM ? 2 : 0 )) python3 "$ROOT/bench/interleave.py" "$OUT/create.json" "$REPO" "$CREATE_RUNS" \
     "vermas create" "$VM create \"Bench title \$\$\"" \
     "git add .beads && git commit" "sh $WORK/floor.sh"
 git status --porcelain | head -5 | sed 's/^/    dirty after create bench: /' >&2 || true

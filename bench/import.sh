@@ -20,6 +20,7 @@
 #   OLD_BIN=/tmp/vermas-before bench/import.sh
 # Env: VERMAS_BIN (else a release build), SIZES, RUNS, OLD_BIN.
 set -euo pipefail
+if [[ "${QUICK:-0}" == 1 ]]; then SIZES=${SIZES:-"50 100"} RUNS=${RUNS:-1}; fi
 SIZES=${SIZES:-"5000 10000"}
 RUNS=${RUNS:-3}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -9,6 +9,9 @@
 #   inspect run      the whole pipeline with instant roles (4 LLM calls), recorded and routed
 #   inspect review   with advocate and critic each taking 1 s: wall time (goal <= 1.2 s)
 set -euo pipefail
+if [[ "${QUICK:-0}" == 1 ]]; then RUNS=${RUNS:-1} REVIEW_RUNS=${REVIEW_RUNS:-1}; fi
+RUNS=${RUNS:-20}
+REVIEW_RUNS=${REVIEW_RUNS:-5}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_hyperfine
 
@@ -31,10 +34,10 @@ git add -A && git commit -qm setup
 # Approving stamps the criteria (a closed spec without the stamp is pending again).
 "$VM" inspect approve vm-spec-work >/dev/null
 
-hyperfine --style basic --warmup 3 --runs 20 --export-json "$WORK/fast.json" \
+hyperfine --style basic --warmup "$WARM" --runs "$RUNS" --export-json "$WORK/fast.json" \
     -n "inspect verify (10 criteria, no LLM)" "$VM inspect verify vm-work" \
     -n "inspect run (10 criteria, instant roles)" "$VM inspect run vm-work --no-cache" >&2 || true
-FAKE_SLEEP_ADVOCATE=1 FAKE_SLEEP_CRITIC=1 hyperfine --style basic --warmup 1 --runs 5 \
+FAKE_SLEEP_ADVOCATE=1 FAKE_SLEEP_CRITIC=1 hyperfine --style basic --warmup "$(( WARM ? 1 : 0 ))" --runs "$REVIEW_RUNS" \
     --export-json "$WORK/review.json" \
     -n "inspect review (advocate, critic 1 s each)" "$VM inspect review vm-work --no-cache" >&2 || true
 

@@ -12,7 +12,9 @@
 # 2 and 4 run their two commands in turn (interleaved), each set up untimed before it.
 # Env: VERMAS_BIN (else a release build), RUNS, CLONES (8), ROUNDS (15).
 set -euo pipefail
+if [[ "${QUICK:-0}" == 1 ]]; then RUNS=${RUNS:-1} NOTES=${NOTES:-10} CLONES=${CLONES:-2} ROUNDS=${ROUNDS:-2}; fi
 RUNS=${RUNS:-30}
+NOTES=${NOTES:-200}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_hyperfine
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vermas-ledger.XXXXXX")
@@ -23,18 +25,18 @@ median() { # hyperfine JSON, result index -> median ms
     python3 -c "import json,statistics,sys; r=json.load(open(sys.argv[1]))['results'][int(sys.argv[2])]; print(f'{statistics.median(r[\"times\"])*1000:.1f}')" "$1" "$2"
 }
 
-log "1. merge-file on a bead with 200 notes"
+log "1. merge-file on a bead with $NOTES notes"
 mkdir "$WORK/m" && cd "$WORK/m" && init_bench_repo
 id=$("$VM" q "Many notes")
-for i in $(seq 1 200); do "$VM" update "$id" --notes "note $i" >/dev/null; done
+for i in $(seq 1 "$NOTES"); do "$VM" update "$id" --notes "note $i" >/dev/null; done
 cp ".beads/issues/$id.md" "$WORK/base.md"
 "$VM" update "$id" --notes "ours" >/dev/null && cp ".beads/issues/$id.md" "$WORK/ours.md"
 git reset -q --hard HEAD~1
 "$VM" update "$id" --notes "theirs" >/dev/null && cp ".beads/issues/$id.md" "$WORK/theirs.md"
-hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/1.json" \
+hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/1.json" \
     --prepare "cp $WORK/ours.md $WORK/o.md" \
     "$VM merge-file $WORK/base.md $WORK/o.md $WORK/theirs.md .beads/issues/$id.md" >/dev/null
-echo "merge-file, 200 notes: $(median "$WORK/1.json" 0) ms (goal < 5 ms)"
+echo "merge-file, $NOTES notes: $(median "$WORK/1.json" 0) ms (goal < 5 ms)"
 
 log "2. sync with nothing to do"
 cd "$WORK" && git init -q --bare -b main remote.git
@@ -48,19 +50,20 @@ peer_id=$("$VM" q "Changed by the peer")
 # interleaved OUT.json RUNS NAME PREPARE CMD [...]: each round runs every PREPARE (untimed)
 # then its CMD (timed) in $WORK/m, in turn; medians of wall time written to OUT.json.
 interleaved() {
-    python3 - "$@" <<'PY'
-import json, statistics, subprocess, sys, time
+    WARM=$(( WARM ? 2 : 0 )) python3 - "$@" <<'PY'
+import json, os, statistics, subprocess, sys, time
 out, runs, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 triples = [rest[i:i + 3] for i in range(0, len(rest), 3)]
 times = {n: [] for n, _, _ in triples}
 def sh(cmd):
     subprocess.run(["sh", "-c", cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-for r in range(runs + 2):
+warm = int(os.environ["WARM"])
+for r in range(runs + warm):
     for name, prep, cmd in triples:
         sh(prep.replace("ROUND", str(r)))
         t = time.perf_counter()
         sh(cmd)
-        if r >= 2:
+        if r >= warm:
             times[name].append(time.perf_counter() - t)
 json.dump({n: statistics.median(v) * 1000 for n, v in times.items()}, open(out, "w"))
 PY
@@ -73,7 +76,7 @@ echo "sync (nothing to do): $(ratio "$WORK/2.json" sync git) (goal <= 1.0x)"
 
 log "3. a write from a linked worktree"
 git worktree add -q "$WORK/wt" -b polecat/a
-hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/3.json" \
+hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/3.json" \
     "$VM update $id --notes main" \
     "bash -c 'cd $WORK/wt && exec $VM update $id --notes worktree'" >/dev/null
 a=$(median "$WORK/3.json" 1); b=$(median "$WORK/3.json" 0)

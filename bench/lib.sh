@@ -4,6 +4,12 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 log() { printf '==> %s\n' "$*" >&2; }
 
+# QUICK=1, as .ci/run runs every bench: each script's tiny sizes and one timed run, no
+# warm-up (WARM: hyperfine's warm-up runs, else 3); the goals are not judged. It shows only
+# that the bench still runs to its end.
+QUICK=${QUICK:-0}
+if [[ "$QUICK" == 1 ]]; then WARM=${WARM:-0}; else WARM=${WARM:-3}; fi
+
 # VERMAS_BIN when set, else a fresh release build.
 if [[ -n "${VERMAS_BIN:-}" ]]; then
     VM=$(readlink -f "$VERMAS_BIN")

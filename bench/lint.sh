@@ -8,6 +8,7 @@
 #   LINKS=200 KB=2000 bench/lint.sh
 # Env: VERMAS_BIN (else a release build), LINKS, KB (script size), RUNS.
 set -euo pipefail
+if [[ "${QUICK:-0}" == 1 ]]; then LINKS=${LINKS:-4} KB=${KB:-10} RUNS=${RUNS:-1}; fi
 LINKS=${LINKS:-48}
 KB=${KB:-600}
 RUNS=${RUNS:-20}
@@ -20,7 +21,7 @@ cd "$WORK"
 harness_repo "$LINKS" "$KB"
 
 log "spec check ($LINKS links into $(du -k tests/harness.sh | cut -f1) KB) vs spec list --json"
-hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/h.json" \
+hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/h.json" \
     "$VM spec check" "$VM spec list --json" >/dev/null 2>&1
 python3 - "$WORK/h.json" <<'PY'
 import json, statistics, sys

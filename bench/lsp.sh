@@ -9,6 +9,7 @@
 #   LINKS=200 KB=2000 EDITS=100 bench/lsp.sh
 # Env: VERMAS_BIN (else a release build), LINKS, KB, EDITS. Goal: median <= 10 ms.
 set -euo pipefail
+if [[ "${QUICK:-0}" == 1 ]]; then LINKS=${LINKS:-4} KB=${KB:-20} EDITS=${EDITS:-2}; fi
 LINKS=${LINKS:-48}
 KB=${KB:-600}
 EDITS=${EDITS:-40}

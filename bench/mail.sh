@@ -14,6 +14,7 @@
 # (warm index: the files are committed and older than the 2 s racy window).
 set -euo pipefail
 
+if [[ "${QUICK:-0}" == 1 ]]; then MESSAGES=${MESSAGES:-100} RUNS=${RUNS:-1}; fi
 MESSAGES=${MESSAGES:-10000}
 RUNS=${RUNS:-30}
 GOAL_MS=50
@@ -83,7 +84,7 @@ sleep 2.5
 count=$("$VM" mail inbox mayor/ --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 [[ "$count" == "$MESSAGES" ]] || { echo "inbox listed $count of $MESSAGES messages" >&2; exit 1; }
 
-hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/inbox.json" "$VM mail inbox mayor/ --json" >&2
+hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/inbox.json" "$VM mail inbox mayor/ --json" >&2
 python3 - "$WORK/inbox.json" "$GOAL_MS" "$MESSAGES" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]

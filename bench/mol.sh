@@ -10,6 +10,7 @@
 #      RUNS (default 30), KEEP=1 (keep the generated repository).
 set -euo pipefail
 
+if [[ "${QUICK:-0}" == 1 ]]; then STEPS=${STEPS:-20} RUNS=${RUNS:-1}; fi
 STEPS=${STEPS:-1000}
 RUNS=${RUNS:-30}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -64,12 +65,12 @@ BEAD=$("$VM" q "Benchmark bead")
 steps=$("$VM" mol cook big --var bead_id="$BEAD" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["steps"]))')
 log "formula big: $steps steps, $(wc -c <"$R/.beads/formulas/big.formula.toml") bytes"
 
-hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/cook.json" \
+hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/cook.json" \
     "$VM mol cook big --var bead_id=$BEAD --json" >/dev/null
 pour=0
 if "$VM" mol pour big --bead "$BEAD" --var bead_id="$BEAD" >/dev/null 2>&1; then
     pour=1
-    hyperfine -N -w 2 -r "$RUNS" --export-json "$WORK/pour.json" \
+    hyperfine -N -w "$(( WARM ? 2 : 0 ))" -r "$RUNS" --export-json "$WORK/pour.json" \
         "$VM mol pour big --bead $BEAD --var bead_id=$BEAD" >/dev/null
 else
     log "mol pour is not available in this build: skipped"

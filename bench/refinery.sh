@@ -115,14 +115,14 @@ HAND="$WORK/hand"
 # every run of every round.
 for round in $(seq 1 "$ROUNDS"); do
     log "round $round of $ROUNDS"
-    hyperfine --style none --warmup 1 --runs "$PER_ROUND" --export-json "$WORK/hand-$round.json" \
+    hyperfine --style none --warmup "$(( WARM ? 1 : 0 ))" --runs "$PER_ROUND" --export-json "$WORK/hand-$round.json" \
         --prepare "rm -rf '$HAND'; git worktree prune" \
         -n "by hand" \
         "git worktree add -q --detach '$HAND' release && git -C '$HAND' merge -q --no-ff -m merge feature && git worktree remove --force '$HAND'"
-    hyperfine --style none --warmup 1 --runs "$PER_ROUND" --export-json "$WORK/refinery-$round.json" \
+    hyperfine --style none --warmup "$(( WARM ? 1 : 0 ))" --runs "$PER_ROUND" --export-json "$WORK/refinery-$round.json" \
         --prepare "git update-ref refs/heads/release $ONE_BASE && '$VM' refinery submit feature --bead $WORK_ID --into release >/dev/null" \
         -n "refinery run --once" "'$VM' refinery run --once --no-cache >/dev/null"
-    hyperfine --style none --warmup 1 --runs "$PER_ROUND" --export-json "$WORK/inspect-$round.json" \
+    hyperfine --style none --warmup "$(( WARM ? 1 : 0 ))" --runs "$PER_ROUND" --export-json "$WORK/inspect-$round.json" \
         -n "inspect run" "'$VM' inspect run $WORK_ID --no-cache >/dev/null"
 done
 left=$(git worktree list | wc -l)
@@ -137,10 +137,11 @@ queue "$WORK/bad" "$BAD"
 BAD_SNAP=$SNAP BAD_BASE=$BASE
 cd "$WORK"
 
-python3 - "$WORK" "$VM" "$BRANCHES" "$ROUNDS" "$PASS_SNAP" "$PASS_BASE" "$BAD_SNAP" "$BAD_BASE" "$BAD" <<'PY'
+python3 - "$WORK" "$VM" "$BRANCHES" "$ROUNDS" "$PASS_SNAP" "$PASS_BASE" "$BAD_SNAP" "$BAD_BASE" "$BAD" "$QUICK" <<'PY'
 import json, os, statistics, subprocess, sys, time
 work, vm, n, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 pass_snap, pass_base, bad_snap, bad_base, bad = sys.argv[5:10]
+quick = sys.argv[10] == "1"
 repos = {"pass": (f"{work}/pass", pass_snap, pass_base), "bad": (f"{work}/bad", bad_snap, bad_base)}
 runs = {"batch 1": ("pass", 1), f"batch {n}": ("pass", n), f"batch {n}, one failing": ("bad", n)}
 
@@ -169,10 +170,12 @@ def run(name, check):
     return took
 
 verifications = {}
-for name in runs:  # a checked run of each first (and a warm-up)
-    run(name, True)
 times = {name: [] for name in runs}
-for r in range(rounds):
+for name in runs:  # a checked run of each first (a warm-up, and with QUICK=1 the one timed)
+    took = run(name, True)
+    if quick:
+        times[name].append(took)
+for r in range(0 if quick else rounds):
     print(f"==> round {r + 1} of {rounds}", file=sys.stderr)
     for name in runs:
         times[name].append(run(name, False))

@@ -25,6 +25,11 @@
 #   KEEP=1       keep the generated repositories (their paths are printed)
 set -euo pipefail
 
+if [[ "${QUICK:-0}" == 1 ]]; then
+    BEADS=${BEADS:-100} FILES=${FILES:-100} BIG=${BIG:-300} RUNS=${RUNS:-1}
+    COLD_RUNS=${COLD_RUNS:-1}
+    export WARMUP=${WARMUP:-0}
+fi
 BEADS=${BEADS:-10000}
 FILES=${FILES:-10000}
 BIG=${BIG:-100000}

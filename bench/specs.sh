@@ -9,8 +9,13 @@
 # Env: VERMAS_BIN (use this binary instead of building), RUNS (default 30), KEEP=1.
 set -euo pipefail
 
+if [[ "${QUICK:-0}" == 1 ]]; then
+    RUNS=${RUNS:-1} BEADS=${BEADS:-100} SPECS=${SPECS:-3} SLEEPERS=${SLEEPERS:-2}
+fi
 RUNS=${RUNS:-30}
 BEADS=${BEADS:-10000}
+SPECS=${SPECS:-100}
+SLEEPERS=${SLEEPERS:-16}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_hyperfine
 
@@ -50,16 +55,16 @@ mkdir -p "$P" && (cd "$P" && git init -q)
 gen_specs "$P" 20 28
 total=$(cd "$P" && "$VM" spec list --json | python3 -c 'import json,sys; print(sum(len(s["criteria"]) for s in json.load(sys.stdin)))')
 log "parse corpus: 20 specs, $total criteria"
-(cd "$P" && hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/parse.json" "$VM spec list --json" >/dev/null)
+(cd "$P" && hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/parse.json" "$VM spec list --json" >/dev/null)
 
-# 2. Plain status on 100 specs and $BEADS beads (the bead generator of bench/beads.sh).
+# 2. Plain status on $SPECS specs and $BEADS beads (the bead generator of bench/beads.sh).
 log "generating $BEADS beads"
 BEADS=$BEADS FILES=0 GEN_ONLY=1 KEEP=1 VERMAS_BIN="$VM" "$ROOT/bench/beads.sh" >"$WORK/gen.log" 2>&1
 S=$(sed -n 's/.*GEN_ONLY: repository left at //p' "$WORK/gen.log")
 [[ -d "$S" ]] || { cat "$WORK/gen.log" >&2; exit 1; }
-gen_specs "$S" 100 6
+gen_specs "$S" "$SPECS" 6
 (cd "$S" && "$VM" status >/dev/null && sleep 2.5 && "$VM" status >/dev/null)
-(cd "$S" && hyperfine -N -w 3 -r "$RUNS" --export-json "$WORK/status.json" "$VM status" >/dev/null)
+(cd "$S" && hyperfine -N -w "$WARM" -r "$RUNS" --export-json "$WORK/status.json" "$VM status" >/dev/null)
 rm -rf "$(dirname "$S")"
 
 # 3. Sixteen one-second checks in parallel.
@@ -67,17 +72,19 @@ J="$WORK/jobs"
 mkdir -p "$J/specs" "$J/tests" && (cd "$J" && git init -q)
 {
     echo "# Sleepers"; echo; echo "## Success Criteria"; echo
-    for i in $(seq 1 16); do echo "- [ ] Sleeper $i [verify](../tests/sleep.sh#test_sleep)"; done
+    for i in $(seq 1 "$SLEEPERS"); do echo "- [ ] Sleeper $i [verify](../tests/sleep.sh#test_sleep)"; done
 } >"$J/specs/sleep.md"
 printf 'test_sleep() { sleep 1; }\n' >"$J/tests/sleep.sh"
-(cd "$J" && hyperfine -N -w 1 -r 5 --export-json "$WORK/jobs.json" "$VM status --verify --jobs 16" >/dev/null)
+(cd "$J" && hyperfine -N -w "$(( WARM ? 1 : 0 ))" -r "$(( QUICK ? 1 : 5 ))" --export-json "$WORK/jobs.json" "$VM status --verify --jobs $SLEEPERS" >/dev/null)
 
-python3 - "$WORK" <<'PY'
+python3 - "$WORK" "$SPECS" "$SLEEPERS" "$QUICK" <<'PY'
 import json, sys
-w = sys.argv[1]
+w, specs, sleepers, quick = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 rows = [("spec list --json (20 specs, 560 criteria)", "parse.json", 10),
-        ("status, no flags (100 specs, beads)", "status.json", 30),
-        ("status --verify --jobs 16 (16 x sleep 1)", "jobs.json", 1300)]
+        (f"status, no flags ({specs} specs, beads)", "status.json", 30),
+        (f"status --verify --jobs {sleepers} ({sleepers} x sleep 1)", "jobs.json", 1300)]
+if quick:
+    print("(QUICK=1: tiny sizes, goals not judged)")
 print(f"{'command':<46} {'median ms':>10} {'goal ms':>8} {'ratio':>7}")
 for name, f, goal in rows:
     r = json.load(open(f"{w}/{f}"))["results"][0]

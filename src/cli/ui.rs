@@ -115,13 +115,22 @@ impl Ui {
         } else {
             vermas_core::sys::par::cores()
         };
-        let render = |part: &[T]| {
-            let mut out = Vec::new();
+        // One buffer per thread's block, kept from round to round: memory the kernel
+        // handed out once is written again, not faulted in anew for every block.
+        let buffers: Vec<std::sync::Mutex<Vec<u8>>> = (0..threads)
+            .map(|_| std::sync::Mutex::new(Vec::new()))
+            .collect();
+        let render = |n: usize, part: &[T]| {
+            let mut out = buffers[n].lock().unwrap_or_else(|p| p.into_inner());
+            out.clear();
+            if out.capacity() == 0 && threads > 1 {
+                // A long listing's block: room for elements of a kilobyte, present at once.
+                vermas_core::sys::mem::reserve_present(&mut out, part.len() * 1024);
+            }
             for item in part {
                 out.extend_from_slice(b",\n");
                 write(&mut out, item);
             }
-            out
         };
         let writer = &mut self.writer;
         let result = (|| {
@@ -134,9 +143,12 @@ impl Ui {
             let mut first = true;
             for round in items.chunks(BLOCK * threads) {
                 let parts: Vec<&[T]> = round.chunks(BLOCK).collect();
-                let buffers =
-                    vermas_core::sys::par::pool(parts.len(), threads, |n| render(parts[n]));
-                for buf in buffers.iter().filter(|b| !b.is_empty()) {
+                vermas_core::sys::par::pool(parts.len(), threads, |n| render(n, parts[n]));
+                for buf in &buffers[..parts.len()] {
+                    let buf = buf.lock().unwrap_or_else(|p| p.into_inner());
+                    if buf.is_empty() {
+                        continue;
+                    }
                     let skip = if first { 1 } else { 0 };
                     first = false;
                     writer.write_all(&buf[skip..])?;

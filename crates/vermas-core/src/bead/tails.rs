@@ -183,8 +183,15 @@ pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
     let read = crate::sys::par::pool(ranges.len(), crate::sys::par::idle_cores(), |i| {
         let (from, to) = ranges[i];
         // The kept tails are never longer than the range: room for them all at once, so
-        // the text is never copied to grow (pages never written to cost no memory).
-        let mut text = String::with_capacity(usize::try_from(to - from).unwrap_or(0));
+        // the text is never copied to grow. When most of the range is wanted (a long
+        // listing), the room is made present in one call; for a few tails it is left to
+        // fault in, so pages never written to cost no memory.
+        let room = usize::try_from(to - from).unwrap_or(0);
+        let mut text = if wanted.len() >= MANY_TAILS {
+            crate::sys::mem::string_present(room)
+        } else {
+            String::with_capacity(room)
+        };
         let mut found = Vec::new();
         let read = each_block_line(&file, from, to, |line| {
             let Some(&n) = entry_key(line).and_then(|k| by_key.get(k)) else {
@@ -232,6 +239,9 @@ pub fn load(ws: &Workspace, wanted: &[(&str, FileStamp)]) -> Tails {
 
 /// From how many bytes of entries the cache is read on more than one core.
 const SPLIT_FROM: u64 = 1 << 20;
+
+/// Wanted tails from which a part's room is made present at once (see [`crate::sys::mem`]).
+const MANY_TAILS: usize = 1000;
 
 /// Where the entries of the cache `file` start: after its header line, when it is the
 /// one this version writes.

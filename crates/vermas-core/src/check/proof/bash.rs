@@ -68,8 +68,12 @@ __vermas_@S@_i=
 printf '%s S %d\n' "$__vermas_@S@_k" "$__vermas_@S@_s" >> "$__vermas_@S@_p"
 exit "$__vermas_@S@_s""#;
 
-/// [`CALL`]'s recorder of the status the shell exits with, while the function runs.
-const EXIT: &str = r#"__vermas_@S@_x() { local s=$?; if [[ -n $__vermas_@S@_i ]]; then __vermas_@S@_i=; printf '%s X %d\n' "$__vermas_@S@_k" "$s" >> "$__vermas_@S@_p"; fi; set +e; return "$s"; }
+/// [`CALL`]'s recorder of the status the shell exits with, while the function runs. A 0
+/// counts (`X 0`) only when the command running as the shell began to exit was a plain
+/// `exit` or `exit 0`: one that came from a trap's action (a `RETURN` trap's `exit 0` after
+/// the function returned 1, an `ERR` or `DEBUG` trap's, a signal's) or from an `exit` whose
+/// value vermas cannot read is recorded as untellable (`U`): an ERROR, never a pass.
+const EXIT: &str = r#"__vermas_@S@_x() { local s=$?; if [[ -n $__vermas_@S@_i ]]; then __vermas_@S@_i=; if [[ $s != 0 ]]; then printf '%s X %d\n' "$__vermas_@S@_k" "$s" >> "$__vermas_@S@_p"; else case $BASH_COMMAND in exit|"exit 0"|"builtin exit"|"builtin exit 0"|"command exit"|"command exit 0") printf '%s X 0\n' "$__vermas_@S@_k" >> "$__vermas_@S@_p";; *) printf '%s U\n' "$__vermas_@S@_k" >> "$__vermas_@S@_p";; esac; fi; fi; set +e; return "$s"; }
 @TRAP@builtin trap __vermas_@S@_x EXIT
 "#;
 
@@ -259,7 +263,7 @@ fn in_order(records: &[(char, Option<i32>)], mode: BashMode) -> bool {
         .all(|(k, s)| matches!(k, 'S' | 'X') == s.is_some());
     statuses_right
         && match mode {
-            BashMode::Sourced => matches!(kinds.as_str(), "L" | "LS" | "LX"),
+            BashMode::Sourced => matches!(kinds.as_str(), "L" | "LS" | "LX" | "LU"),
             BashMode::Dispatched => matches!(kinds.as_str(), "L" | "LE" | "LET" | "LES" | "LETS"),
             BashMode::Whole => matches!(kinds.as_str(), "L" | "LR"),
         }
@@ -300,6 +304,9 @@ pub fn decide(
             })
         });
     match mode {
+        BashMode::Sourced if has('U') => Decides::Unproven(format!(
+            "{f} ended the shell with 0, but not by a plain `exit` or `exit 0` of its own: by a trap's action (RETURN, ERR, DEBUG or a signal's, which may run after {f} failed) or an `exit` with a value vermas cannot read; its outcome cannot be told: end {f} with return"
+        )),
         BashMode::Sourced if !has('S') && !has('X') => Decides::Unproven(format!(
             "{f} never ran: {file} ended while it was being sourced (a top-level exit?) before {f} could be called; or {f} ended the shell past vermas's EXIT trap (`builtin trap`, `exec`), and its outcome cannot be told"
         )),
@@ -358,5 +365,17 @@ mod tests {
             decided("k L\nk S 0\n", BashMode::Sourced),
             Decides::ExitCode
         );
+        let untellable = decided("k L\nk U\n", BashMode::Sourced);
+        assert!(
+            matches!(&untellable, Decides::Unproven(why) if why.contains("cannot be told")),
+            "{untellable:?}"
+        );
+        for forged in ["k L\nk U 0\n", "k L\nk S 0\nk U\n"] {
+            let d = decided(forged, BashMode::Sourced);
+            assert!(
+                matches!(&d, Decides::Unproven(why) if why.contains("tampered")),
+                "{forged:?}: {d:?}"
+            );
+        }
     }
 }

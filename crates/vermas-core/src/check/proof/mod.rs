@@ -8,6 +8,7 @@
 mod bash;
 mod pytest;
 mod scan;
+mod shadow;
 mod shebang;
 
 pub use bash::{BashMode, Leaves, Secrets, call_program};

@@ -1,6 +1,7 @@
 //! Refusing a check that reaches for its own proof: a checked shell script, or a file it
 //! sources by a literal path, that names vermas's probe (its variables, `__vermas…`, or its
-//! settings, `VERMAS_PROBE…`) is never run; the line is named. The same reading tells how
+//! settings, `VERMAS_PROBE…`) or redefines a command the probe runs (see [`super::shadow`])
+//! is never run; the line is named. The same reading tells how
 //! the script may leave the shell (see [`Leaves`]): by exiting (it names `exit` or sets
 //! shell options) or through a trap of its own (it names `trap` or `eval`, or sources a
 //! file whose path is not written out), so vermas's exit recorder and its wrapper of `trap`
@@ -71,6 +72,14 @@ fn scan(root: &Path, file: &str, depth: usize, seen: &mut Vec<String>, found: &m
             found.refusal = Some(format!(
                 "{file}:{} names vermas's probe (`{name}…`): a check may not touch the proof \
                  that it ran; it is not run",
+                i + 1
+            ));
+            return;
+        }
+        if let Some(what) = super::shadow::shadowed(line) {
+            found.refusal = Some(format!(
+                "{file}:{} {what}, which vermas's own code runs to record how the check \
+                 ended: a check may not change how its proof is written; it is not run",
                 i + 1
             ));
             return;

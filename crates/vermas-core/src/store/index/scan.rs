@@ -182,9 +182,19 @@ fn match_files<P>(
     out
 }
 
-/// The index file's text; empty when it is missing, unreadable or not UTF-8.
+/// The index file's text; empty when it is missing, unreadable or not UTF-8. Read into
+/// room made present at once (see [`crate::sys::mem`]).
 fn read_index(path: &Path) -> String {
-    std::fs::read(path)
+    use std::io::Read;
+    let read = || -> std::io::Result<Vec<u8>> {
+        let mut file = std::fs::File::open(path)?;
+        let size = file.metadata().map_or(0, |m| m.len());
+        let mut bytes = Vec::new();
+        crate::sys::mem::reserve_present(&mut bytes, usize::try_from(size).unwrap_or(0) + 1);
+        file.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    };
+    read()
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .filter(|t| u32::try_from(t.len()).is_ok())
