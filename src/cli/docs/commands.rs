@@ -3,7 +3,8 @@
 //! spelled as they are now (an old spelling kept as a hidden alias is refused), with flags
 //! those commands take (synopses such as `vermas status --verify [--judge]` included), and
 //! so does the synopsis in the first cell of a command table (`| `refinery run [--once]
-//! [--batch N]` | ... |`).
+//! [--batch N]` | ... |`), and every `vermas ...` a message of the code names (a hint such
+//! as "e.g. `vermas git-hooks install pre-push`").
 
 use clap::{Arg, Command, CommandFactory};
 
@@ -191,9 +192,11 @@ fn check(root: &Command, words: &[String]) -> Option<String> {
     None
 }
 
-/// A word standing for a value in a synopsis: `ID`, `K/N`, `FILE#FN`, `<id>`.
+/// A word standing for a value in a synopsis: `ID`, `K/N`, `FILE#FN`, `<id>`, or a
+/// format argument in a message (`{}`, `{id}`).
 fn is_placeholder(tok: &str) -> bool {
     tok.starts_with('<')
+        || tok.contains('{')
         || (tok.chars().any(|c| c.is_ascii_uppercase())
             && !tok.chars().any(|c| c.is_ascii_lowercase()))
 }
@@ -256,6 +259,73 @@ fn every_command_and_flag_the_docs_show_exists() {
     assert!(
         wrong.is_empty(),
         "commands the docs show that vermas does not have:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The `vermas ...` commands the code's own messages name (a code span in a line holding a
+/// string, outside comments), in every source file but these tests, as (file:line, words).
+fn named_in_messages() -> Vec<(String, Vec<String>)> {
+    let root = super::root();
+    let mut out = Vec::new();
+    for dir in ["src", "crates/vermas-core/src"] {
+        for entry in walkdir::WalkDir::new(root.join(dir)) {
+            let entry = entry.expect("walk");
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "rs")
+                || path.starts_with(root.join("src/cli/docs"))
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).expect("read source");
+            let name = path
+                .strip_prefix(&root)
+                .expect("under root")
+                .display()
+                .to_string();
+            let lines: Vec<&str> = text.lines().collect();
+            let mut i = 0;
+            while i < lines.len() {
+                let at = i + 1;
+                // A string continued with `\` at the end of a line is one line.
+                let mut line = lines[i].to_string();
+                while line.ends_with('\\') && i + 1 < lines.len() {
+                    line.pop();
+                    i += 1;
+                    line.push_str(lines[i].trim_start());
+                }
+                i += 1;
+                let code = line.trim_start();
+                if code.starts_with("//") || !code.contains('"') {
+                    continue;
+                }
+                for span in line.split('`').skip(1).step_by(2) {
+                    if let Some(rest) = span.strip_prefix("vermas ") {
+                        out.push((format!("{name}:{at}"), words(rest)));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_the_codes_messages_name_exists() {
+    let root = vermas();
+    let named = named_in_messages();
+    let wrong: Vec<String> = named
+        .iter()
+        .filter_map(|(at, words)| Some(format!("{at}: {}", check(&root, words)?)))
+        .collect();
+    assert!(
+        named.len() > 50,
+        "only {} commands found in messages",
+        named.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "messages naming commands vermas does not have:\n{}",
         wrong.join("\n")
     );
 }
