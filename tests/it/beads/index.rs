@@ -90,7 +90,7 @@ fn ids(v: &serde_json::Value) -> Vec<String> {
 
 /// The index's lines after its header, by bead id.
 fn index_ids(repo: &Repo) -> Vec<String> {
-    crate::common::cache_ids(repo, INDEX, "vermas-index 5")
+    crate::common::cache_ids(repo, INDEX, "vermas-index 6")
 }
 
 #[test]
@@ -116,6 +116,36 @@ fn list_ready_and_status_answer_from_the_files() {
     );
     assert_eq!(status["by_status"]["closed"], 1);
     assert_eq!(status["percent_done"], 25);
+}
+
+#[test]
+fn fields_the_line_leaves_out_are_read_from_the_file() {
+    // A bead with a branch and a worktree and nothing else the index line leaves out (no
+    // body, notes or criteria): its line says the file holds more, so listings read it.
+    let repo = cached_repo();
+    let rel = ".beads/issues/vm-e.md";
+    repo.write(
+        rel,
+        "---\nid: vm-e\ntitle: Slung\nstatus: in_progress\nbranch: work/e\nworktree: ../wt/e\n---\n",
+    );
+    touch_old(&repo, rel);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "slung by hand"]);
+    settle();
+    repo.ok(&["list"]);
+    assert!(index_ids(&repo).contains(&"vm-e".to_string()));
+    for args in [&["list"][..], &["list", "--all", "-n", "0"]] {
+        let list = repo.json(args);
+        let e = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["id"] == "vm-e")
+            .expect("vm-e listed");
+        assert_eq!(e["branch"], "work/e", "{args:?}");
+        assert_eq!(e["worktree"], "../wt/e", "{args:?}");
+    }
+    assert_eq!(repo.json(&["show", "vm-e"])[0]["branch"], "work/e");
 }
 
 #[test]
@@ -220,12 +250,12 @@ fn a_corrupt_or_old_cache_is_rebuilt_silently() {
         ("truncated", good.as_bytes()[..good.len() / 2].to_vec()),
         (
             "old header",
-            good.replacen("vermas-index 5", "vermas-index 3", 1)
+            good.replacen("vermas-index 6", "vermas-index 3", 1)
                 .into_bytes(),
         ),
         (
             "no key",
-            format!("vermas-index 5\nno tab here\n{a}\n").into_bytes(),
+            format!("vermas-index 6\nno tab here\n{a}\n").into_bytes(),
         ),
         (
             "bad status",

@@ -86,7 +86,7 @@ fn listings(repo: &Repo) -> [String; 2] {
 
 /// The ids of the cache's entries, sorted.
 fn cached_ids(repo: &Repo) -> Vec<String> {
-    crate::common::cache_ids(repo, TAILS, "vermas-tails 1")
+    crate::common::cache_ids(repo, TAILS, "vermas-tails 2")
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn a_corrupt_cache_is_rebuilt_silently() {
         ("truncated", good.as_bytes()[..good.len() / 2].to_vec()),
         (
             "old header",
-            good.replacen("vermas-tails 1", "vermas-tails 0", 1)
+            good.replacen("vermas-tails 2", "vermas-tails 1", 1)
                 .into_bytes(),
         ),
         (

@@ -6,6 +6,7 @@
 //! `partial` and completed from their files when a command shows them.
 
 use super::model::{Bead, DEP_TYPES, DepType, IssueType, STATUSES, Status, TYPES};
+use super::table::{self, Column, Mut, Ref};
 use crate::store::index::{
     ITEM, Indexed, PART, choice, esc_into, esc_opt_into, unesc, unesc_list, unesc_opt,
 };
@@ -19,41 +20,40 @@ pub fn index_path(ws: &Workspace) -> PathBuf {
     ws.cache_dir().join("index")
 }
 
-/// How many fields a bead line has.
-pub const FIELDS: usize = 15;
+/// How many fields a bead line has (see [`table::COLUMNS`]).
+pub const FIELDS: usize = table::COLUMNS;
 
-/// The position of each field in a bead line.
+/// The position of each field in a bead line, as [`table::FIELDS`] places them.
 pub mod field {
+    use super::table::column;
     /// Status.
-    pub const STATUS: usize = 0;
+    pub const STATUS: usize = column("status");
     /// Type.
-    pub const TYPE: usize = 1;
+    pub const TYPE: usize = column("issue_type");
     /// Priority.
-    pub const PRIORITY: usize = 2;
+    pub const PRIORITY: usize = column("priority");
     /// Creation time, seconds (empty: none).
-    pub const CREATED_AT: usize = 3;
-    /// `1` when the description, notes or criteria were left out.
-    pub const PARTIAL: usize = 4;
+    pub const CREATED_AT: usize = column("created_at");
+    /// `1` when the file holds fields the line leaves out (see [`super::table::Column::Left`]).
+    pub const PARTIAL: usize = super::table::PARTIAL_COLUMN;
     /// Dependencies: `target PART type` items joined by `ITEM`.
-    pub const DEPS: usize = 5;
+    pub const DEPS: usize = column("dependencies");
     /// Labels joined by `ITEM`.
-    pub const LABELS: usize = 6;
+    pub const LABELS: usize = column("labels");
     /// Assignee (optional string).
-    pub const ASSIGNEE: usize = 7;
+    pub const ASSIGNEE: usize = column("assignee");
     /// Title.
-    pub const TITLE: usize = 8;
+    pub const TITLE: usize = column("title");
     /// Creator (optional string).
-    pub const CREATED_BY: usize = 9;
+    pub const CREATED_BY: usize = column("created_by");
     /// Last change time.
-    pub const UPDATED_AT: usize = 10;
+    pub const UPDATED_AT: usize = column("updated_at");
     /// Closing time.
-    pub const CLOSED_AT: usize = 11;
+    pub const CLOSED_AT: usize = column("closed_at");
     /// Closing reason (optional string).
-    pub const CLOSE_REASON: usize = 12;
+    pub const CLOSE_REASON: usize = column("close_reason");
     /// Parent id (optional string).
-    pub const PARENT: usize = 13;
-    /// Spec path (optional string).
-    pub const SPEC: usize = 14;
+    pub const PARENT: usize = column("parent");
 }
 
 /// The fields of a line, or `None` when it does not have exactly [`FIELDS`].
@@ -94,7 +94,7 @@ pub fn time_field(s: &str) -> Option<Option<Timestamp>> {
 type Names<T> = OnceLock<Vec<(T, &'static str)>>;
 
 /// The table of `spellings` read as `T` (a spelling that is not one is left out).
-fn table<T: Copy + serde::de::DeserializeOwned>(
+fn names<T: Copy + serde::de::DeserializeOwned>(
     cell: &'static Names<T>,
     spellings: &'static [&'static str],
 ) -> &'static [(T, &'static str)] {
@@ -133,12 +133,12 @@ static DEP_NAMES: Names<DepType> = OnceLock::new();
 
 /// A status from its spelling.
 pub fn read_status(s: &str) -> Option<Status> {
-    read(table(&STATUS_NAMES, STATUSES), s)
+    read(names(&STATUS_NAMES, STATUSES), s)
 }
 
 /// A type from its spelling.
 pub fn read_type(s: &str) -> Option<IssueType> {
-    read(table(&TYPE_NAMES, TYPES), s)
+    read(names(&TYPE_NAMES, TYPES), s)
 }
 
 /// An index line's dependency item: its target (escaped), its type's spelling and its
@@ -153,12 +153,12 @@ pub fn dep_parts(item: &str) -> Option<(&str, &str, Option<super::model::Gate>)>
 
 /// A dependency type from its spelling.
 pub fn read_dep_type(s: &str) -> Option<DepType> {
-    read(table(&DEP_NAMES, DEP_TYPES), s)
+    read(names(&DEP_NAMES, DEP_TYPES), s)
 }
 
 /// The spelling of a dependency type.
 pub fn dep_type_name(kind: DepType) -> std::borrow::Cow<'static, str> {
-    match table(&DEP_NAMES, DEP_TYPES)
+    match names(&DEP_NAMES, DEP_TYPES)
         .iter()
         .find(|(t, _)| *t == kind)
     {
@@ -168,93 +168,104 @@ pub fn dep_type_name(kind: DepType) -> std::borrow::Cow<'static, str> {
 }
 
 impl Indexed for Bead {
-    const HEADER: &'static str = "vermas-index 5";
+    const HEADER: &'static str = "vermas-index 6";
 
     fn encode(&self, out: &mut String) {
-        let b = self;
-        let partial = b.partial
-            || !b.description.is_empty()
-            || !b.notes.is_empty()
-            || !b.acceptance_criteria.is_empty();
-        let time = |out: &mut String, t: &Option<Timestamp>| {
-            if let Some(t) = t {
-                out.push_str(&t.0.to_string());
+        let values = self.fields();
+        // Every field the line leaves out is read from the file when the bead is shown.
+        let partial = self.partial
+            || table::FIELDS
+                .iter()
+                .zip(&values)
+                .any(|(f, v)| f.column == Column::Left && !v.is_empty());
+        for (c, &row) in table::BY_COLUMN.iter().enumerate() {
+            if c > 0 {
+                out.push('\t');
             }
-        };
-        write(out, table(&STATUS_NAMES, STATUSES), b.status);
-        out.push('\t');
-        write(out, table(&TYPE_NAMES, TYPES), b.issue_type);
-        out.push('\t');
-        out.push_str(&b.priority.to_string());
-        out.push('\t');
-        time(out, &b.created_at);
-        out.push('\t');
-        out.push(if partial { '1' } else { '0' });
-        out.push('\t');
-        for (n, d) in b.dependencies.iter().enumerate() {
-            if n > 0 {
-                out.push(ITEM);
-            }
-            esc_into(out, &d.depends_on_id);
-            out.push(PART);
-            write(out, table(&DEP_NAMES, DEP_TYPES), d.dep_type);
-            if let Some(gate) = d.gate {
-                out.push(PART);
-                out.push_str(&gate.to_string());
+            match values.get(row) {
+                Some(value) => encode_field(out, *value),
+                None => out.push(if partial { '1' } else { '0' }),
             }
         }
-        out.push('\t');
-        for (n, l) in b.labels.iter().enumerate() {
-            if n > 0 {
-                out.push(ITEM);
-            }
-            esc_into(out, l);
-        }
-        out.push('\t');
-        esc_opt_into(out, b.assignee.as_deref());
-        out.push('\t');
-        esc_into(out, &b.title);
-        out.push('\t');
-        esc_opt_into(out, b.created_by.as_deref());
-        out.push('\t');
-        time(out, &b.updated_at);
-        out.push('\t');
-        time(out, &b.closed_at);
-        out.push('\t');
-        esc_opt_into(out, b.close_reason.as_deref());
-        out.push('\t');
-        esc_opt_into(out, b.parent.as_deref());
-        out.push('\t');
-        esc_opt_into(out, b.spec.as_deref());
     }
 
     fn decode(id: &str, rest: &str) -> Option<Bead> {
-        use field::*;
         let f = split(rest)?;
-        let mut b = Bead::new(unesc(id), unesc(f[TITLE]));
-        b.partial = f[PARTIAL] == "1";
-        b.status = read_status(f[STATUS])?;
-        b.priority = f[PRIORITY].parse().ok()?;
-        b.issue_type = read_type(f[TYPE])?;
-        b.labels = unesc_list(f[LABELS]);
-        b.assignee = unesc_opt(f[ASSIGNEE]);
-        b.created_at = time_field(f[CREATED_AT])?;
-        b.created_by = unesc_opt(f[CREATED_BY]);
-        b.updated_at = time_field(f[UPDATED_AT])?;
-        b.closed_at = time_field(f[CLOSED_AT])?;
-        b.close_reason = unesc_opt(f[CLOSE_REASON]);
-        b.parent = unesc_opt(f[PARENT]);
-        b.spec = unesc_opt(f[SPEC]);
-        for item in f[DEPS].split(ITEM).filter(|s| !s.is_empty()) {
-            let (target, kind, gate) = dep_parts(item)?;
-            b.dependencies.push(super::model::Dependency {
-                depends_on_id: unesc(target),
-                dep_type: read_dep_type(kind)?,
-                gate,
-            });
+        let mut b = Bead::new(unesc(id), String::new());
+        b.partial = f[field::PARTIAL] == "1";
+        for (def, value) in table::FIELDS.iter().zip(b.fields_mut()) {
+            if let Column::At(c) = def.column {
+                decode_field(value, f[c])?;
+            }
         }
         Some(b)
     }
+}
+
+/// Appends a field's value as the line holds it.
+fn encode_field(out: &mut String, value: Ref<'_>) {
+    let time = |out: &mut String, t: &Option<Timestamp>| {
+        if let Some(t) = t {
+            out.push_str(&t.0.to_string());
+        }
+    };
+    match value {
+        Ref::Text(s) => esc_into(out, s),
+        Ref::Status(s) => write(out, names(&STATUS_NAMES, STATUSES), *s),
+        Ref::Type(t) => write(out, names(&TYPE_NAMES, TYPES), *t),
+        Ref::Priority(p) => out.push_str(&p.to_string()),
+        Ref::Time(t) => time(out, t),
+        Ref::OptText(s) => esc_opt_into(out, s.as_deref()),
+        Ref::Labels(labels) => {
+            for (n, l) in labels.iter().enumerate() {
+                if n > 0 {
+                    out.push(ITEM);
+                }
+                esc_into(out, l);
+            }
+        }
+        Ref::Deps(deps) => {
+            for (n, d) in deps.iter().enumerate() {
+                if n > 0 {
+                    out.push(ITEM);
+                }
+                esc_into(out, &d.depends_on_id);
+                out.push(PART);
+                write(out, names(&DEP_NAMES, DEP_TYPES), d.dep_type);
+                if let Some(gate) = d.gate {
+                    out.push(PART);
+                    out.push_str(&gate.to_string());
+                }
+            }
+        }
+        // Never in a line (`table` checks it as it compiles).
+        Ref::Notes(_) | Ref::Criteria(_) | Ref::Approval(_) | Ref::Body(_) => {}
+    }
+}
+
+/// Reads a field's value from the line's `field`.
+fn decode_field(value: Mut<'_>, field: &str) -> Option<()> {
+    match value {
+        Mut::Text(s) => *s = unesc(field),
+        Mut::Status(s) => *s = read_status(field)?,
+        Mut::Type(t) => *t = read_type(field)?,
+        Mut::Priority(p) => *p = field.parse().ok()?,
+        Mut::Time(t) => *t = time_field(field)?,
+        Mut::OptText(s) => *s = unesc_opt(field),
+        Mut::Labels(l) => *l = unesc_list(field),
+        Mut::Deps(deps) => {
+            for item in field.split(ITEM).filter(|s| !s.is_empty()) {
+                let (target, kind, gate) = dep_parts(item)?;
+                deps.push(super::model::Dependency {
+                    depends_on_id: unesc(target),
+                    dep_type: read_dep_type(kind)?,
+                    gate,
+                });
+            }
+        }
+        Mut::Notes(_) | Mut::Criteria(_) | Mut::Approval(_) | Mut::Body(_) => return None,
+    }
+    Some(())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 use super::cache;
 use super::model::{Bead, Dependency, Note};
+use super::table::{self, FIELDS, Mut};
 use crate::text::yaml::is_plain_safe;
 use crate::time::Timestamp;
 use std::borrow::Cow;
@@ -19,10 +20,16 @@ pub fn parse(text: &str) -> Option<Bead> {
     if split.yaml.contains('\r') {
         return None;
     }
-    let mut fields = Fields::default();
+    let mut fields = Fields {
+        bead: Bead::new(String::new(), String::new()),
+        seen: 0,
+        next: 0,
+    };
     let mut lines = split.yaml.lines().peekable();
     while let Some(line) = lines.next() {
         let (key, value) = line.split_once(':')?;
+        let n = fields.see(key)?;
+        let field = fields.bead.fields_mut().into_iter().nth(n)?;
         if value.is_empty() {
             // `key:` then one `  - {...}` line per item.
             let mut items = Vec::new();
@@ -32,12 +39,17 @@ pub fn parse(text: &str) -> Option<Bead> {
             if items.is_empty() {
                 return None;
             }
-            fields.list(key, &items)?;
+            list(field, &items)?;
         } else {
-            fields.set(key, value.strip_prefix(' ')?)?;
+            set(field, value.strip_prefix(' ')?)?;
         }
     }
-    let mut bead = fields.bead?;
+    // YAML refuses a bead without these two (for its message).
+    let must = (1 << table::row("id")) | (1 << table::row("title"));
+    if fields.seen & must != must {
+        return None;
+    }
+    let mut bead = fields.bead;
     bead.description = split.body.to_string();
     // What `Bead::parse` refuses is left to it, for its message.
     let valid =
@@ -45,51 +57,23 @@ pub fn parse(text: &str) -> Option<Bead> {
     valid.then_some(bead)
 }
 
-/// The fields read so far.
-#[derive(Default)]
-struct Fields<'a> {
-    /// The bead being filled (made when `id` and `title` are both known).
-    bead: Option<Bead>,
-    /// `id` until the bead is made.
-    id: Option<String>,
-    /// `title` until the bead is made.
-    title: Option<String>,
-    /// Fields set before the bead was made, applied when it is.
-    early: Vec<(&'static str, &'a str)>,
-    /// Keys seen (a repeated key is left to YAML).
+/// The bead being read, and the keys seen so far.
+struct Fields {
+    /// The bead, filled key by key.
+    bead: Bead,
+    /// Rows of [`FIELDS`] seen (a repeated key is left to YAML).
     seen: u32,
-    /// Where in [`KEYS`] the next key is expected.
+    /// The row of [`FIELDS`] whose key is expected next.
     next: usize,
 }
 
-/// Every key in the order [`Bead::render`] writes them.
-const KEYS: [&str; 18] = [
-    "id",
-    "title",
-    "status",
-    "priority",
-    "issue_type",
-    "labels",
-    "assignee",
-    "created_at",
-    "created_by",
-    "updated_at",
-    "closed_at",
-    "close_reason",
-    "parent",
-    "spec",
-    "dependencies",
-    "notes",
-    "branch",
-    "worktree",
-];
-
-impl<'a> Fields<'a> {
-    /// Marks `key` as seen; `None` when unknown or seen before.
-    fn see(&mut self, key: &str) -> Option<&'static str> {
-        let n = match KEYS.get(self.next) {
-            Some(k) if *k == key => self.next,
-            _ => KEYS.iter().position(|k| *k == key)?,
+impl Fields {
+    /// Marks `key` as seen, giving its row in [`FIELDS`]; `None` when it is not a field's
+    /// key or was seen before.
+    fn see(&mut self, key: &str) -> Option<usize> {
+        let n = match FIELDS.get(self.next) {
+            Some(f) if f.name == key => self.next,
+            _ => FIELDS.iter().position(|f| f.name == key)?,
         };
         self.next = n + 1;
         let bit = 1 << n;
@@ -97,76 +81,48 @@ impl<'a> Fields<'a> {
             return None;
         }
         self.seen |= bit;
-        Some(KEYS[n])
-    }
-
-    /// Reads `key: value`.
-    fn set(&mut self, key: &str, value: &'a str) -> Option<()> {
-        let key = self.see(key)?;
-        match key {
-            "id" => self.id = Some(whole(value)?.into_owned()),
-            "title" => self.title = Some(whole(value)?.into_owned()),
-            _ => match &mut self.bead {
-                Some(bead) => apply(bead, key, value)?,
-                None => self.early.push((key, value)),
-            },
-        }
-        if self.bead.is_none() && self.id.is_some() && self.title.is_some() {
-            let mut bead = Bead::new(self.id.take()?, self.title.take()?);
-            for (key, value) in std::mem::take(&mut self.early) {
-                apply(&mut bead, key, value)?;
-            }
-            self.bead = Some(bead);
-        }
-        Some(())
-    }
-
-    /// Reads `key:` followed by the flow mappings `items`.
-    fn list(&mut self, key: &str, items: &[&str]) -> Option<()> {
-        let key = self.see(key)?;
-        // Lists are written after `id` and `title`.
-        let bead = self.bead.as_mut()?;
-        match key {
-            "dependencies" => {
-                for item in items {
-                    bead.dependencies.push(dependency(item)?);
-                }
-            }
-            "notes" => {
-                for item in items {
-                    bead.notes.push(note(item)?);
-                }
-            }
-            _ => return None,
-        }
-        Some(())
+        Some(n)
     }
 }
 
-/// Sets field `key` of `bead` from its one-line `value`.
-fn apply(bead: &mut Bead, key: &str, value: &str) -> Option<()> {
-    match key {
-        "status" => bead.status = cache::read_status(value)?,
-        "priority" => {
+/// Reads a field from its one-line `value`.
+fn set(field: Mut<'_>, value: &str) -> Option<()> {
+    match field {
+        Mut::Text(s) => *s = whole(value)?.into_owned(),
+        Mut::Status(s) => *s = cache::read_status(value)?,
+        Mut::Priority(p) => {
             // One digit, as written: YAML reads `01` or `+1` its own way.
             let [digit @ b'0'..=b'9'] = value.as_bytes() else {
                 return None;
             };
-            bead.priority = digit - b'0';
+            *p = digit - b'0';
         }
-        "issue_type" => bead.issue_type = cache::read_type(value)?,
-        "labels" => bead.labels = flow_list(value)?,
-        "assignee" => bead.assignee = optional(value)?,
-        "created_at" => bead.created_at = time(value)?,
-        "created_by" => bead.created_by = optional(value)?,
-        "updated_at" => bead.updated_at = time(value)?,
-        "closed_at" => bead.closed_at = time(value)?,
-        "close_reason" => bead.close_reason = optional(value)?,
-        "parent" => bead.parent = optional(value)?,
-        "spec" => bead.spec = optional(value)?,
-        "branch" => bead.branch = optional(value)?,
-        "worktree" => bead.worktree = optional(value)?,
-        "dependencies" | "notes" if value == "[]" => {}
+        Mut::Type(t) => *t = cache::read_type(value)?,
+        Mut::Labels(l) => *l = flow_list(value)?,
+        Mut::OptText(s) => *s = optional(value)?,
+        Mut::Time(t) => *t = time(value)?,
+        Mut::Deps(_) | Mut::Notes(_) if value == "[]" => {}
+        // Criteria and approvals (rare, and nested) are left to YAML; the body is no key.
+        Mut::Deps(_) | Mut::Notes(_) | Mut::Criteria(_) | Mut::Approval(_) | Mut::Body(_) => {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// Reads a field written as `key:` followed by the flow mappings `items`.
+fn list(field: Mut<'_>, items: &[&str]) -> Option<()> {
+    match field {
+        Mut::Deps(deps) => {
+            for item in items {
+                deps.push(dependency(item)?);
+            }
+        }
+        Mut::Notes(notes) => {
+            for item in items {
+                notes.push(note(item)?);
+            }
+        }
         _ => return None,
     }
     Some(())

@@ -7,7 +7,6 @@
 use super::cache::{self, FIELDS, field};
 use super::fields::BeadFields;
 use super::file::{bead_path, parse_bead, read_bead};
-use super::front::{DepView, Front};
 use super::graph;
 use super::model::{Bead, DepType, Gate, IssueType, Status};
 use super::store::BeadSet;
@@ -146,43 +145,11 @@ impl<'a> IndexedBead<'a> {
             .filter(|s| s.ino != 0 || s.size != 0)
     }
 
-    /// Its JSON members up to its dependencies, as its line holds them (what a [`Bead`]
-    /// would write, see [`tails`]).
-    fn front(&self) -> Option<Front<'a>> {
-        use field::*;
+    /// Appends `{` and its JSON members its line holds (see [`super::front`]); `None`
+    /// when the line does not read (nothing is written then).
+    fn write_front(&self, out: &mut Vec<u8>) -> Option<()> {
         let f = cache::split(self.slot.span.fields(self.text))?;
-        let opt = |s: &'a str| s.strip_prefix('+').map(unesc_cow);
-        let time = |s: &'a str| cache::time_field(s).flatten();
-        let labels = match f[LABELS] {
-            "" => Vec::new(),
-            list => list.split(ITEM).map(unesc_cow).collect(),
-        };
-        let mut dependencies = Vec::new();
-        for item in f[DEPS].split(ITEM).filter(|s| !s.is_empty()) {
-            let (target, kind, gate) = cache::dep_parts(item)?;
-            dependencies.push(DepView {
-                depends_on_id: unesc_cow(target),
-                dep_type: cache::read_dep_type(kind)?,
-                gate,
-            });
-        }
-        Some(Front {
-            id: self.key(),
-            title: unesc_cow(f[TITLE]),
-            status: self.slot.status,
-            priority: self.slot.priority,
-            issue_type: self.slot.issue_type,
-            labels,
-            assignee: opt(f[ASSIGNEE]),
-            created_at: self.created_at(),
-            created_by: opt(f[CREATED_BY]),
-            updated_at: time(f[UPDATED_AT]),
-            closed_at: time(f[CLOSED_AT]),
-            close_reason: opt(f[CLOSE_REASON]),
-            parent: opt(f[PARENT]),
-            spec: opt(f[SPEC]),
-            dependencies,
-        })
+        super::front::write_open(out, self.key(), &f)
     }
 
     /// The whole bead as its line holds it (`partial` when the file has more).
@@ -446,19 +413,15 @@ impl JsonListing<'_> {
     /// one level more, no comma).
     pub fn write(&self, out: &mut Vec<u8>, n: usize) {
         out.extend_from_slice(b"  ");
-        let front_and_tail = match &self.rows[n] {
-            JsonRow::Indexed(bead, t) => bead.front().zip(self.tails.get(*t)),
+        let tail = match &self.rows[n] {
+            JsonRow::Indexed(bead, t) => self
+                .tails
+                .get(*t)
+                .and_then(|tail| bead.write_front(out).map(|()| tail)),
             JsonRow::Read(_) => None,
         };
-        match (front_and_tail, &self.rows[n]) {
-            (Some((front, tail)), _) => {
-                front.write_open(out);
-                for (i, member) in tail.as_bytes().split(|&b| b == ITEM as u8).enumerate() {
-                    out.extend_from_slice(if i == 0 { b",\n  " } else { b"\n  " });
-                    out.extend_from_slice(member);
-                }
-                out.extend_from_slice(b"\n  }");
-            }
+        match (tail, &self.rows[n]) {
+            (Some(tail), _) => tails::write_close(out, tail),
             (None, JsonRow::Read(bead)) => {
                 let _ = serde_json::to_writer_pretty(Indented(out), bead);
             }

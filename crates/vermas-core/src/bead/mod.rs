@@ -18,8 +18,10 @@ pub mod input;
 pub mod model;
 pub mod ops;
 pub mod query;
+mod render;
 pub mod routing;
 pub mod store;
+pub mod table;
 pub mod tails;
 
 pub use file::parse_text;

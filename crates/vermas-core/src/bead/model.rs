@@ -2,7 +2,7 @@
 
 use crate::error::{ParseError, Result};
 use crate::store::frontmatter;
-use crate::text::yaml::{self, flow_list, opt_scalar, scalar};
+use crate::text::yaml;
 use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -303,110 +303,6 @@ impl Bead {
         Ok(bead)
     }
 
-    /// The file text: front matter in a fixed key order, then the description.
-    pub fn render(&self) -> String {
-        debug_assert!(!self.partial, "a partial bead must not be written back");
-        let ts = |t: &Option<Timestamp>| t.map_or("null".to_string(), |t| t.to_string());
-        let mut out = String::with_capacity(512 + self.description.len());
-        out.push_str("---\n");
-        out.push_str(&format!("id: {}\n", scalar(&self.id)));
-        out.push_str(&format!("title: {}\n", scalar(&self.title)));
-        out.push_str(&format!("status: {}\n", self.status));
-        out.push_str(&format!("priority: {}\n", self.priority));
-        out.push_str(&format!("issue_type: {}\n", self.issue_type));
-        out.push_str(&format!("labels: {}\n", flow_list(&self.labels)));
-        out.push_str(&format!(
-            "assignee: {}\n",
-            opt_scalar(self.assignee.as_deref())
-        ));
-        out.push_str(&format!("created_at: {}\n", ts(&self.created_at)));
-        out.push_str(&format!(
-            "created_by: {}\n",
-            opt_scalar(self.created_by.as_deref())
-        ));
-        out.push_str(&format!("updated_at: {}\n", ts(&self.updated_at)));
-        out.push_str(&format!("closed_at: {}\n", ts(&self.closed_at)));
-        out.push_str(&format!(
-            "close_reason: {}\n",
-            opt_scalar(self.close_reason.as_deref())
-        ));
-        out.push_str(&format!("parent: {}\n", opt_scalar(self.parent.as_deref())));
-        out.push_str(&format!("spec: {}\n", opt_scalar(self.spec.as_deref())));
-        push_list(&mut out, "dependencies", &self.dependencies, |d| {
-            match d.gate {
-                Some(gate) => format!(
-                    "{{depends_on_id: {}, type: {}, gate: {gate}}}",
-                    scalar(&d.depends_on_id),
-                    d.dep_type
-                ),
-                None => format!(
-                    "{{depends_on_id: {}, type: {}}}",
-                    scalar(&d.depends_on_id),
-                    d.dep_type
-                ),
-            }
-        });
-        push_list(&mut out, "notes", &self.notes, |n| {
-            format!(
-                "{{at: {}, by: {}, text: {}}}",
-                n.at,
-                scalar(&n.by),
-                scalar(&n.text)
-            )
-        });
-        if !self.acceptance_criteria.is_empty() {
-            push_list(
-                &mut out,
-                "acceptance_criteria",
-                &self.acceptance_criteria,
-                |c| {
-                    let mut s = format!(
-                        "{{id: {}, description: {}",
-                        scalar(&c.id),
-                        scalar(&c.description)
-                    );
-                    for (key, v) in c.checks() {
-                        s.push_str(&format!(", {key}: {}", scalar(v)));
-                    }
-                    s.push('}');
-                    s
-                },
-            );
-        }
-        if let Some(a) = &self.approved {
-            out.push_str(&format!("approved: {{criteria: {}", scalar(&a.criteria)));
-            if !a.files.is_empty() {
-                let files: Vec<String> = a
-                    .files
-                    .iter()
-                    .map(|(path, blob)| format!("{}: {}", scalar(path), scalar(blob)))
-                    .collect();
-                out.push_str(&format!(", files: {{{}}}", files.join(", ")));
-            }
-            if let Some(spec) = &a.spec {
-                out.push_str(&format!(", spec: {}", scalar(spec)));
-            }
-            out.push_str(&format!(
-                ", commit: {}, by: {}, at: {}}}\n",
-                opt_scalar(a.commit.as_deref()),
-                opt_scalar(a.by.as_deref()),
-                ts(&a.at)
-            ));
-        }
-        if let Some(branch) = &self.branch {
-            out.push_str(&format!("branch: {}\n", scalar(branch)));
-        }
-        if let Some(worktree) = &self.worktree {
-            out.push_str(&format!("worktree: {}\n", scalar(worktree)));
-        }
-        out.push_str("---\n");
-        if !self.description.is_empty() {
-            out.push_str(&self.description);
-            out.push('\n');
-        }
-        out
-    }
-
     /// True when the bead carries `label`.
     pub fn has_label(&self, label: &str) -> bool {
         self.labels.iter().any(|l| l == label)
@@ -423,20 +319,6 @@ impl Bead {
             .iter()
             .rev()
             .find(|n| n.text.starts_with("Question:"))
-    }
-}
-
-/// Appends `key:` and one flow mapping per item (or `key: []`).
-fn push_list<T>(out: &mut String, key: &str, items: &[T], render: impl Fn(&T) -> String) {
-    if items.is_empty() {
-        out.push_str(&format!("{key}: []\n"));
-        return;
-    }
-    out.push_str(&format!("{key}:\n"));
-    for item in items {
-        out.push_str("  - ");
-        out.push_str(&render(item));
-        out.push('\n');
     }
 }
 

@@ -11,7 +11,8 @@
 //! is written anew. Readers take no lock: the cache is replaced whole.
 
 use super::idmap::IdMap;
-use super::model::{AcceptanceCriterion, Approval, Bead, Note};
+use super::model::Bead;
+use super::table::{self, Column};
 use crate::store::index::{FileStamp, ITEM, now_ns};
 use crate::store::write_atomic;
 use crate::workspace::Workspace;
@@ -22,55 +23,60 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 /// First line of the cache; a different one means "rebuild".
-const HEADER: &str = "vermas-tails 1";
+const HEADER: &str = "vermas-tails 2";
 
-/// How every tail starts (a cheap check that an entry is one).
+/// How every tail starts (a cheap check that an entry is one): the first member the index
+/// line leaves out, which is never omitted.
 const TAIL_START: &str = "  \"notes\": ";
+const _: () = {
+    let first = table::FIELDS[table::row(table::FIRST_LEFT)];
+    assert!(!first.omit_empty);
+    assert!(table::row(table::FIRST_LEFT) == table::row("notes"));
+};
 
 /// Where the cache lives.
 pub fn tails_path(ws: &Workspace) -> PathBuf {
     ws.cache_dir().join("tails")
 }
 
-/// The members of a bead's JSON after its dependencies, in the order [`Bead`] writes them.
-#[derive(Serialize)]
-struct Tail<'a> {
-    /// Its notes.
-    notes: &'a [Note],
-    /// Its criteria (left out when none, as [`Bead`] does).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    acceptance_criteria: &'a [AcceptanceCriterion],
-    /// Its approval (left out when none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    approved: Option<&'a Approval>,
-    /// Its branch (left out when none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    branch: Option<&'a str>,
-    /// Its worker's worktree (left out when none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    worktree: Option<&'a str>,
-    /// Its body.
-    description: &'a str,
+/// The members of a bead's JSON its index line leaves out (the rows of
+/// [`table::FIELDS`] from the first [`Column::Left`] one on), as [`Bead`] writes them.
+struct Tail<'a>(&'a Bead);
+
+impl Serialize for Tail<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        for (field, value) in table::FIELDS.iter().zip(self.0.fields()) {
+            if field.column == Column::Left && !(field.omit_empty && value.is_empty()) {
+                map.serialize_entry(field.name, &value)?;
+            }
+        }
+        map.end()
+    }
 }
 
-/// The members of `bead`'s pretty JSON after its dependencies, as they stand inside its
-/// object (indented one level, no comma before the first), newlines as [`ITEM`]; `None`
-/// when its index line cannot stand for the rest (a sole empty label reads back as none).
+/// The members of `bead`'s pretty JSON its index line leaves out, as they stand inside
+/// its object (indented one level, no comma before the first), newlines as [`ITEM`];
+/// `None` when its index line cannot stand for the rest (a sole empty label reads back as
+/// none).
 pub fn tail_of(bead: &Bead) -> Option<String> {
     if bead.labels.len() == 1 && bead.labels[0].is_empty() {
         return None;
     }
-    let tail = Tail {
-        notes: &bead.notes,
-        acceptance_criteria: &bead.acceptance_criteria,
-        approved: bead.approved.as_ref(),
-        branch: bead.branch.as_deref(),
-        worktree: bead.worktree.as_deref(),
-        description: &bead.description,
-    };
-    let text = serde_json::to_string_pretty(&tail).ok()?;
+    let text = serde_json::to_string_pretty(&Tail(bead)).ok()?;
     let members = text.strip_prefix("{\n")?.strip_suffix("\n}")?;
     Some(members.replace('\n', ITEM.encode_utf8(&mut [0; 4])))
+}
+
+/// Appends `tail` (see [`tail_of`]) after the members [`super::front::write_open`] wrote,
+/// and closes the object.
+pub fn write_close(out: &mut Vec<u8>, tail: &str) {
+    for (i, member) in tail.as_bytes().split(|&b| b == ITEM as u8).enumerate() {
+        out.extend_from_slice(if i == 0 { b",\n  " } else { b"\n  " });
+        out.extend_from_slice(member);
+    }
+    out.extend_from_slice(b"\n  }");
 }
 
 /// The cached tails of some beads.
