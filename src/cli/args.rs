@@ -59,7 +59,7 @@ pub enum Command {
         /// Prefix of bead ids, e.g. `vm` for vm-k3f9 (default: the folder name).
         #[arg(long)]
         prefix: Option<String>,
-        /// Also install the pre-push gate (`vermas hooks install pre-push`).
+        /// Also install the pre-push gate (`vermas git-hooks install pre-push`).
         #[arg(long)]
         hooks: bool,
         /// Also write each role's context to .beads/roles/<role>.md (existing files kept).

@@ -5,6 +5,8 @@ mod beads;
 mod complete;
 mod design;
 mod discover;
+#[cfg(test)]
+mod docs;
 mod formula;
 mod gates;
 mod githooks;

@@ -8,6 +8,7 @@ mod beads;
 mod checks;
 mod cli;
 mod common;
+mod docs;
 mod gates;
 mod inspect;
 mod interop;

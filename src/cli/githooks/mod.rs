@@ -91,7 +91,7 @@ fn list(ctx: &Ctx, ui: &mut Ui) -> CmdResult {
         let state = match (h.installed, h.chained) {
             (true, true) => "installed (chains the hook that was there)",
             (true, false) => "installed",
-            (false, _) => "not installed (`vermas hooks install`)",
+            (false, _) => "not installed (`vermas git-hooks install`)",
         };
         outln!(ui, "git       {:<18} {state}  {}", h.name, h.path.display());
     }
@@ -315,7 +315,7 @@ impl Gate<'_> {
 fn pushed_refs() -> Result<Vec<githooks::PushRef>, Error> {
     let mut stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return Err(Error::usage("`hooks run pre-push` reads the refs being pushed on stdin, as git gives them").with_help("git runs it on `git push`; by hand: echo \"refs/heads/main $(git rev-parse HEAD) refs/heads/main $(git rev-parse origin/main)\" | vermas hooks run pre-push origin"));
+        return Err(Error::usage("`git-hooks run pre-push` reads the refs being pushed on stdin, as git gives them").with_help("git runs it on `git push`; by hand: echo \"refs/heads/main $(git rev-parse HEAD) refs/heads/main $(git rev-parse origin/main)\" | vermas git-hooks run pre-push origin"));
     }
     let mut input = String::new();
     stdin

@@ -1,5 +1,5 @@
 //! The `code` of `--json` errors: each kind of refusal has its own stable name (see the
-//! README's error codes), all with exit 2.
+//! error codes in docs/conventions.md), all with exit 2.
 
 use crate::common::*;
 

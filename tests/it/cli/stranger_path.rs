@@ -102,15 +102,16 @@ fn the_repositorys_checks_never_fall_back_to_another_vermas() {
     assert!(!ran.exists(), "the vermas on PATH ran");
 }
 
-/// The shell lines of the README's `## Set up` code block.
+/// The commands of the README's `## Build and test vermas` code block.
 fn setup_block(readme: &str) -> Vec<String> {
-    let section = &readme[readme.find("## Set up").expect("a Set up section")..];
-    let block = section.split("```").nth(1).expect("a code block");
+    let at = readme
+        .find("## Build and test vermas")
+        .expect("a Build and test section");
+    let block = readme[at..].split("```").nth(1).expect("a code block");
     block
         .lines()
         .skip(1)
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.trim().strip_prefix("$ "))
         .map(str::to_string)
         .collect()
 }
@@ -381,14 +382,14 @@ fn a_json_usage_error_keeps_the_similar_command_tip() {
 }
 
 #[test]
-fn the_readme_completion_example_completes() {
+fn the_guides_completion_example_completes() {
     let repo = Repo::initialised();
     let id = repo.create("Complete me", &[]);
-    let readme = std::fs::read_to_string(crate_dir().join("README.md")).expect("README");
-    let example = readme
+    let guide = std::fs::read_to_string(crate_dir().join("docs/beads.md")).expect("guide");
+    let example = guide
         .split('`')
         .find(|s| s.starts_with("COMPLETE=bash ") && s.contains("vermas show vm-"))
-        .expect("the README's completion example");
+        .expect("docs/beads.md's completion example");
     let bin = vermas_bin();
     let dir = bin.parent().expect("bin folder");
     let out = std::process::Command::new("bash")

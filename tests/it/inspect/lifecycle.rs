@@ -334,7 +334,7 @@ fn hooks_list_shows_git_hooks_and_lifecycle_hooks_in_pipeline_order() {
     let repo = Repo::initialised();
     let out = repo.ok(&["hooks", "list"]);
     assert!(
-        out.contains("git       pre-push           not installed (`vermas hooks install`)"),
+        out.contains("git       pre-push           not installed (`vermas git-hooks install`)"),
         "{out}"
     );
     assert!(

@@ -76,7 +76,7 @@ pub fn hook_name(name: &str) -> Result<&'static str> {
     } else {
         Error::invalid_with_help(
             format!("unknown hook '{name}'"),
-            format!("vermas provides: {provided} (e.g. `vermas hooks install pre-push`)"),
+            format!("vermas provides: {provided} (e.g. `vermas git-hooks install pre-push`)"),
         )
     })
 }

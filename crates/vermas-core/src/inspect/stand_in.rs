@@ -97,6 +97,10 @@ pub fn reply(prompt: &str) -> String {
         _ => "The stand-in judges no rubric: configure a model (llm.command) for judge checks."
             .to_string(),
     };
+    if matches!(role.as_str(), "designer" | "strategist") {
+        // In a fence: the mark's brackets are not where the JSON value is looked for.
+        return format!("{MARK}\n```json\n{body}\n```\n");
+    }
     format!("{MARK}\n{body}\n")
 }
 
@@ -153,5 +157,16 @@ mod tests {
         );
         let passing = prompt.replace("outcome: FAIL (exit 1)", "outcome: PASS");
         assert!(reply(&passing).contains("\"verdict\":\"PASS\""));
+    }
+
+    #[test]
+    fn the_designer_and_strategist_replies_parse_as_their_roles_are_read() {
+        let design = reply("ROLE: designer\n\nREQUEST\n<<<DATA t\nfizzbuzz\nDATA t>>>\n");
+        assert!(design.starts_with(MARK));
+        let req = crate::planning::design::parse_reply(&design).expect("the designer's reply");
+        assert_eq!(req.title.as_deref(), Some("fizzbuzz"));
+        let criteria = reply("ROLE: strategist\n");
+        assert!(criteria.starts_with(MARK));
+        crate::planning::strategy::parse_reply(&criteria, 1).expect("the strategist's reply");
     }
 }

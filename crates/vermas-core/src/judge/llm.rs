@@ -77,7 +77,7 @@ impl Llm {
 
     /// Runs the command in `root` with the prompt on stdin and returns its output.
     pub fn call(&self, root: &Path, prompt: &str) -> Result<String, String> {
-        let how = "set llm.command in .beads/vermas.yaml to a command that reads a prompt on stdin and prints the reply (`vermas config set llm.command CMD`; see the README's LLM section)";
+        let how = "set llm.command in .beads/vermas.yaml to a command that reads a prompt on stdin and prints the reply (`vermas config set llm.command CMD`), or to `vermas stand-in` to try vermas without a model";
         if self.command.trim().is_empty() {
             return Err(format!("no LLM is configured: {how}"));
         }

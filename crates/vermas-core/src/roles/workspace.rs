@@ -55,6 +55,7 @@ const READ: &[&str] = &[
     "vermas history",
     "vermas inspect pending",
     "vermas inspect show",
+    "vermas inspect verdicts",
     "vermas inspect status",
     "vermas inspect feedback",
     "vermas mail",
@@ -76,6 +77,7 @@ fn own_commands(role: &str) -> &'static [&'static str] {
             "vermas plan",
             "vermas design",
             "vermas refinery submit",
+            "vermas refinery queue",
             "vermas refinery status",
         ],
         "inspector" => &[

@@ -214,8 +214,8 @@ fn the_scripted_repository_renders_every_section_with_its_counts_and_no_console_
         png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 20_000,
         "a PNG"
     );
-    // `VERMAS_UPDATE_SCREENSHOT=1 cargo test --test it html_report::browser` renews the
-    // README's picture.
+    // `VERMAS_UPDATE_SCREENSHOT=1 cargo test --test it report::page_tests::browser` renews the
+    // picture in docs/report.md.
     if std::env::var_os("VERMAS_UPDATE_SCREENSHOT").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.png");
         std::fs::write(docs, png).expect("write docs/report.png");
