@@ -12,7 +12,7 @@ use crate::workspace::Workspace;
 use std::path::PathBuf;
 
 /// Every role with a context file, in the order they are written, and its text.
-pub(crate) const ROLES: &[(&str, &str)] = &[
+pub const ROLES: &[(&str, &str)] = &[
     ("mayor", include_str!("mayor.md")),
     ("inspector", include_str!("inspector.md")),
     ("auditor", include_str!("auditor.md")),

@@ -126,7 +126,7 @@ const INSPECTOR_ONLY: &[&str] = &[
 
 /// The `.claude/settings.json` of `role`: its commands allowed, the records' folder closed
 /// to edits, and the commands that write the Inspector's records denied.
-pub(crate) fn settings_text(role: &str) -> String {
+pub fn settings_text(role: &str) -> String {
     let bash = |c: &&str| format!("Bash({c}:*)");
     let allow: Vec<String> = READ.iter().chain(own_commands(role)).map(bash).collect();
     let mut deny: Vec<String> = DENIED_TO_ALL.iter().map(bash).collect();
