@@ -30,18 +30,7 @@ pub(super) fn fork_command(
     errors: &std::io::PipeWriter,
     set: &libc::sigset_t,
 ) -> io::Result<Pid> {
-    let argv: Vec<*const libc::c_char> = p
-        .argv
-        .iter()
-        .map(|a| a.as_ptr())
-        .chain([std::ptr::null()])
-        .collect();
-    let envp: Vec<*const libc::c_char> = p
-        .envp
-        .iter()
-        .map(|a| a.as_ptr())
-        .chain([std::ptr::null()])
-        .collect();
+    let (argv, envp) = (pointers(&p.argv), pointers(&p.envp));
     let guard = rustix::process::getpid();
     // SAFETY: the guard is single-threaded, so the child may run any code; it touches only
     // what was built before the fork and ends in exec or _exit.
@@ -189,18 +178,7 @@ pub(super) fn clone_command(
     out: &OwnedFd,
     stdin: Option<&OwnedFd>,
 ) -> io::Result<Pid> {
-    let argv: Vec<*const libc::c_char> = p
-        .argv
-        .iter()
-        .map(|a| a.as_ptr())
-        .chain([std::ptr::null()])
-        .collect();
-    let envp: Vec<*const libc::c_char> = p
-        .envp
-        .iter()
-        .map(|a| a.as_ptr())
-        .chain([std::ptr::null()])
-        .collect();
+    let (argv, envp) = (pointers(&p.argv), pointers(&p.envp));
     let child = CloneChild {
         program: p.program.as_ptr(),
         argv: argv.as_ptr(),
@@ -268,4 +246,13 @@ extern "C" fn start_child(arg: *mut libc::c_void) -> libc::c_int {
         );
         libc::_exit(127)
     }
+}
+
+/// The null-terminated array of pointers `execve` takes for `strings` (valid while they are).
+fn pointers(strings: &[CString]) -> Vec<*const libc::c_char> {
+    strings
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain([std::ptr::null()])
+        .collect()
 }
