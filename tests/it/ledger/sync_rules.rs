@@ -223,3 +223,22 @@ fn json_errors_from_sync_carry_the_help() {
         "{err}"
     );
 }
+
+#[test]
+fn a_tracking_ref_another_git_holds_locked_is_waited_for_not_failed() {
+    let (a, _holder, dirs, _ids) = clones(&["Shared"], 1);
+    let (da, db) = (&dirs[0], &dirs[1]);
+    ok_in(&a, da, &["q", "New in A"]);
+    ok_in(&a, da, &["sync"]);
+    // B's tracking ref locked, as the `git fetch` of a sync killed a moment ago leaves it
+    // while it finishes; the lock goes away after a while.
+    let lock = db.join(".git/refs/remotes/origin/main.lock");
+    std::fs::write(&lock, "").expect("lock");
+    let mut cmd = a.cmd_in(db, &["sync"]);
+    let sync = std::thread::spawn(move || cmd.output().expect("run vermas"));
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    std::fs::remove_file(&lock).expect("unlock");
+    let out = sync.join().expect("sync thread");
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("pulled 1 record"), "{}", stdout(&out));
+}

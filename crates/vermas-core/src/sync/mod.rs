@@ -259,14 +259,27 @@ fn peek(target: &Target) -> Result<Option<String>> {
 
 /// Fetches the remote's branch into its tracking ref; its commit, `None` when the remote
 /// has no such branch yet.
+///
+/// A tracking ref another git holds locked (the `git fetch` of a sync killed a moment ago
+/// still finishing, or another clone's sync of this checkout) is waited for, up to
+/// [`LOCK_WAIT`], rather than failing the sync.
 fn fetch(target: &Target) -> Result<Option<String>> {
     let refspec = format!("+refs/heads/{}:{}", target.remote_branch, target.tracking());
-    match target.git(&["fetch", "-q", "--no-tags", &target.remote, &refspec]) {
-        Ok(_) => Ok(target.commit(&target.tracking())),
-        Err(e) if e.message.contains("couldn't find remote ref") => Ok(None),
-        Err(e) => Err(e.into()),
+    let started = std::time::Instant::now();
+    loop {
+        match target.git(&["fetch", "-q", "--no-tags", &target.remote, &refspec]) {
+            Ok(_) => return Ok(target.commit(&target.tracking())),
+            Err(e) if e.message.contains("couldn't find remote ref") => return Ok(None),
+            Err(e) if e.message.contains("cannot lock ref") && started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
 }
+
+/// How long a fetch waits for a tracking ref another git holds locked.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The refusal of a merge that cannot be made here, saying what to do: `conflicted`
 /// files git cannot merge, or `blocked` local changes a merge would overwrite.
