@@ -162,6 +162,47 @@ impl Ui {
         }
     }
 
+    /// Writes a pretty JSON array whose inside is `runs` joined by `,\n` (each run one or
+    /// more elements, indented one level, as [`Ui::json`] would write them): a long run
+    /// goes out in one write, short ones are gathered first.
+    pub fn json_runs(&mut self, runs: &[&[u8]]) {
+        /// Runs at least this long are written as they are; shorter ones are gathered.
+        const LONG: usize = 64 * 1024;
+        if self.failed.is_some() {
+            return;
+        }
+        let writer = &mut self.writer;
+        let result = (|| {
+            if runs.is_empty() {
+                return writer.write_all(b"[]\n");
+            }
+            let mut gathered: Vec<u8> = Vec::with_capacity(2 * LONG);
+            gathered.extend_from_slice(b"[\n");
+            for (n, run) in runs.iter().enumerate() {
+                if n > 0 {
+                    gathered.extend_from_slice(b",\n");
+                }
+                if run.len() >= LONG {
+                    writer.write_all(&gathered)?;
+                    gathered.clear();
+                    writer.write_all(run)?;
+                } else {
+                    gathered.extend_from_slice(run);
+                    if gathered.len() >= LONG {
+                        writer.write_all(&gathered)?;
+                        gathered.clear();
+                    }
+                }
+            }
+            gathered.extend_from_slice(b"\n]\n");
+            writer.write_all(&gathered)?;
+            writer.flush()
+        })();
+        if let Err(e) = result {
+            self.refused(e);
+        }
+    }
+
     /// Writes `bytes` as they are and flushes them; false when the writer refused them (a
     /// closed pipe on stdout does not end the process here: the caller stops).
     pub fn write_frame(&mut self, bytes: &[u8]) -> bool {

@@ -197,8 +197,7 @@ fn print_indexed(
 ) -> CmdResult {
     if ui.json {
         let listing = catalog.json_listing(ws, shown)?;
-        let rows: Vec<usize> = (0..listing.len()).collect();
-        ui.json_elements(&rows, |out, &n| listing.write(out, n));
+        ui.json_runs(&listing.runs());
         return Ok(0);
     }
     let mut set = catalog.bead_set(shown);
@@ -498,7 +497,12 @@ pub fn ready(ctx: &Ctx, ui: &mut Ui, a: ReadyArgs) -> CmdResult {
     first_in_order(&mut ready, limit);
     let shown = limited(&ready, limit, ui.json);
     let heading = format!("Ready work ({}):", ready.len());
-    let waiting = catalog.awaiting_test_spec();
+    // Said only when nothing is ready.
+    let waiting = if shown.is_empty() {
+        catalog.awaiting_test_spec()
+    } else {
+        0
+    };
     let empty = if waiting == 0 {
         "No ready work.".to_string()
     } else {

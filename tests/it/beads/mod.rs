@@ -1,5 +1,5 @@
-//! Beads: the bead commands, records, index and tails.
+//! Beads: the bead commands, records, index and JSON cache.
 
 mod cli;
 mod index;
-mod tails;
+mod json_cache;

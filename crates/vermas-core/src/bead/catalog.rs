@@ -8,15 +8,16 @@ use super::cache::{self, FIELDS, field};
 use super::fields::BeadFields;
 use super::file::{bead_path, parse_bead, read_bead};
 use super::graph;
+use super::json_cache::{self, Elements};
 use super::model::{Bead, DepType, Gate, IssueType, Status};
 use super::store::BeadSet;
-use super::tails::{self, Tails};
 use crate::error::{Error, Result};
 use crate::store::index::{self, FileStamp, ITEM, Indexed, LineSpan, PART, unesc_cow};
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 /// Every bead of a workspace, as index lines, plus the files that did not parse.
 pub struct Catalog {
@@ -26,9 +27,9 @@ pub struct Catalog {
     slots: Vec<Slot>,
     /// Bead files that could not be read.
     pub broken: Vec<Error>,
-    /// The JSON tails of the beads this load parsed, by key, when kept for a listing
+    /// The listing JSON of the beads this load parsed, by key, when kept for a listing
     /// ([`Catalog::load_for_json`]).
-    parsed_tails: HashMap<String, String>,
+    parsed_json: HashMap<String, Vec<u8>>,
 }
 
 /// Where one bead's fields lie in the text, and the small ones already read.
@@ -36,9 +37,9 @@ pub struct Catalog {
 struct Slot {
     /// The line (its key is the id).
     span: LineSpan,
-    /// Where the dependencies, labels, assignee, title and creator fields start: each
-    /// field ends one byte (a tab) before the next starts.
-    marks: [u32; 5],
+    /// Where the fields [`MARKED`] names start (each ends at the next tab, or the line's
+    /// end).
+    marks: [u32; MARKED.len()],
     /// Creation time in seconds, `i64::MIN` for none.
     created_at: i64,
     /// Status.
@@ -49,14 +50,33 @@ struct Slot {
     priority: u8,
 }
 
-/// The positions of the fields [`Slot::marks`] points at.
-const MARKED: [usize; 5] = [
+/// The positions of the fields [`Slot::marks`] points at: what the rules of `list` and
+/// `ready` read, each found without stepping over the fields before it.
+const MARKED: [usize; 7] = [
     field::DEPS,
     field::LABELS,
     field::ASSIGNEE,
     field::TITLE,
     field::CREATED_BY,
+    field::CLOSE_REASON,
+    field::PARENT,
 ];
+
+/// Where [`MARKED`] holds each field.
+mod mark {
+    /// Dependencies.
+    pub(super) const DEPS: usize = 0;
+    /// Labels.
+    pub(super) const LABELS: usize = 1;
+    /// Assignee.
+    pub(super) const ASSIGNEE: usize = 2;
+    /// Title.
+    pub(super) const TITLE: usize = 3;
+    /// Closing reason.
+    pub(super) const CLOSE_REASON: usize = 5;
+    /// Parent.
+    pub(super) const PARENT: usize = 6;
+}
 
 impl Slot {
     /// Reads the line at `span` of `text`; `None` when it does not decode as a bead.
@@ -108,48 +128,27 @@ impl<'a> IndexedBead<'a> {
     /// [`IndexedBead::to_bead`] would give a `partial` bead.
     pub fn is_partial(&self) -> bool {
         // The partial flag is the field just before the first marked one (the dependencies).
-        let before = &self.text[self.slot.span.fields_start()..self.slot.marks[0] as usize - 1];
+        let before =
+            &self.text[self.slot.span.fields_start()..self.slot.marks[mark::DEPS] as usize - 1];
         before.rsplit('\t').next() == Some("1")
-    }
-
-    /// Field `n` of its line (see [`field`]), one after the last marked field: found by
-    /// stepping over the fields between (a few short ones), not by splitting the line.
-    fn field_after_marked(&self, n: usize) -> &'a str {
-        const LAST: usize = MARKED[MARKED.len() - 1];
-        let end = self.slot.span.fields_start() + self.slot.span.fields(self.text).len();
-        let mut rest = &self.text[self.slot.marks[MARKED.len() - 1] as usize..end];
-        for _ in LAST..n {
-            rest = rest.split_once('\t').map_or("", |(_, after)| after);
-        }
-        rest.split_once('\t').map_or(rest, |(field, _)| field)
     }
 
     /// Marked field `n` (see [`MARKED`]).
     fn marked(&self, n: usize) -> &'a str {
         let start = self.slot.marks[n] as usize;
-        let end = match self.slot.marks.get(n + 1) {
-            Some(&next) => next as usize - 1,
-            None => self.text[start..]
-                .find('\t')
-                .map_or(self.text.len(), |i| start + i),
-        };
-        &self.text[start..end]
+        // A field marked with the next one ends a tab before it; another, at the next tab.
+        if n + 1 < MARKED.len() && MARKED[n + 1] == MARKED[n] + 1 {
+            return &self.text[start..self.slot.marks[n + 1] as usize - 1];
+        }
+        let end = self.slot.span.fields_start() + self.slot.span.fields(self.text).len();
+        let rest = &self.text[start..end];
+        rest.find('\t').map_or(rest, |tab| &rest[..tab])
     }
 
-    /// The stamp of its file when its line was made (`None` for a bead read from its
-    /// file because its line was corrupt).
-    fn stamp(&self) -> Option<FileStamp> {
-        self.slot
-            .span
-            .stamp(self.text)
-            .filter(|s| s.ino != 0 || s.size != 0)
-    }
-
-    /// Appends `{` and its JSON members its line holds (see [`super::front`]); `None`
-    /// when the line does not read (nothing is written then).
-    fn write_front(&self, out: &mut Vec<u8>) -> Option<()> {
-        let f = cache::split(self.slot.span.fields(self.text))?;
-        super::front::write_open(out, self.key(), &f)
+    /// The stamp of its file when its line was made, as the line has it (all zeros for a
+    /// bead read from its file because its line was corrupt: never a cached file's).
+    fn stamp_text(&self) -> &'a str {
+        self.slot.span.stamp_text(self.text)
     }
 
     /// The whole bead as its line holds it (`partial` when the file has more).
@@ -163,7 +162,7 @@ impl BeadFields for IndexedBead<'_> {
         self.key()
     }
     fn title(&self) -> Cow<'_, str> {
-        unesc_cow(self.marked(3))
+        unesc_cow(self.marked(mark::TITLE))
     }
     fn status(&self) -> Status {
         self.slot.status
@@ -178,10 +177,10 @@ impl BeadFields for IndexedBead<'_> {
         (self.slot.created_at != i64::MIN).then_some(Timestamp(self.slot.created_at))
     }
     fn assignee(&self) -> Option<Cow<'_, str>> {
-        self.marked(2).strip_prefix('+').map(unesc_cow)
+        self.marked(mark::ASSIGNEE).strip_prefix('+').map(unesc_cow)
     }
     fn has_label(&self, label: &str) -> bool {
-        let labels = self.marked(1);
+        let labels = self.marked(mark::LABELS);
         if labels.is_empty() {
             return false;
         }
@@ -189,7 +188,7 @@ impl BeadFields for IndexedBead<'_> {
     }
     fn depends_on(&self, kind: DepType) -> impl Iterator<Item = Cow<'_, str>> {
         let name = cache::dep_type_name(kind);
-        self.marked(0).split(ITEM).filter_map(move |item| {
+        self.marked(mark::DEPS).split(ITEM).filter_map(move |item| {
             let (target, k) = item.split_once(PART)?;
             // A gated edge's type is followed by its gate.
             let k = k.split_once(PART).map_or(k, |(k, _)| k);
@@ -197,20 +196,18 @@ impl BeadFields for IndexedBead<'_> {
         })
     }
     fn waits_for_any(&self) -> impl Iterator<Item = Cow<'_, str>> {
-        self.marked(0).split(ITEM).filter_map(move |item| {
+        self.marked(mark::DEPS).split(ITEM).filter_map(move |item| {
             let (target, _, gate) = cache::dep_parts(item)?;
             (gate == Some(Gate::AnyChildren)).then(|| unesc_cow(target))
         })
     }
     fn close_reason(&self) -> Option<Cow<'_, str>> {
-        self.field_after_marked(field::CLOSE_REASON)
+        self.marked(mark::CLOSE_REASON)
             .strip_prefix('+')
             .map(unesc_cow)
     }
     fn parent(&self) -> Option<Cow<'_, str>> {
-        self.field_after_marked(field::PARENT)
-            .strip_prefix('+')
-            .map(unesc_cow)
+        self.marked(mark::PARENT).strip_prefix('+').map(unesc_cow)
     }
 }
 
@@ -222,14 +219,14 @@ impl Catalog {
     }
 
     /// As [`Catalog::load`], for a `--json` listing of at most `limit` beads (0: all): for
-    /// a long one the JSON tails of the beads it parses are kept, so after the caches were
+    /// a long one the listing JSON of the beads it parses is kept, so after the caches were
     /// lost the listing does not read those files again.
     pub fn load_for_json(ws: &Workspace, limit: usize) -> Result<Catalog> {
         Catalog::load_keeping(ws, limit == 0 || limit > FEW)
     }
 
-    /// [`Catalog::load`], keeping the parsed beads' tails when `keep_tails`.
-    fn load_keeping(ws: &Workspace, keep_tails: bool) -> Result<Catalog> {
+    /// [`Catalog::load`], keeping the parsed beads' listing JSON when `keep_json`.
+    fn load_keeping(ws: &Workspace, keep_json: bool) -> Result<Catalog> {
         let index_path = cache::index_path(ws);
         let kept = std::sync::Mutex::new(Vec::new());
         let lines = index::lines::<Bead>(
@@ -241,15 +238,13 @@ impl Catalog {
                     Some(text) => parse_bead(ws, path, &text),
                     None => read_bead(ws, path),
                 }?;
-                if keep_tails
-                    && let Some(stem) = path.file_stem()
-                    && let Some(tail) = tails::tail_of(&bead)
-                {
+                if keep_json && let Some(stem) = path.file_stem() {
                     // Keyed as the bead's index line is: its file name, escaped.
                     let key = index::esc(&stem.to_string_lossy());
+                    let json = json_cache::element(&bead);
                     kept.lock()
                         .unwrap_or_else(|p| p.into_inner())
-                        .push((key, tail));
+                        .push((key, json));
                 }
                 Ok(bead)
             },
@@ -258,7 +253,7 @@ impl Catalog {
             text: lines.text,
             slots: Vec::new(),
             broken: lines.broken,
-            parsed_tails: kept
+            parsed_json: kept
                 .into_inner()
                 .unwrap_or_else(|p| p.into_inner())
                 .into_iter()
@@ -377,28 +372,28 @@ impl Catalog {
     }
 }
 
-/// One bead of a [`JsonListing`]: its index line and cached tail, or read from its file.
-enum JsonRow<'a> {
-    /// The line's members, and the number of its tail in the listing's [`Tails`].
-    Indexed(IndexedBead<'a>, usize),
-    /// Read from its file (its tail was not cached).
-    Read(Box<Bead>),
+/// One bead of a [`JsonListing`]: where its JSON lies in the cache, or its JSON made now.
+enum JsonRow {
+    /// In the cache's bytes.
+    Cached(Range<usize>),
+    /// Made from its line or its file (not cached, or the listing is short).
+    Made(Vec<u8>),
 }
 
-/// Listings showing at most this many beads read their files rather than the tail cache
-/// (which holds every bead's text).
+/// Listings showing at most this many beads read their files rather than the JSON cache
+/// (which holds every bead's JSON).
 const FEW: usize = 64;
 
-/// The beads of a `--json` listing, ready to be written one by one as array elements,
-/// exactly as the pretty JSON of the [`Bead`]s would be.
-pub struct JsonListing<'a> {
+/// The beads of a `--json` listing, exactly as the pretty JSON of the [`Bead`]s would be
+/// written, element by element.
+pub struct JsonListing {
     /// Each shown bead, in order.
-    rows: Vec<JsonRow<'a>>,
-    /// The cached tails.
-    tails: Tails,
+    rows: Vec<JsonRow>,
+    /// The JSON cache as read.
+    cache: Elements,
 }
 
-impl JsonListing<'_> {
+impl JsonListing {
     /// How many beads it shows.
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -409,137 +404,114 @@ impl JsonListing<'_> {
         self.rows.is_empty()
     }
 
-    /// Appends bead `n`'s pretty JSON as an element of a pretty array (every line indented
-    /// one level more, no comma).
-    pub fn write(&self, out: &mut Vec<u8>, n: usize) {
-        out.extend_from_slice(b"  ");
-        let tail = match &self.rows[n] {
-            JsonRow::Indexed(bead, t) => self
-                .tails
-                .get(*t)
-                .and_then(|tail| bead.write_front(out).map(|()| tail)),
-            JsonRow::Read(_) => None,
-        };
-        match (tail, &self.rows[n]) {
-            (Some(tail), _) => tails::write_close(out, tail),
-            (None, JsonRow::Read(bead)) => {
-                let _ = serde_json::to_writer_pretty(Indented(out), bead);
+    /// The elements of the listing's pretty JSON array (each indented one level, no
+    /// comma), in order, as runs: beads that lie side by side in the cache are one run,
+    /// the array's `,\n` between them included. Joined by `,\n`, the runs are the array's
+    /// inside.
+    pub fn runs(&self) -> Vec<&[u8]> {
+        let bytes = self.cache.bytes();
+        let mut runs: Vec<&[u8]> = Vec::new();
+        let mut open: Option<Range<usize>> = None;
+        for row in &self.rows {
+            match row {
+                JsonRow::Cached(r) => match &mut open {
+                    Some(run) if run.end + Elements::SEP_LEN == r.start => run.end = r.end,
+                    _ => {
+                        if let Some(run) = open.replace(r.clone()) {
+                            runs.push(&bytes[run]);
+                        }
+                    }
+                },
+                JsonRow::Made(json) => {
+                    if let Some(run) = open.take() {
+                        runs.push(&bytes[run]);
+                    }
+                    runs.push(json);
+                }
             }
-            // Never: an indexed row has its tail, and its line reads (`Slot::read` refuses
-            // what `front` would).
-            (None, JsonRow::Indexed(..)) => out.extend_from_slice(b"null"),
         }
-    }
-}
-
-/// A writer into a buffer that indents every line after the first by two spaces (pretty
-/// JSON has line breaks only between tokens, so this nests it one level deeper).
-struct Indented<'o>(&'o mut Vec<u8>);
-
-impl std::io::Write for Indented<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        // Most pieces (keys, strings, numbers) hold no line break: one search (`contains`
-        // of a byte is a word-at-a-time search), then one copy.
-        if !buf.contains(&b'\n') {
-            self.0.extend_from_slice(buf);
-            return Ok(buf.len());
+        if let Some(run) = open {
+            runs.push(&bytes[run]);
         }
-        let mut rest = buf;
-        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
-            self.0.extend_from_slice(&rest[..=at]);
-            self.0.extend_from_slice(b"  ");
-            rest = &rest[at + 1..];
-        }
-        self.0.extend_from_slice(rest);
-        Ok(buf.len())
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        // Every write takes all of its bytes: no loop needed.
-        self.write(buf).map(|_| ())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        runs
     }
 }
 
 impl Catalog {
     /// The beads `shown` of this catalog as a `--json` listing: a long one takes each
-    /// bead's tail from the cache ([`tails`]), and reads (on every core) only the files
-    /// whose tail is missing or stale, then caches those; a short one reads every file.
-    pub fn json_listing<'a>(
-        &self,
-        ws: &Workspace,
-        shown: &[IndexedBead<'a>],
-    ) -> Result<JsonListing<'a>> {
-        let unknown = FileStamp {
-            size: 0,
-            mtime_ns: 0,
-            ctime_ns: 0,
-            ino: 0,
-        };
-        // Each stamp is parsed from its line: on the idle cores when there are many.
-        let wanted: Vec<(&str, FileStamp)> =
-            crate::sys::par::par_map(shown, |_, b| Some((b.key(), b.stamp().unwrap_or(unknown))));
-        let mut cached = if shown.len() > FEW {
-            tails::load(ws, &wanted)
+    /// bead's JSON from the cache ([`json_cache`]), and reads (on every core) only the
+    /// files whose entry is missing or stale, then caches those; a short one reads every
+    /// file.
+    pub fn json_listing(&self, ws: &Workspace, shown: &[IndexedBead<'_>]) -> Result<JsonListing> {
+        let long = shown.len() > FEW;
+        let wanted: Vec<(&str, &str)> = shown.iter().map(|b| (b.key(), b.stamp_text())).collect();
+        let cache = if long {
+            json_cache::load(ws, &wanted)
         } else {
-            Tails::default()
+            Elements::default()
         };
-        // Tails this load made while parsing files (after the caches were lost): taken
-        // as they are, and saved with the rest.
-        let mut from_parse = Vec::new();
-        if shown.len() > FEW && !self.parsed_tails.is_empty() {
-            for (n, (key, stamp)) in wanted.iter().enumerate() {
-                if cached.get(n).is_none()
-                    && let Some(tail) = self.parsed_tails.get(*key)
+        let mut rows: Vec<Option<JsonRow>> = (0..shown.len())
+            .map(|n| cache.get(n).map(JsonRow::Cached))
+            .collect();
+        // JSON this load made while parsing files (after the caches were lost): taken as
+        // it is, and saved with the rest.
+        let mut fresh: Vec<(&str, &str, Vec<u8>)> = Vec::new();
+        if long && !self.parsed_json.is_empty() {
+            for (n, &(key, stamp)) in wanted.iter().enumerate() {
+                if rows[n].is_none()
+                    && let Some(json) = self.parsed_json.get(key)
                 {
-                    cached.insert(n, tail);
-                    from_parse.push((*key, *stamp, tail.as_str()));
+                    rows[n] = Some(JsonRow::Made(json.clone()));
+                    fresh.push((key, stamp, json.clone()));
                 }
             }
         }
-        let missing: Vec<usize> = (0..shown.len())
-            .filter(|&n| cached.get(n).is_none())
-            .collect();
+        let missing: Vec<usize> = (0..shown.len()).filter(|&n| rows[n].is_none()).collect();
         // A bead whose line holds all of it needs no file (as `BeadSet::complete` does).
-        let read = crate::sys::par::par_map(&missing, |_, &n| {
-            Some(match shown[n].to_bead().filter(|b| !b.partial) {
-                Some(whole) => Ok(whole),
-                None => read_bead(ws, &bead_path(ws, shown[n].key())),
-            })
+        let made = crate::sys::par::par_map(&missing, |_, &n| {
+            Some(
+                match shown[n].to_bead().filter(|b| !b.partial) {
+                    Some(whole) => Ok(whole),
+                    None => read_bead(ws, &bead_path(ws, shown[n].key())),
+                }
+                .map(|bead| json_cache::element(&bead)),
+            )
         });
-        let mut rows: Vec<JsonRow<'a>> = shown
-            .iter()
-            .enumerate()
-            .map(|(n, b)| JsonRow::Indexed(*b, n))
-            .collect();
-        let mut fresh = Vec::new();
-        for (&n, bead) in missing.iter().zip(read) {
-            let bead = bead?;
-            if shown.len() > FEW
-                && let Some(tail) = tails::tail_of(&bead)
-            {
-                fresh.push((wanted[n].0, wanted[n].1, tail));
+        for (&n, json) in missing.iter().zip(made) {
+            let json = json?;
+            if long {
+                fresh.push((wanted[n].0, wanted[n].1, json.clone()));
             }
-            rows[n] = JsonRow::Read(Box::new(bead));
+            rows[n] = Some(JsonRow::Made(json));
         }
-        if !fresh.is_empty() || !from_parse.is_empty() {
-            let current = self
+        if !fresh.is_empty() {
+            let current = self.iter().map(|b| (b.key(), b.stamp_text())).collect();
+            let fresh: Vec<_> = fresh
                 .iter()
-                .filter_map(|b| Some((b.key(), b.stamp()?)))
+                .map(|(k, s, j)| (*k, *s, j.as_slice()))
                 .collect();
-            let mut fresh: Vec<_> = fresh.iter().map(|(k, s, t)| (*k, *s, t.as_str())).collect();
-            fresh.extend(from_parse);
-            tails::save(ws, &current, &fresh);
+            json_cache::save(ws, &current, &fresh);
         }
         Ok(JsonListing {
-            rows,
-            tails: cached,
+            rows: rows.into_iter().flatten().collect(),
+            cache,
         })
     }
 }
 
-/// Checks at compile time that a line has room for every field the slot marks.
-const _: () = assert!(field::CREATED_BY < FIELDS);
+/// Checks at compile time that a line has room for every field the slot marks, that
+/// [`mark`] names each where [`MARKED`] holds it, and that the partial flag sits just
+/// before the dependencies (see [`IndexedBead::is_partial`]).
+const _: () = {
+    let mut n = 0;
+    while n < MARKED.len() {
+        assert!(MARKED[n] < FIELDS);
+        n += 1;
+    }
+    assert!(MARKED[mark::DEPS] == field::DEPS && field::PARTIAL + 1 == field::DEPS);
+    assert!(MARKED[mark::LABELS] == field::LABELS);
+    assert!(MARKED[mark::ASSIGNEE] == field::ASSIGNEE);
+    assert!(MARKED[mark::TITLE] == field::TITLE);
+    assert!(MARKED[mark::CLOSE_REASON] == field::CLOSE_REASON);
+    assert!(MARKED[mark::PARENT] == field::PARENT);
+};

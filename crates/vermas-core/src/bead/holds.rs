@@ -5,11 +5,11 @@
 //! anything back and are never ready work.
 
 use super::fields::BeadFields;
-use super::idmap::IdMap;
+use super::idmap::{IdMap, IdSet};
 use super::model::{AWAITING_INPUT, Bead, DepType, IssueType, Status, VERIFIED};
 use super::store::BeadSet;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Words of a close reason bd reads as a failure (case-insensitive, anywhere in the
 /// reason): a `conditional-blocks` dependent runs only once its target closed so.
@@ -29,8 +29,17 @@ pub(crate) const FAILURE_WORDS: [&str; 11] = [
 
 /// True when `reason` says the bead failed (it holds one of [`FAILURE_WORDS`]).
 pub(crate) fn is_failure_close(reason: &str) -> bool {
-    let lower = reason.to_lowercase();
-    FAILURE_WORDS.iter().any(|w| lower.contains(w))
+    if !reason.is_ascii() {
+        let lower = reason.to_lowercase();
+        return FAILURE_WORDS.iter().any(|w| lower.contains(w));
+    }
+    // Every word is ASCII: compared byte by byte, ignoring case, without a copy.
+    let bytes = reason.as_bytes();
+    FAILURE_WORDS.iter().any(|w| {
+        bytes
+            .windows(w.len())
+            .any(|window| window.eq_ignore_ascii_case(w.as_bytes()))
+    })
 }
 
 /// The edge types that hold a bead back, as bd's `ready` and `blocked` read them.
@@ -48,13 +57,13 @@ pub(crate) struct Others<'a> {
     /// Closed beads, each with true when it closed as a failure.
     closed: IdMap<&'a str, bool>,
     /// Pinned beads: nothing waits on them.
-    pinned: HashSet<String>,
+    pinned: IdSet<String>,
     /// Beads with a child (by `parent` or a `parent-child` edge) neither closed nor pinned.
-    open_parents: HashSet<String>,
+    open_parents: IdSet<String>,
     /// Beads with a closed child.
-    closed_parents: HashSet<String>,
+    closed_parents: IdSet<String>,
     /// Parents held back (by an edge, or through their own parent): their children wait.
-    held_parents: HashSet<String>,
+    held_parents: IdSet<String>,
 }
 
 /// A bead's parents: its `parent` and the targets of its `parent-child` edges.
@@ -86,6 +95,9 @@ impl<'a> Others<'a> {
         &mut self,
         beads: impl IntoIterator<Item = (&'b str, B)>,
     ) {
+        if self.open_parents.is_empty() {
+            return;
+        }
         // Each open parent: whether an edge holds it, and its own parents.
         let mut parents: HashMap<String, (bool, Vec<String>)> = HashMap::new();
         for (id, b) in beads {
@@ -179,7 +191,7 @@ impl<'a> Others<'a> {
 }
 
 /// Adds `bead`'s parents to `set`.
-fn note_parents(set: &mut HashSet<String>, bead: &impl BeadFields) {
+fn note_parents(set: &mut IdSet<String>, bead: &impl BeadFields) {
     for p in parents_of(bead) {
         if !set.contains(p.as_ref()) {
             set.insert(p.into_owned());

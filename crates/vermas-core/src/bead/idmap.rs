@@ -1,6 +1,6 @@
 //! A quick map keyed by bead ids: their hasher, shared by the graph's rules and the caches.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A quick hash for bead ids (short keys, read from the workspace's own files: no
@@ -46,6 +46,9 @@ impl Hasher for IdHasher {
 
 /// A map keyed by bead ids, hashed with [`IdHasher`].
 pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// A set of bead ids, hashed with [`IdHasher`].
+pub(crate) type IdSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 
 #[cfg(test)]
 mod tests {

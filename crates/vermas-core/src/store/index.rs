@@ -23,7 +23,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 #[cfg(test)]
 pub(crate) use line::decode_index;
-pub(crate) use line::{LineSpan, encode_line};
+pub(crate) use line::{LineSpan, encode_line, read_stamp};
 
 pub(crate) use super::escape::{
     ITEM, PART, choice, esc, esc_into, esc_opt_into, unesc, unesc_cow, unesc_list, unesc_opt,

@@ -1,9 +1,9 @@
 //! The one table of a bead's fields. Every form of a bead is read and written from it: the
 //! file vermas writes ([`Bead::render`]) and its fast reader ([`super::canonical`]), the
-//! index line ([`super::cache`]), the members of a long `--json` listing that line holds
-//! ([`super::front`]) and the rest of them ([`super::tails`]). Each form has one rule per
-//! [`Kind`], so a field added here with a kind that exists is carried by every form; a
-//! new kind is a compile error in each form until it has its rule.
+//! index line ([`super::cache`]), and the JSON a long `--json` listing shows
+//! ([`super::json_cache`], serde's, of the bead the line or its file holds). Each form
+//! has one rule per [`Kind`], so a field added here with a kind that exists is carried by
+//! every form; a new kind is a compile error in each form until it has its rule.
 //!
 //! The table's order is the order of [`Bead`]'s members: the order the file and its JSON
 //! list them. A field added to [`Bead`] and not here does not compile
@@ -255,27 +255,11 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// The name of the first field the index line leaves out: where a JSON tail starts.
-pub(crate) const FIRST_LEFT: &str = {
-    let mut i = 0;
-    while !matches!(FIELDS[i].column, Column::Left) {
-        i += 1;
-    }
-    FIELDS[i].name
-};
-
 // What the forms rely on, checked as the crate compiles:
 const _: () = {
     let mut i = 0;
-    let mut left = false;
     while i < FIELDS.len() {
         let f = FIELDS[i];
-        match f.column {
-            // The JSON of the kept fields comes first ([`super::front`]), the rest after
-            // ([`super::tails`]).
-            Column::Left => left = true,
-            _ => assert!(!left, "a kept field after a left-out one"),
-        }
         // The index line has a rule for these kinds only.
         if !matches!(f.column, Column::Left) {
             assert!(

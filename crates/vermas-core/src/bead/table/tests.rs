@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::bead::model::{DepType, Gate};
-use crate::bead::{cache, canonical, front, tails};
+use crate::bead::{cache, canonical, json_cache};
 use crate::store::index::Indexed;
 use serde::de::{self, Visitor};
 
@@ -129,15 +129,6 @@ fn with_sample(mut bead: Bead, n: usize) -> Bead {
     bead
 }
 
-/// What a long `--json` listing writes for `bead` from its index line and its tail.
-fn listed(bead: &Bead, line: &str) -> String {
-    let mut out = Vec::new();
-    let fields = cache::split(line).expect("a whole line");
-    front::write_open(&mut out, &bead.id, &fields).expect("the line reads");
-    tails::write_close(&mut out, &tails::tail_of(bead).expect("a tail"));
-    String::from_utf8(out).expect("UTF-8")
-}
-
 /// Checks every form of `bead`, which differs from [`base`] in the rows `changed`.
 fn every_form_carries(bead: &Bead, changed: &[usize]) {
     let names: Vec<&str> = changed.iter().map(|&n| FIELDS[n].name).collect();
@@ -172,12 +163,14 @@ fn every_form_carries(bead: &Bead, changed: &[usize]) {
             assert_eq!(value, bead.fields()[n], "{} from the index line", def.name);
         }
     }
-    // A long `--json` listing: the line's members and the tail, as serde_json writes the
-    // bead one level deep in an array.
+    // A long `--json` listing: the cached JSON of the bead (made from its file, or from
+    // its line when that holds all of it), as serde_json writes it one level deep in an
+    // array.
     let pretty = serde_json::to_string_pretty(bead).unwrap();
+    let whole = if left { bead.clone() } else { back.clone() };
     assert_eq!(
-        listed(bead, &line),
-        pretty.replace('\n', "\n  "),
+        String::from_utf8(json_cache::element(&whole)).unwrap(),
+        format!("  {}", pretty.replace('\n', "\n  ")),
         "{names:?} JSON"
     );
     // A merge keeps a change made on one side, whichever side it is, even when the other

@@ -34,14 +34,10 @@ impl LineSpan {
         &text[self.fields as usize..self.end as usize]
     }
 
-    /// The stamp the line was written with; `None` when it does not read.
-    pub(crate) fn stamp(&self, text: &str) -> Option<FileStamp> {
-        read_stamp(
-            text.as_bytes(),
-            self.key_end as usize + 1,
-            self.end as usize,
-        )
-        .map(|(stamp, _)| stamp)
+    /// The stamp as the line has it (four decimal numbers, tab-separated): two lines'
+    /// stamps are the same exactly when these texts are.
+    pub(crate) fn stamp_text<'a>(&self, text: &'a str) -> &'a str {
+        &text[self.key_end as usize + 1..(self.fields as usize).saturating_sub(1)]
     }
 
     /// Where the fields start in the text.
@@ -138,7 +134,7 @@ pub(super) fn index_lines(text: &str, header: &str) -> Vec<IndexLine> {
 
 /// Reads the stamp written at `at` (`size`, `mtime`, `ctime`, `ino`, each followed by a
 /// tab) in a line ending at `end`: the stamp, and where the fields start.
-fn read_stamp(bytes: &[u8], at: usize, end: usize) -> Option<(FileStamp, usize)> {
+pub(crate) fn read_stamp(bytes: &[u8], at: usize, end: usize) -> Option<(FileStamp, usize)> {
     let mut at = at;
     let mut number = || -> Option<i128> {
         let negative = bytes.get(at) == Some(&b'-');

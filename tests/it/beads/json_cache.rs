@@ -1,14 +1,14 @@
-//! The tail cache (`.beads/.cache/tails`): the descriptions, notes and criteria a long
-//! `list --json` / `ready --json` shows without opening every bead's file. It is read when
-//! an entry's stamp matches its file, never trusted over the files (a hand edit is seen at
-//! once, same size and time included), and a missing or corrupt cache is rebuilt
+//! The JSON cache (`.beads/.cache/json`): each bead's JSON as a long `list --json` /
+//! `ready --json` shows it, copied out without opening every bead's file. An entry is
+//! read when its stamp matches its file, never trusted over the files (a hand edit is seen
+//! at once, same size and time included), and a missing or corrupt cache is rebuilt
 //! silently, with the same output.
 
 use crate::common::{Repo, stderr, stdout};
 use std::process::Command;
 use std::time::Duration;
 
-const TAILS: &str = ".beads/.cache/tails";
+const CACHE: &str = ".beads/.cache/json";
 
 /// More beads than a listing reads one by one from their files.
 const BEADS: usize = 80;
@@ -31,7 +31,7 @@ fn rel(n: usize) -> String {
 
 /// A repository of [`BEADS`] open beads with descriptions, some with notes, labels and
 /// dependencies, all old enough to be cached; the caches are written.
-fn tailed_repo() -> Repo {
+fn cached_repo() -> Repo {
     let repo = Repo::initialised();
     for n in 0..BEADS {
         let mut text = format!(
@@ -65,7 +65,7 @@ fn tailed_repo() -> Repo {
     // Past the two-second racy window: the files may be cached.
     std::thread::sleep(Duration::from_millis(2100));
     let first = listings(&repo);
-    assert!(repo.join(TAILS).exists(), "a long listing caches the tails");
+    assert!(repo.join(CACHE).exists(), "a long listing caches the JSON");
     assert_eq!(listings(&repo), first, "answered from the cache alike");
     repo
 }
@@ -84,14 +84,27 @@ fn listings(repo: &Repo) -> [String; 2] {
     })
 }
 
-/// The ids of the cache's entries, sorted.
+/// The ids of the cache's entries (its table: a line per entry after the header and the
+/// count), sorted.
 fn cached_ids(repo: &Repo) -> Vec<String> {
-    crate::common::cache_ids(repo, TAILS, "vermas-tails 2")
+    let text = repo.read(CACHE);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(HEADER), "{text}");
+    let count: usize = lines.next().expect("count").parse().expect("a count");
+    let mut ids: Vec<String> = lines
+        .take(count)
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect();
+    ids.sort();
+    ids
 }
+
+/// The cache's first line.
+const HEADER: &str = "vermas-json 1";
 
 #[test]
 fn a_long_listing_is_the_pretty_json_of_the_files() {
-    let repo = tailed_repo();
+    let repo = cached_repo();
     let [list, ready] = listings(&repo);
     let v: serde_json::Value = serde_json::from_str(&list).expect("json");
     assert_eq!(v.as_array().unwrap().len(), BEADS);
@@ -118,15 +131,17 @@ fn a_long_listing_is_the_pretty_json_of_the_files() {
 
 #[test]
 fn the_cache_is_read_when_its_stamp_matches() {
-    let repo = tailed_repo();
-    // Change a description in the cache only: its stamp still matches the file, so the
-    // listing takes it as it is (the file is not read)...
-    let text = repo
-        .read(TAILS)
-        .replace("Description of bead 7:", "From the cache 7:");
-    repo.write(TAILS, &text);
-    let [list, _] = listings(&repo);
-    assert!(list.contains("From the cache 7:"), "{list}");
+    let repo = cached_repo();
+    // Change a description in the cache only (same length: the entry's length holds): its
+    // stamp still matches the file, so the listing takes it as it is (the file is not
+    // read)...
+    let (from, to) = ("Description of bead 7:", "From the cache bead 7:");
+    assert_eq!(from.len(), to.len());
+    let text = repo.read(CACHE).replace(from, to);
+    repo.write(CACHE, &text);
+    let [list, ready] = listings(&repo);
+    assert!(list.contains(to), "{list}");
+    assert!(ready.contains(to), "{ready}");
     // ...while `show` reads the file itself.
     assert!(
         repo.ok(&["show", "vm-t07"])
@@ -136,7 +151,7 @@ fn the_cache_is_read_when_its_stamp_matches() {
 
 #[test]
 fn a_hand_edit_of_a_cached_field_is_seen_at_once() {
-    let repo = tailed_repo();
+    let repo = cached_repo();
     let before = listings(&repo);
     // Same length, same modification time: only the change time tells.
     for (n, from, to) in [
@@ -158,31 +173,38 @@ fn a_hand_edit_of_a_cached_field_is_seen_at_once() {
     std::thread::sleep(Duration::from_millis(2100));
     assert_eq!(listings(&repo), after);
     assert_eq!(listings(&repo), after);
-    assert!(repo.read(TAILS).contains("Edited by hand bead 7"));
+    assert!(repo.read(CACHE).contains("Edited by hand bead 7"));
 }
 
 #[test]
 fn a_corrupt_cache_is_rebuilt_silently() {
-    let repo = tailed_repo();
+    let repo = cached_repo();
     let before = listings(&repo);
-    let good = repo.read(TAILS);
+    let good = repo.read(CACHE);
     let line = good
         .lines()
         .find(|l| l.starts_with("vm-t05\t"))
         .expect("line")
         .to_string();
+    let count_line = format!("\n{BEADS}\n");
+    let element = "  {\n    \"id\": \"vm-t05\"";
+    assert!(good.contains(element), "{good}");
     let corruptions: Vec<(&str, Vec<u8>)> = vec![
         ("garbage", b"\x00\xff\xfe not a cache \n\t\t\n".to_vec()),
         ("empty", Vec::new()),
         ("truncated", good.as_bytes()[..good.len() / 2].to_vec()),
         (
             "old header",
-            good.replacen("vermas-tails 2", "vermas-tails 1", 1)
+            good.replacen(HEADER, "vermas-json 0", 1).into_bytes(),
+        ),
+        (
+            "count too high",
+            good.replacen(&count_line, &format!("\n{}\n", BEADS + 1), 1)
                 .into_bytes(),
         ),
         (
             "cut line",
-            good.replacen(&line, &line[..line.len() - 8], 1)
+            good.replacen(&line, &line[..line.len() - 1], 1)
                 .into_bytes(),
         ),
         (
@@ -191,13 +213,21 @@ fn a_corrupt_cache_is_rebuilt_silently() {
                 .into_bytes(),
         ),
         (
-            "not a tail",
-            good.replacen(&line, &line.replacen("\"notes\"", "\"nope\"", 1), 1)
+            "not an object",
+            good.replacen(element, &element.replacen('{', "[", 1), 1)
                 .into_bytes(),
+        ),
+        ("a byte more", format!("{good}x").into_bytes()),
+        (
+            "not UTF-8",
+            // Every description holds an é (0xc3 0xa9): its second byte is broken.
+            good.bytes()
+                .map(|b| if b == 0xa9 { 0xff } else { b })
+                .collect(),
         ),
     ];
     for (what, bytes) in corruptions {
-        std::fs::write(repo.join(TAILS), &bytes).expect("write cache");
+        std::fs::write(repo.join(CACHE), &bytes).expect("write cache");
         assert_eq!(listings(&repo), before, "{what}");
         // Rebuilt: every bead has its entry again.
         assert_eq!(cached_ids(&repo).len(), BEADS, "{what}");
@@ -206,8 +236,8 @@ fn a_corrupt_cache_is_rebuilt_silently() {
 }
 
 #[test]
-fn a_big_cache_read_on_several_cores_gives_every_tail() {
-    // Over a megabyte of entries: the cache is read in parts, on the idle cores.
+fn a_big_cache_gives_every_element() {
+    // Over a megabyte of entries, taken from the cache without reading the files.
     const MANY: usize = 1500;
     let repo = Repo::initialised();
     let body = "A long description line that makes each entry big. ".repeat(18);
@@ -231,19 +261,19 @@ fn a_big_cache_read_on_several_cores_gives_every_tail() {
     repo.git(&["commit", "-q", "-m", "big beads"]);
     std::thread::sleep(Duration::from_millis(2100));
     let first = listings(&repo);
-    let cache = repo.read(TAILS);
+    let cache = repo.read(CACHE);
     assert!(cache.len() > 1 << 20, "{} bytes", cache.len());
     assert_eq!(cached_ids(&repo).len(), MANY);
     assert_eq!(listings(&repo), first, "answered from the cache alike");
     // Entries near the start, the middle and the end are all taken from the cache.
     let mut edited = cache.clone();
     for n in [0, MANY / 2, MANY - 1] {
-        edited = edited.replacen(&format!("Bead {n}. "), &format!("Cached {n}. "), 1);
+        edited = edited.replacen(&format!("Bead {n}. "), &format!("Cach {n}. "), 1);
     }
-    repo.write(TAILS, &edited);
+    repo.write(CACHE, &edited);
     let [list, _] = listings(&repo);
     for n in [0, MANY / 2, MANY - 1] {
-        assert!(list.contains(&format!("Cached {n}. ")), "bead {n}");
+        assert!(list.contains(&format!("Cach {n}. ")), "bead {n}");
     }
     let v: serde_json::Value = serde_json::from_str(&list).expect("json");
     assert_eq!(v.as_array().expect("array").len(), MANY);
