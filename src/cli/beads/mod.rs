@@ -10,7 +10,9 @@ use super::ui::{Ui, out, outln};
 use super::{CmdResult, Ctx, render};
 use serde_json::json;
 use std::io::Read;
-use vermas_core::bead::catalog::{Catalog, IndexedBead};
+use vermas_core::bead::catalog::{
+    Catalog, IndexedBead, JsonCache, json_cache_helps, reading_json_cache,
+};
 use vermas_core::bead::fields::{BeadFields, first_in_order};
 use vermas_core::bead::ops::{self, Changed, Changes, NewBead};
 use vermas_core::bead::query::Filter;
@@ -155,19 +157,22 @@ pub fn list(ctx: &Ctx, ui: &mut Ui, a: ListArgs) -> CmdResult {
     };
     let limit = a.limit.unwrap_or(LIST_LIMIT);
     let catalog = load_catalog(ctx, &ws, limit)?;
-    let mut beads: Vec<IndexedBead<'_>> = catalog
-        .iter()
-        .filter(|b| {
-            want_status.map_or(a.all || !b.is_closed(), |s| b.status() == s)
-                && want_type.map_or(b.issue_type() != IssueType::TestSpec, |t| {
-                    b.issue_type() == t
-                })
-                && filter.keeps(b)
-        })
-        .collect();
-    first_in_order(&mut beads, limit);
+    let (beads, cache) = reading_json_cache(&ws, ui.json && json_cache_helps(limit), || {
+        let mut beads: Vec<IndexedBead<'_>> = catalog
+            .iter()
+            .filter(|b| {
+                want_status.map_or(a.all || !b.is_closed(), |s| b.status() == s)
+                    && want_type.map_or(b.issue_type() != IssueType::TestSpec, |t| {
+                        b.issue_type() == t
+                    })
+                    && filter.keeps(b)
+            })
+            .collect();
+        first_in_order(&mut beads, limit);
+        beads
+    });
     let shown = limited(&beads, limit, ui.json);
-    print_indexed(ui, &ws, &catalog, shown, "No beads found.", None)
+    print_indexed(ui, &ws, &catalog, shown, "No beads found.", None, cache)
 }
 
 /// `list` shows this many unless `-n` says otherwise (`-n 0`: all), like `bd list`.
@@ -186,7 +191,8 @@ pub(super) fn limited<T>(ids: &[T], limit: usize, json: bool) -> &[T] {
     &ids[..limit]
 }
 
-/// Prints the beads `shown` of `catalog` as [`print_beads`] does (only those are built).
+/// Prints the beads `shown` of `catalog` as [`print_beads`] does (only those are built;
+/// a JSON listing takes what it can from `cache`, read while it was worked out).
 fn print_indexed(
     ui: &mut Ui,
     ws: &vermas_core::workspace::Workspace,
@@ -194,9 +200,10 @@ fn print_indexed(
     shown: &[IndexedBead<'_>],
     empty: &str,
     heading: Option<String>,
+    cache: JsonCache,
 ) -> CmdResult {
     if ui.json {
-        let listing = catalog.json_listing(ws, shown)?;
+        let listing = catalog.json_listing(ws, shown, Some(cache))?;
         ui.json_runs(&listing.runs());
         return Ok(0);
     }
@@ -489,12 +496,15 @@ pub fn ready(ctx: &Ctx, ui: &mut Ui, a: ReadyArgs) -> CmdResult {
     };
     let limit = a.limit.unwrap_or(READY_LIMIT);
     let catalog = load_catalog(ctx, &ws, limit)?;
-    let mut ready: Vec<IndexedBead<'_>> = catalog
-        .ready(want)
-        .into_iter()
-        .filter(|b| filter.keeps(b))
-        .collect();
-    first_in_order(&mut ready, limit);
+    let (ready, cache) = reading_json_cache(&ws, ui.json && json_cache_helps(limit), || {
+        let mut ready: Vec<IndexedBead<'_>> = catalog
+            .ready(want)
+            .into_iter()
+            .filter(|b| filter.keeps(b))
+            .collect();
+        first_in_order(&mut ready, limit);
+        ready
+    });
     let shown = limited(&ready, limit, ui.json);
     let heading = format!("Ready work ({}):", ready.len());
     // Said only when nothing is ready.
@@ -512,7 +522,7 @@ pub fn ready(ctx: &Ctx, ui: &mut Ui, a: ReadyArgs) -> CmdResult {
             if waiting == 1 { "its" } else { "their" }
         )
     };
-    print_indexed(ui, &ws, &catalog, shown, &empty, Some(heading))
+    print_indexed(ui, &ws, &catalog, shown, &empty, Some(heading), cache)
 }
 
 /// `blocked`.

@@ -278,3 +278,45 @@ fn a_big_cache_gives_every_element() {
     let v: serde_json::Value = serde_json::from_str(&list).expect("json");
     assert_eq!(v.as_array().expect("array").len(), MANY);
 }
+
+#[test]
+fn long_and_short_listings_show_priority_then_oldest_then_id() {
+    // Many ties: three priorities, four creation times, ids in no order on disk.
+    const MANY: usize = 90;
+    let repo = Repo::initialised();
+    let mut expected = Vec::new();
+    for n in 0..MANY {
+        let id = format!("vm-o{:02}", (n * 37) % MANY);
+        let (priority, minute) = (n % 3, (n * 7) % 4);
+        repo.write(
+            &format!(".beads/issues/{id}.md"),
+            &format!(
+                "---\nid: {id}\ntitle: Order {n}\nstatus: open\npriority: {priority}\n\
+                 created_at: 2026-01-01T10:{minute:02}:00Z\n---\n"
+            ),
+        );
+        expected.push((priority, minute, id));
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "beads by hand"]);
+    expected.sort();
+    let expected: Vec<String> = expected.into_iter().map(|(.., id)| id).collect();
+    let order = |args: &[&str]| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(&repo.ok(args)).expect("json");
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|b| b["id"].as_str().expect("id").to_string())
+            .collect()
+    };
+    for round in ["files", "caches"] {
+        assert_eq!(order(&["list", "--json", "-n", "0"]), expected, "{round}");
+        assert_eq!(order(&["ready", "--json", "-n", "0"]), expected, "{round}");
+        assert_eq!(
+            order(&["list", "--json", "-n", "5"]),
+            expected[..5],
+            "{round}"
+        );
+        std::thread::sleep(Duration::from_millis(2100));
+    }
+}

@@ -9,6 +9,7 @@ use super::fields::BeadFields;
 use super::file::{bead_path, parse_bead, read_bead};
 use super::graph;
 use super::json_cache::{self, Elements};
+pub use super::json_cache::{JsonCache, reading_json_cache};
 use super::model::{Bead, DepType, Gate, IssueType, Status};
 use super::store::BeadSet;
 use crate::error::{Error, Result};
@@ -222,7 +223,7 @@ impl Catalog {
     /// a long one the listing JSON of the beads it parses is kept, so after the caches were
     /// lost the listing does not read those files again.
     pub fn load_for_json(ws: &Workspace, limit: usize) -> Result<Catalog> {
-        Catalog::load_keeping(ws, limit == 0 || limit > FEW)
+        Catalog::load_keeping(ws, json_cache_helps(limit))
     }
 
     /// [`Catalog::load`], keeping the parsed beads' listing JSON when `keep_json`.
@@ -384,6 +385,13 @@ enum JsonRow {
 /// (which holds every bead's JSON).
 const FEW: usize = 64;
 
+/// True when a `--json` listing of at most `limit` beads (0: all) may be long enough to
+/// take its beads' JSON from the cache: worth reading it early (see
+/// [`reading_json_cache`]).
+pub fn json_cache_helps(limit: usize) -> bool {
+    limit == 0 || limit > FEW
+}
+
 /// The beads of a `--json` listing, exactly as the pretty JSON of the [`Bead`]s would be
 /// written, element by element.
 pub struct JsonListing {
@@ -441,12 +449,20 @@ impl Catalog {
     /// The beads `shown` of this catalog as a `--json` listing: a long one takes each
     /// bead's JSON from the cache ([`json_cache`]), and reads (on every core) only the
     /// files whose entry is missing or stale, then caches those; a short one reads every
-    /// file.
-    pub fn json_listing(&self, ws: &Workspace, shown: &[IndexedBead<'_>]) -> Result<JsonListing> {
+    /// file. `cache` is the cache read already, if it was (else it is read here when
+    /// needed).
+    pub fn json_listing(
+        &self,
+        ws: &Workspace,
+        shown: &[IndexedBead<'_>],
+        cache: Option<JsonCache>,
+    ) -> Result<JsonListing> {
         let long = shown.len() > FEW;
         let wanted: Vec<(&str, &str)> = shown.iter().map(|b| (b.key(), b.stamp_text())).collect();
         let cache = if long {
-            json_cache::load(ws, &wanted)
+            cache
+                .unwrap_or_else(|| JsonCache::read(ws))
+                .elements(&wanted)
         } else {
             Elements::default()
         };

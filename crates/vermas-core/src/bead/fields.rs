@@ -48,13 +48,25 @@ pub(crate) fn display_order(a: &impl BeadFields, b: &impl BeadFields) -> Orderin
 
 /// Puts the first `limit` of `beads` (all of them for 0) in front in display order,
 /// without ordering the rest: a listing that shows ten of thousands sorts ten.
-pub fn first_in_order<B: BeadFields>(beads: &mut [B], limit: usize) {
+pub fn first_in_order<B: BeadFields + Copy>(beads: &mut [B], limit: usize) {
     if limit > 0 && limit < beads.len() {
         beads.select_nth_unstable_by(limit - 1, |a, b| display_order(a, b));
         beads[..limit].sort_by(|a, b| display_order(a, b));
-    } else {
-        beads.sort_by(|a, b| display_order(a, b));
+        return;
     }
+    // Sorted by keys gathered once, side by side: a comparison reads two small records
+    // rather than two beads, and their ids only on a tie (ids are unique: the order is
+    // total, so an unstable sort gives the same order).
+    let mut keyed: Vec<(u8, Option<Timestamp>, u32)> = (0..beads.len())
+        .map(|i| (beads[i].priority(), beads[i].created_at(), i as u32))
+        .collect();
+    keyed.sort_unstable_by(|x, y| {
+        (x.0, x.1)
+            .cmp(&(y.0, y.1))
+            .then_with(|| beads[x.2 as usize].id().cmp(beads[y.2 as usize].id()))
+    });
+    let sorted: Vec<B> = keyed.iter().map(|k| beads[k.2 as usize]).collect();
+    beads.copy_from_slice(&sorted);
 }
 
 impl BeadFields for Bead {

@@ -100,13 +100,22 @@ impl Elements {
     pub(crate) const SEP_LEN: usize = SEP.len();
 }
 
-/// One entry of a cache: the bead's id, its file's stamp (as text), where its JSON lies.
-type Entry<'a> = (&'a str, &'a str, Range<usize>);
+/// One entry of a cache: where the bead's id, its file's stamp (as text) and its JSON
+/// lie in the file.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// The id.
+    key: Range<usize>,
+    /// The stamp, as the index line has it.
+    stamp: Range<usize>,
+    /// The JSON (always followed by [`SEP`]).
+    json: Range<usize>,
+}
 
 /// The entries of a cache file; `None` when the file is not one this version reads
 /// whole (another header, lengths that do not add up to the body, an element that is not
 /// an object, bytes that are not UTF-8).
-fn parse(bytes: &[u8]) -> Option<Vec<Entry<'_>>> {
+fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
     let mut lines = bytes.split_inclusive(|&b| b == b'\n');
     if lines.next()? != format!("{HEADER}\n").as_bytes() {
         return None;
@@ -125,24 +134,24 @@ fn parse(bytes: &[u8]) -> Option<Vec<Entry<'_>>> {
     }
     // Every element is text (each id was checked as it was read).
     std::str::from_utf8(&bytes[at..]).ok()?;
-    let mut out = Vec::with_capacity(table.len());
-    for (key, stamp, len) in table {
-        let end = at.checked_add(len)?;
+    for e in &mut table {
+        // Until now `json` held the length alone.
+        let end = at.checked_add(e.json.end)?;
         let element = bytes.get(at..end)?;
         if !(element.starts_with(b"  {") && element.ends_with(b"}"))
             || bytes.get(end..end + SEP.len())? != SEP
         {
             return None;
         }
-        out.push((key, stamp, at..end));
+        e.json = at..end;
         at = end + SEP.len();
     }
-    (at == bytes.len()).then_some(out)
+    (at == bytes.len()).then_some(table)
 }
 
 /// The table's line at `at`, ending at `end` (its newline): `id`, the four stamp fields
-/// as an index line has them, the JSON's length.
-fn entry(bytes: &[u8], at: usize, end: usize) -> Option<(&str, &str, usize)> {
+/// as an index line has them, the JSON's length (as `json`'s end, for [`parse`] to place).
+fn entry(bytes: &[u8], at: usize, end: usize) -> Option<Entry> {
     let line = std::str::from_utf8(&bytes[at..end]).ok()?;
     let (key, rest) = line.split_once('\t')?;
     let (stamp, len) = rest.rsplit_once('\t')?;
@@ -153,7 +162,13 @@ fn entry(bytes: &[u8], at: usize, end: usize) -> Option<(&str, &str, usize)> {
     {
         return None;
     }
-    Some((key, stamp, len.parse().ok()?))
+    let key_end = at + key.len();
+    let stamp_start = key_end + 1;
+    Some(Entry {
+        key: at..key_end,
+        stamp: stamp_start..stamp_start + stamp.len(),
+        json: 0..len.parse().ok()?,
+    })
 }
 
 /// The cache file, mapped; `None` when there is none.
@@ -161,19 +176,62 @@ fn map_cache(ws: &Workspace) -> Option<MappedFile> {
     MappedFile::of(&std::fs::File::open(json_cache_path(ws)).ok()?)
 }
 
-/// The cached JSON of `wanted` (each bead's id and its file's current stamp, as its index
-/// line has it), in that order.
-pub(crate) fn load(ws: &Workspace, wanted: &[(&str, &str)]) -> Elements {
-    let Some(bytes) = map_cache(ws) else {
-        return Elements::default();
-    };
-    let Some(entries) = parse(&bytes) else {
-        return Elements::default();
-    };
-    Elements {
-        found: match_entries(&entries, wanted),
-        bytes: Some(bytes),
+/// A cache file mapped and checked whole: its entries, to be matched against a listing
+/// ([`JsonCache::elements`]). Read on its own (see [`reading_json_cache`]) so a listing
+/// can read it while it works out what it shows.
+#[derive(Debug, Default)]
+pub struct JsonCache {
+    /// The file (`None` when there is none, or it was not one to read).
+    bytes: Option<MappedFile>,
+    /// Its entries, in the file's order.
+    entries: Vec<Entry>,
+}
+
+impl JsonCache {
+    /// The cache of `ws`; empty when there is none or it is not one this version reads.
+    pub fn read(ws: &Workspace) -> JsonCache {
+        map_cache(ws)
+            .and_then(|bytes| {
+                let entries = parse(&bytes)?;
+                Some(JsonCache {
+                    bytes: Some(bytes),
+                    entries,
+                })
+            })
+            .unwrap_or_default()
     }
+
+    /// The cached JSON of `wanted` (each bead's id and its file's current stamp, as its
+    /// index line has it), in that order.
+    pub(crate) fn elements(self, wanted: &[(&str, &str)]) -> Elements {
+        let found = match_entries(
+            self.bytes.as_deref().unwrap_or_default(),
+            &self.entries,
+            wanted,
+        );
+        Elements {
+            found,
+            bytes: self.bytes,
+        }
+    }
+}
+
+/// Runs `work` here while the JSON cache of `ws` is read on another thread, when `wanted`
+/// (a long `--json` listing, see [`super::catalog::json_cache_helps`]); gives both (an
+/// empty cache when not wanted).
+pub fn reading_json_cache<R>(
+    ws: &Workspace,
+    wanted: bool,
+    work: impl FnOnce() -> R,
+) -> (R, JsonCache) {
+    if !wanted {
+        return (work(), JsonCache::default());
+    }
+    std::thread::scope(|scope| {
+        let cache = scope.spawn(|| JsonCache::read(ws));
+        let done = work();
+        (done, cache.join().unwrap_or_default())
+    })
 }
 
 /// How many entries past the last one found are tried before looking an id up.
@@ -183,19 +241,25 @@ const NEAR: usize = 64;
 /// usually wants the entries in the order the cache holds them (it was written in a
 /// listing's order), or some of them: the few entries after the last one found are tried
 /// first, and an id is looked up only when none of them is it.
-fn match_entries(entries: &[Entry<'_>], wanted: &[(&str, &str)]) -> Vec<Option<Range<usize>>> {
-    let mut by_key: Option<IdMap<&str, usize>> = None;
+fn match_entries(
+    bytes: &[u8],
+    entries: &[Entry],
+    wanted: &[(&str, &str)],
+) -> Vec<Option<Range<usize>>> {
+    let key_of = |e: &Entry| &bytes[e.key.clone()];
+    let mut by_key: Option<IdMap<&[u8], usize>> = None;
     let mut next = 0;
     // Once the cache's order is plainly not the listing's, ids are only looked up.
     let mut misses = 0;
     wanted
         .iter()
         .map(|(key, stamp)| {
+            let key = key.as_bytes();
             // A listing of fewer beads skips a few entries between two it shows.
             let near = (misses < NEAR)
                 .then(|| entries.get(next..(next + NEAR).min(entries.len())))
                 .flatten()
-                .and_then(|ahead| ahead.iter().position(|e| e.0 == *key));
+                .and_then(|ahead| ahead.iter().position(|e| key_of(e) == key));
             misses += usize::from(near.is_none());
             let at = match near {
                 Some(skip) => Some(next + skip),
@@ -205,7 +269,7 @@ fn match_entries(entries: &[Entry<'_>], wanted: &[(&str, &str)]) -> Vec<Option<R
                         map.reserve(entries.len());
                         // The first entry of an id counts.
                         for (n, e) in entries.iter().enumerate().rev() {
-                            map.insert(e.0, n);
+                            map.insert(key_of(e), n);
                         }
                         map
                     })
@@ -213,8 +277,8 @@ fn match_entries(entries: &[Entry<'_>], wanted: &[(&str, &str)]) -> Vec<Option<R
                     .copied(),
             }?;
             next = at + 1;
-            let (_, cached, range) = &entries[at];
-            (cached == stamp).then(|| range.clone())
+            let e = &entries[at];
+            (&bytes[e.stamp.clone()] == stamp.as_bytes()).then(|| e.json.clone())
         })
         .collect()
 }
@@ -241,9 +305,12 @@ pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str
     let old = map_cache(ws);
     let old = old.as_deref().unwrap_or_default();
     let mut entries: Vec<(&str, &str, &[u8])> = Vec::new();
-    for (key, stamp, range) in parse(old).unwrap_or_default() {
+    for e in parse(old).unwrap_or_default() {
+        // Both were checked as text by `parse`.
+        let text = |r: Range<usize>| std::str::from_utf8(&old[r]).unwrap_or_default();
+        let (key, stamp) = (text(e.key), text(e.stamp));
         if current.get(key) == Some(&stamp) && written.insert(key) {
-            entries.push((key, stamp, &old[range]));
+            entries.push((key, stamp, &old[e.json]));
         }
     }
     entries.extend(fresh.iter().map(|(k, s, j)| (*k, *s, *j)));
@@ -289,13 +356,14 @@ mod tests {
         ]);
         let parsed = parse(&bytes).expect("a cache");
         assert_eq!(parsed.len(), 2);
-        assert_eq!(parsed[0].0, "a");
-        assert_eq!(parsed[1].1, stamp(2));
-        assert_eq!(parsed[0].1, "1\t10\t-1\t8");
-        assert_eq!(&bytes[parsed[0].2.clone()], b"  {\n    \"id\": \"a\"\n  }");
-        assert_eq!(&bytes[parsed[1].2.clone()], b"  {}");
+        let at = |r: &Range<usize>| &bytes[r.clone()];
+        assert_eq!(at(&parsed[0].key), b"a");
+        assert_eq!(at(&parsed[1].stamp), stamp(2).as_bytes());
+        assert_eq!(at(&parsed[0].stamp), b"1\t10\t-1\t8");
+        assert_eq!(at(&parsed[0].json), b"  {\n    \"id\": \"a\"\n  }");
+        assert_eq!(at(&parsed[1].json), b"  {}");
         // Neighbours read as an array's elements do.
-        assert_eq!(&bytes[parsed[0].2.end..parsed[1].2.end], b",\n  {}");
+        assert_eq!(&bytes[parsed[0].json.end..parsed[1].json.end], b",\n  {}");
     }
 
     #[test]

@@ -118,6 +118,10 @@ fn read_index_and_list(index_path: &Path, dir: &Path) -> (String, Result<Listing
     }
 }
 
+/// A part of a scan with at least this many files stats them through its own handle on
+/// the folder (see [`Listing::reopen`]).
+const OWN_HANDLE_FROM: usize = 64;
+
 /// The files `range` of `listing`, each taken from its current line of `index` or given
 /// to `parsed` (read first when `read`; see [`scan`]).
 fn match_files<P>(
@@ -129,6 +133,10 @@ fn match_files<P>(
     parsed: &(impl Fn(Unindexed<'_>) -> P + Sync),
 ) -> Vec<Found<P>> {
     let mut out = Vec::with_capacity(range.len());
+    // This part's own handle on the folder, when it has files enough to pay for it.
+    let own = (range.len() >= OWN_HANDLE_FROM)
+        .then(|| listing.reopen())
+        .flatten();
     // A folder lists its files in a stable order, the order the index was written
     // in: the next line is where the next file is expected.
     let mut next = range.start;
@@ -157,7 +165,10 @@ fn match_files<P>(
             )))));
             continue;
         }
-        let Some((kind, stamp)) = listing.stat(i).filter(|(k, _)| *k != Kind::Other) else {
+        let Some((kind, stamp)) = listing
+            .stat(own.as_ref(), i)
+            .filter(|(k, _)| *k != Kind::Other)
+        else {
             continue;
         };
         // A symlink is never cached: its stamp is not its target's. `parsed` reads it
