@@ -3,6 +3,10 @@
 //! through the `&mut Ui` they are given, so rendering can be checked in-process.
 
 use std::io::Write;
+use std::os::fd::AsFd;
+use std::os::unix::fs::FileExt;
+use vermas_core::bead::catalog::JsonRun;
+use vermas_core::sys::send::send_range;
 
 use serde::Serialize;
 
@@ -163,14 +167,17 @@ impl Ui {
     }
 
     /// Writes a pretty JSON array whose inside is `runs` joined by `,\n` (each run one or
-    /// more elements, indented one level, as [`Ui::json`] would write them): a long run
-    /// goes out in one write, short ones are gathered first.
-    pub fn json_runs(&mut self, runs: &[&[u8]]) {
+    /// more elements, indented one level, as [`Ui::json`] would write them; a cached run
+    /// lies in `cache`): a long run goes out in one write (copied by the kernel from the
+    /// cache to stdout), short ones are gathered first.
+    pub fn json_runs(&mut self, runs: &[JsonRun<'_>], cache: Option<&std::fs::File>) {
         /// Runs at least this long are written as they are; shorter ones are gathered.
         const LONG: usize = 64 * 1024;
         if self.failed.is_some() {
             return;
         }
+        let stdout = std::io::stdout();
+        let direct = self.is_stdout.then(|| stdout.as_fd());
         let writer = &mut self.writer;
         let result = (|| {
             if runs.is_empty() {
@@ -182,12 +189,31 @@ impl Ui {
                 if n > 0 {
                     gathered.extend_from_slice(b",\n");
                 }
-                if run.len() >= LONG {
+                let len = match run {
+                    JsonRun::Made(bytes) => bytes.len(),
+                    JsonRun::Cached(range) => {
+                        usize::try_from(range.end - range.start).unwrap_or(usize::MAX)
+                    }
+                };
+                if len >= LONG {
                     writer.write_all(&gathered)?;
                     gathered.clear();
-                    writer.write_all(run)?;
+                    match run {
+                        JsonRun::Made(bytes) => writer.write_all(bytes)?,
+                        JsonRun::Cached(range) => {
+                            send_range(cache_file(cache)?, range.clone(), writer, direct)?
+                        }
+                    }
                 } else {
-                    gathered.extend_from_slice(run);
+                    match run {
+                        JsonRun::Made(bytes) => gathered.extend_from_slice(bytes),
+                        JsonRun::Cached(range) => {
+                            let start = gathered.len();
+                            gathered.resize(start + len, 0);
+                            cache_file(cache)?
+                                .read_exact_at(&mut gathered[start..], range.start)?;
+                        }
+                    }
                     if gathered.len() >= LONG {
                         writer.write_all(&gathered)?;
                         gathered.clear();
@@ -307,6 +333,11 @@ impl Write for Captured {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// The file a cached run lies in; an error when the listing gave none.
+fn cache_file(cache: Option<&std::fs::File>) -> std::io::Result<&std::fs::File> {
+    cache.ok_or_else(|| std::io::Error::other("a cached run without its cache file"))
 }
 
 #[cfg(test)]

@@ -204,7 +204,7 @@ fn print_indexed(
 ) -> CmdResult {
     if ui.json {
         let listing = catalog.json_listing(ws, shown, Some(cache))?;
-        ui.json_runs(&listing.runs());
+        ui.json_runs(&listing.runs(), listing.cache_file());
         return Ok(0);
     }
     let mut set = catalog.bead_set(shown);

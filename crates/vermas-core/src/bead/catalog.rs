@@ -8,6 +8,7 @@ use super::cache::{self, FIELDS, field};
 use super::fields::BeadFields;
 use super::file::{bead_path, parse_bead, read_bead};
 use super::graph;
+use super::idmap::IdMap;
 use super::json_cache::{self, Elements};
 pub use super::json_cache::{JsonCache, reading_json_cache};
 use super::model::{Bead, DepType, Gate, IssueType, Status};
@@ -17,7 +18,7 @@ use crate::store::index::{self, FileStamp, ITEM, Indexed, LineSpan, PART, unesc_
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// Every bead of a workspace, as index lines, plus the files that did not parse.
@@ -30,7 +31,7 @@ pub struct Catalog {
     pub broken: Vec<Error>,
     /// The listing JSON of the beads this load parsed, by key, when kept for a listing
     /// ([`Catalog::load_for_json`]).
-    parsed_json: HashMap<String, Vec<u8>>,
+    parsed_json: IdMap<String, Vec<u8>>,
 }
 
 /// Where one bead's fields lie in the text, and the small ones already read.
@@ -373,12 +374,14 @@ impl Catalog {
     }
 }
 
-/// One bead of a [`JsonListing`]: where its JSON lies in the cache, or its JSON made now.
-enum JsonRow {
-    /// In the cache's bytes.
+/// One bead of a [`JsonListing`]: where its JSON lies in the cache, or its JSON made by
+/// this load or now.
+enum JsonRow<'c> {
+    /// In the cache file.
     Cached(Range<usize>),
-    /// Made from its line or its file (not cached, or the listing is short).
-    Made(Vec<u8>),
+    /// Made from its file as the catalog loaded (borrowed), or from its line or its file
+    /// now (not cached, or the listing is short).
+    Made(Cow<'c, [u8]>),
 }
 
 /// Listings showing at most this many beads read their files rather than the JSON cache
@@ -394,14 +397,14 @@ pub fn json_cache_helps(limit: usize) -> bool {
 
 /// The beads of a `--json` listing, exactly as the pretty JSON of the [`Bead`]s would be
 /// written, element by element.
-pub struct JsonListing {
+pub struct JsonListing<'c> {
     /// Each shown bead, in order.
-    rows: Vec<JsonRow>,
+    rows: Vec<JsonRow<'c>>,
     /// The JSON cache as read.
     cache: Elements,
 }
 
-impl JsonListing {
+impl JsonListing<'_> {
     /// How many beads it shows.
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -416,33 +419,49 @@ impl JsonListing {
     /// comma), in order, as runs: beads that lie side by side in the cache are one run,
     /// the array's `,\n` between them included. Joined by `,\n`, the runs are the array's
     /// inside.
-    pub fn runs(&self) -> Vec<&[u8]> {
-        let bytes = self.cache.bytes();
-        let mut runs: Vec<&[u8]> = Vec::new();
+    pub fn runs(&self) -> Vec<JsonRun<'_>> {
+        let mut runs = Vec::new();
         let mut open: Option<Range<usize>> = None;
+        let cached = |run: Range<usize>| JsonRun::Cached(run.start as u64..run.end as u64);
         for row in &self.rows {
             match row {
                 JsonRow::Cached(r) => match &mut open {
                     Some(run) if run.end + Elements::SEP_LEN == r.start => run.end = r.end,
                     _ => {
                         if let Some(run) = open.replace(r.clone()) {
-                            runs.push(&bytes[run]);
+                            runs.push(cached(run));
                         }
                     }
                 },
                 JsonRow::Made(json) => {
                     if let Some(run) = open.take() {
-                        runs.push(&bytes[run]);
+                        runs.push(cached(run));
                     }
-                    runs.push(json);
+                    runs.push(JsonRun::Made(json));
                 }
             }
         }
         if let Some(run) = open {
-            runs.push(&bytes[run]);
+            runs.push(cached(run));
         }
         runs
     }
+
+    /// The cache file the [`JsonRun::Cached`] runs lie in (open: it stays the file that
+    /// was checked, whatever replaces it meanwhile).
+    pub fn cache_file(&self) -> Option<&std::fs::File> {
+        self.cache.file()
+    }
+}
+
+/// A piece of a `--json` listing's array (see [`JsonListing::runs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonRun<'a> {
+    /// Elements made now, in memory.
+    Made(&'a [u8]),
+    /// Elements side by side in the cache file ([`JsonListing::cache_file`]): this range
+    /// of its bytes.
+    Cached(Range<u64>),
 }
 
 impl Catalog {
@@ -456,7 +475,7 @@ impl Catalog {
         ws: &Workspace,
         shown: &[IndexedBead<'_>],
         cache: Option<JsonCache>,
-    ) -> Result<JsonListing> {
+    ) -> Result<JsonListing<'_>> {
         let long = shown.len() > FEW;
         let wanted: Vec<(&str, &str)> = shown.iter().map(|b| (b.key(), b.stamp_text())).collect();
         let cache = if long {
@@ -466,19 +485,17 @@ impl Catalog {
         } else {
             Elements::default()
         };
-        let mut rows: Vec<Option<JsonRow>> = (0..shown.len())
+        let mut rows: Vec<Option<JsonRow<'_>>> = (0..shown.len())
             .map(|n| cache.get(n).map(JsonRow::Cached))
             .collect();
         // JSON this load made while parsing files (after the caches were lost): taken as
         // it is, and saved with the rest.
-        let mut fresh: Vec<(&str, &str, Vec<u8>)> = Vec::new();
         if long && !self.parsed_json.is_empty() {
-            for (n, &(key, stamp)) in wanted.iter().enumerate() {
+            for (n, &(key, _)) in wanted.iter().enumerate() {
                 if rows[n].is_none()
                     && let Some(json) = self.parsed_json.get(key)
                 {
-                    rows[n] = Some(JsonRow::Made(json.clone()));
-                    fresh.push((key, stamp, json.clone()));
+                    rows[n] = Some(JsonRow::Made(Cow::Borrowed(json)));
                 }
             }
         }
@@ -494,24 +511,25 @@ impl Catalog {
             )
         });
         for (&n, json) in missing.iter().zip(made) {
-            let json = json?;
-            if long {
-                fresh.push((wanted[n].0, wanted[n].1, json.clone()));
-            }
-            rows[n] = Some(JsonRow::Made(json));
+            rows[n] = Some(JsonRow::Made(Cow::Owned(json?)));
         }
+        let rows: Vec<JsonRow<'_>> = rows.into_iter().flatten().collect();
+        // What the cache lacked is saved (a short listing reads files, and saves nothing).
+        let fresh: Vec<(&str, &str, &[u8])> = if long {
+            (rows.iter().zip(&wanted))
+                .filter_map(|(row, &(key, stamp))| match row {
+                    JsonRow::Made(json) => Some((key, stamp, json.as_ref())),
+                    JsonRow::Cached(_) => None,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         if !fresh.is_empty() {
             let current = self.iter().map(|b| (b.key(), b.stamp_text())).collect();
-            let fresh: Vec<_> = fresh
-                .iter()
-                .map(|(k, s, j)| (*k, *s, j.as_slice()))
-                .collect();
             json_cache::save(ws, &current, &fresh);
         }
-        Ok(JsonListing {
-            rows: rows.into_iter().flatten().collect(),
-            cache,
-        })
+        Ok(JsonListing { rows, cache })
     }
 }
 

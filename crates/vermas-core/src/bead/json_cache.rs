@@ -10,16 +10,22 @@
 //! stamp, and only files older than the racy window are cached, so a hand edit is seen at
 //! once; a cache whose lengths do not add up to its body, or that is not UTF-8, is not
 //! read at all, and a missing, stale or malformed entry means the file is read and the
-//! cache written anew. Readers take no lock: the cache is replaced whole.
+//! cache written anew. Readers take no lock: the cache is replaced whole, and a reader
+//! keeps the file it opened.
+//!
+//! A reader holds the table only: the body is checked a group of elements at a time and
+//! copied out later by the kernel, from the open file (see [`crate::sys::send`]), so the
+//! memory a listing takes does not grow with the cache.
 
 use super::idmap::IdMap;
 use super::model::Bead;
 use crate::store::index::{now_ns, read_stamp};
-use crate::store::write_atomic;
-use crate::sys::mem::MappedFile;
+use crate::store::write_atomic_parts;
 use crate::workspace::Workspace;
 use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
 /// First line of the cache; a different one means "rebuild".
@@ -36,121 +42,156 @@ pub(crate) fn json_cache_path(ws: &Workspace) -> PathBuf {
 /// `bead`'s pretty JSON as an element of a pretty array: every line indented one level,
 /// no comma; exactly what the pretty JSON of a list of beads holds for it.
 pub(crate) fn element(bead: &Bead) -> Vec<u8> {
-    let mut out = b"  ".to_vec();
+    let mut out = Vec::with_capacity(512);
     // Writing into memory cannot fail, and a bead always serialises.
-    let _ = serde_json::to_writer_pretty(Indented(&mut out), bead);
+    let _ = serde_json::to_writer_pretty(&mut out, &[bead]);
+    // The array of one is `[\n`, the element, `\n]`.
+    if out.len() >= 4 {
+        out.truncate(out.len() - 2);
+        out.drain(..2);
+    }
+    // Kept by the thousand after a load that parsed files: no room to spare.
+    out.shrink_to_fit();
     out
 }
 
-/// A writer into a buffer that indents every line after the first by two spaces (pretty
-/// JSON has line breaks only between tokens, so this nests it one level deeper).
-struct Indented<'o>(&'o mut Vec<u8>);
-
-impl std::io::Write for Indented<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        // Most pieces (keys, strings, numbers) hold no line break: one search, one copy.
-        if !buf.contains(&b'\n') {
-            self.0.extend_from_slice(buf);
-            return Ok(buf.len());
-        }
-        let mut rest = buf;
-        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
-            self.0.extend_from_slice(&rest[..=at]);
-            self.0.extend_from_slice(b"  ");
-            rest = &rest[at + 1..];
-        }
-        self.0.extend_from_slice(rest);
-        Ok(buf.len())
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        // Every write takes all of its bytes: no loop needed.
-        self.write(buf).map(|_| ())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The cached JSON of some beads: the cache's bytes, and where each wanted bead's JSON
-/// lies in them.
+/// The cached JSON of some beads: the open cache file, and where each wanted bead's JSON
+/// lies in it.
 #[derive(Debug, Default)]
 pub(crate) struct Elements {
-    /// The whole cache file (`None` when it was not read).
-    bytes: Option<MappedFile>,
-    /// Per wanted bead, where its JSON lies in `bytes` (always followed by [`SEP`]).
+    /// The cache file, as checked (`None` when it was not read).
+    file: Option<File>,
+    /// Per wanted bead, where its JSON lies in `file` (always followed by [`SEP`]).
     found: Vec<Option<Range<usize>>>,
 }
 
 impl Elements {
-    /// Where the JSON of wanted bead `n` lies in [`Elements::bytes`], when cached and
+    /// Where the JSON of wanted bead `n` lies in [`Elements::file`], when cached and
     /// current.
     pub(crate) fn get(&self, n: usize) -> Option<Range<usize>> {
         self.found.get(n)?.clone()
     }
 
-    /// The bytes the ranges point into.
-    pub(crate) fn bytes(&self) -> &[u8] {
-        self.bytes.as_deref().unwrap_or_default()
+    /// The file the ranges point into.
+    pub(crate) fn file(&self) -> Option<&File> {
+        self.file.as_ref()
     }
 
-    /// How many bytes separate one element from the next in [`Elements::bytes`]: the
+    /// How many bytes separate one element from the next in [`Elements::file`]: the
     /// JSON array's own separator.
     pub(crate) const SEP_LEN: usize = SEP.len();
 }
 
-/// One entry of a cache: where the bead's id, its file's stamp (as text) and its JSON
-/// lie in the file.
+/// One entry of a cache: where the bead's id and its file's stamp (as text) lie in the
+/// table, and where its JSON lies in the file.
 #[derive(Debug, Clone)]
 struct Entry {
     /// The id.
     key: Range<usize>,
     /// The stamp, as the index line has it.
     stamp: Range<usize>,
-    /// The JSON (always followed by [`SEP`]).
+    /// The JSON (always followed by [`SEP`]); until the body is placed
+    /// ([`check_body`]), `0..` its length.
     json: Range<usize>,
 }
 
-/// The entries of a cache file; `None` when the file is not one this version reads
-/// whole (another header, lengths that do not add up to the body, an element that is not
-/// an object, bytes that are not UTF-8).
-fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
-    let mut lines = bytes.split_inclusive(|&b| b == b'\n');
-    if lines.next()? != format!("{HEADER}\n").as_bytes() {
+/// The body is checked this many bytes at a time (whole elements, so at least one).
+const GROUP: usize = 1 << 20;
+
+/// The entries of a cache whose first `buf.len()` bytes (of `size`) are in `buf`, with
+/// where the body starts; `more` extends `buf` to the length it is given. `None` when
+/// the table is not one this version reads (another header, a count or line that does
+/// not parse, a table longer than the file).
+fn read_table(
+    buf: &mut Vec<u8>,
+    size: usize,
+    mut more: impl FnMut(&mut Vec<u8>, usize) -> Option<()>,
+) -> Option<(Vec<Entry>, usize)> {
+    let mut at = 0;
+    let mut line = |buf: &mut Vec<u8>, at: &mut usize| -> Option<Range<usize>> {
+        loop {
+            if let Some(n) = buf[*at..].iter().position(|&b| b == b'\n') {
+                let line = *at..*at + n;
+                *at += n + 1;
+                return Some(line);
+            }
+            if buf.len() >= size {
+                return None;
+            }
+            more(buf, (buf.len() * 2).max(64 * 1024).min(size))?;
+        }
+    };
+    let header = line(buf, &mut at)?;
+    if buf[header] != *HEADER.as_bytes() {
         return None;
     }
-    let count_line = lines.next()?;
-    let count: usize = std::str::from_utf8(count_line.strip_suffix(b"\n")?)
-        .ok()?
-        .parse()
-        .ok()?;
-    let mut table = Vec::with_capacity(count.min(bytes.len() / 16));
-    let mut at = HEADER.len() + 1 + count_line.len();
+    let count_line = line(buf, &mut at)?;
+    let count: usize = std::str::from_utf8(&buf[count_line]).ok()?.parse().ok()?;
+    let mut entries = Vec::with_capacity(count.min(size / 16));
     for _ in 0..count {
-        let end = at + bytes.get(at..)?.iter().position(|&b| b == b'\n')?;
-        table.push(entry(bytes, at, end)?);
-        at = end + 1;
+        let text = line(buf, &mut at)?;
+        entries.push(entry(buf, text.start, text.end)?);
     }
-    // Every element is text (each id was checked as it was read).
-    std::str::from_utf8(&bytes[at..]).ok()?;
-    for e in &mut table {
-        // Until now `json` held the length alone.
+    Some((entries, at))
+}
+
+/// Places each entry's JSON in the body (which starts at `body` and ends at `size`) and
+/// checks the body a group at a time, `fill` giving a group's bytes: text, each element
+/// an object followed by [`SEP`], the lengths adding up to the file.
+fn check_body(
+    entries: &mut [Entry],
+    body: usize,
+    size: usize,
+    mut fill: impl FnMut(Range<usize>, &mut Vec<u8>) -> Option<()>,
+) -> Option<()> {
+    let mut at = body;
+    for e in entries.iter_mut() {
         let end = at.checked_add(e.json.end)?;
-        let element = bytes.get(at..end)?;
-        if !(element.starts_with(b"  {") && element.ends_with(b"}"))
-            || bytes.get(end..end + SEP.len())? != SEP
-        {
-            return None;
-        }
         e.json = at..end;
-        at = end + SEP.len();
+        at = end.checked_add(SEP.len())?;
     }
-    (at == bytes.len()).then_some(table)
+    if at != size {
+        return None;
+    }
+    let mut buf = Vec::new();
+    let mut first = 0;
+    while first < entries.len() {
+        let start = entries[first].json.start;
+        let mut last = first + 1;
+        while last < entries.len() && entries[last].json.end + SEP.len() - start <= GROUP {
+            last += 1;
+        }
+        fill(start..entries[last - 1].json.end + SEP.len(), &mut buf)?;
+        // A group ends after a separator: no character is cut.
+        std::str::from_utf8(&buf).ok()?;
+        for e in &entries[first..last] {
+            let (from, to) = (e.json.start - start, e.json.end - start);
+            if !(buf[from..to].starts_with(b"  {") && buf[from..to].ends_with(b"}"))
+                || buf[to..to + SEP.len()] != *SEP
+            {
+                return None;
+            }
+        }
+        first = last;
+    }
+    Some(())
+}
+
+/// The entries of a whole cache file in memory (see [`read_table`] and [`check_body`]).
+fn parse(mut bytes: Vec<u8>) -> Option<(Vec<u8>, Vec<Entry>)> {
+    let size = bytes.len();
+    let (mut entries, body) = read_table(&mut bytes, size, |_, _| None)?;
+    check_body(&mut entries, body, size, |r, buf| {
+        buf.clear();
+        buf.extend_from_slice(bytes.get(r)?);
+        Some(())
+    })?;
+    Some((bytes, entries))
 }
 
 /// The table's line at `at`, ending at `end` (its newline): `id`, the four stamp fields
-/// as an index line has them, the JSON's length (as `json`'s end, for [`parse`] to place).
+/// as an index line has them, the JSON's length (as `json`'s end, for [`check_body`] to
+/// place).
 fn entry(bytes: &[u8], at: usize, end: usize) -> Option<Entry> {
     let line = std::str::from_utf8(&bytes[at..end]).ok()?;
     let (key, rest) = line.split_once('\t')?;
@@ -171,18 +212,16 @@ fn entry(bytes: &[u8], at: usize, end: usize) -> Option<Entry> {
     })
 }
 
-/// The cache file, mapped; `None` when there is none.
-fn map_cache(ws: &Workspace) -> Option<MappedFile> {
-    MappedFile::of(&std::fs::File::open(json_cache_path(ws)).ok()?)
-}
-
-/// A cache file mapped and checked whole: its entries, to be matched against a listing
-/// ([`JsonCache::elements`]). Read on its own (see [`reading_json_cache`]) so a listing
-/// can read it while it works out what it shows.
+/// A cache file checked whole: its table and entries, to be matched against a listing
+/// ([`JsonCache::elements`]), and the open file the JSON is copied from. Read on its own
+/// (see [`reading_json_cache`]) so a listing can read it while it works out what it
+/// shows.
 #[derive(Debug, Default)]
 pub struct JsonCache {
     /// The file (`None` when there is none, or it was not one to read).
-    bytes: Option<MappedFile>,
+    file: Option<File>,
+    /// The header and the table (the keys and stamps of `entries` point into it).
+    table: Vec<u8>,
     /// Its entries, in the file's order.
     entries: Vec<Entry>,
 }
@@ -190,28 +229,43 @@ pub struct JsonCache {
 impl JsonCache {
     /// The cache of `ws`; empty when there is none or it is not one this version reads.
     pub fn read(ws: &Workspace) -> JsonCache {
-        map_cache(ws)
-            .and_then(|bytes| {
-                let entries = parse(&bytes)?;
-                Some(JsonCache {
-                    bytes: Some(bytes),
-                    entries,
-                })
-            })
+        File::open(json_cache_path(ws))
+            .ok()
+            .and_then(JsonCache::checked)
             .unwrap_or_default()
+    }
+
+    /// `file` read as a cache: its table kept, its body checked; `None` when it is not one
+    /// to read.
+    fn checked(file: File) -> Option<JsonCache> {
+        let size = usize::try_from(file.metadata().ok()?.len()).ok()?;
+        let fill = |r: Range<usize>, buf: &mut Vec<u8>| {
+            buf.resize(r.len(), 0);
+            file.read_exact_at(buf, r.start as u64).ok()
+        };
+        let mut table = Vec::new();
+        let more = |buf: &mut Vec<u8>, len: usize| {
+            let start = buf.len();
+            buf.resize(len, 0);
+            file.read_exact_at(&mut buf[start..], start as u64).ok()
+        };
+        more(&mut table, size.min(64 * 1024))?;
+        let (mut entries, body) = read_table(&mut table, size, more)?;
+        check_body(&mut entries, body, size, fill)?;
+        table.truncate(body);
+        Some(JsonCache {
+            file: Some(file),
+            table,
+            entries,
+        })
     }
 
     /// The cached JSON of `wanted` (each bead's id and its file's current stamp, as its
     /// index line has it), in that order.
     pub(crate) fn elements(self, wanted: &[(&str, &str)]) -> Elements {
-        let found = match_entries(
-            self.bytes.as_deref().unwrap_or_default(),
-            &self.entries,
-            wanted,
-        );
         Elements {
-            found,
-            bytes: self.bytes,
+            found: match_entries(&self.table, &self.entries, wanted),
+            file: self.file,
         }
     }
 }
@@ -302,10 +356,12 @@ pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str
         return;
     }
     let mut written: HashSet<&str> = fresh.iter().map(|(k, ..)| *k).collect();
-    let old = map_cache(ws);
-    let old = old.as_deref().unwrap_or_default();
+    let (old, old_entries) = std::fs::read(json_cache_path(ws))
+        .ok()
+        .and_then(parse)
+        .unwrap_or_default();
     let mut entries: Vec<(&str, &str, &[u8])> = Vec::new();
-    for e in parse(old).unwrap_or_default() {
+    for e in old_entries {
         // Both were checked as text by `parse`.
         let text = |r: Range<usize>| std::str::from_utf8(&old[r]).unwrap_or_default();
         let (key, stamp) = (text(e.key), text(e.stamp));
@@ -314,17 +370,19 @@ pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str
         }
     }
     entries.extend(fresh.iter().map(|(k, s, j)| (*k, *s, *j)));
-    let body: usize = entries.iter().map(|(.., j)| j.len() + SEP.len()).sum();
-    let mut out = Vec::with_capacity(body + entries.len() * 64 + 32);
-    out.extend_from_slice(format!("{HEADER}\n{}\n", entries.len()).as_bytes());
+    let mut table = Vec::with_capacity(entries.len() * 64 + 32);
+    table.extend_from_slice(format!("{HEADER}\n{}\n", entries.len()).as_bytes());
     for (key, stamp, json) in &entries {
-        out.extend_from_slice(format!("{key}\t{stamp}\t{}\n", json.len()).as_bytes());
+        table.extend_from_slice(format!("{key}\t{stamp}\t{}\n", json.len()).as_bytes());
     }
+    // The body is written from where each element lies, not gathered first.
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(1 + 2 * entries.len());
+    parts.push(&table);
     for (.., json) in &entries {
-        out.extend_from_slice(json);
-        out.extend_from_slice(SEP);
+        parts.push(json);
+        parts.push(SEP);
     }
-    let _ = write_atomic(&ws.cache_dir(), &json_cache_path(ws), &out);
+    let _ = write_atomic_parts(&ws.cache_dir(), &json_cache_path(ws), &parts);
 }
 
 #[cfg(test)]
@@ -354,7 +412,7 @@ mod tests {
             ("a", stamp(1), "  {\n    \"id\": \"a\"\n  }"),
             ("b", stamp(2), "  {}"),
         ]);
-        let parsed = parse(&bytes).expect("a cache");
+        let (_, parsed) = parse(bytes.clone()).expect("a cache");
         assert_eq!(parsed.len(), 2);
         let at = |r: &Range<usize>| &bytes[r.clone()];
         assert_eq!(at(&parsed[0].key), b"a");
@@ -369,7 +427,7 @@ mod tests {
     #[test]
     fn a_file_whose_lengths_do_not_add_up_is_not_read() {
         let good = file(&[("a", stamp(1), "  {}"), ("b", stamp(2), "  {\"x\": 1}")]);
-        assert!(parse(&good).is_some());
+        assert!(parse(good.clone()).is_some());
         let cut = &good[..good.len() - 1];
         let longer = [good.as_slice(), b"  {},\n"].concat();
         let other =
@@ -390,8 +448,48 @@ mod tests {
             not_utf8,
             Vec::new(),
         ] {
-            assert!(parse(&bad).is_none(), "{}", String::from_utf8_lossy(&bad));
+            assert!(
+                parse(bad.clone()).is_none(),
+                "{}",
+                String::from_utf8_lossy(&bad)
+            );
         }
+    }
+
+    #[test]
+    fn a_big_file_is_read_in_parts_as_it_is_read_whole() {
+        // A table over the first read (64 KiB) and a body over one group (1 MiB).
+        let json = format!("  {{\n    \"d\": \"{}\"\n  }}", "\u{e9}".repeat(500));
+        let entries: Vec<(String, String)> =
+            (0..3000).map(|n| (format!("vm-{n}"), stamp(n))).collect();
+        let listed: Vec<(&str, String, &str)> = entries
+            .iter()
+            .map(|(k, s)| (k.as_str(), s.clone(), json.as_str()))
+            .collect();
+        let bytes = file(&listed);
+        assert!(bytes.len() > 2 * GROUP);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("json");
+        let read = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).expect("write");
+            JsonCache::checked(File::open(&path).expect("open"))
+        };
+        let cache = read(&bytes).expect("a cache");
+        let (_, whole) = parse(bytes.clone()).expect("a cache");
+        assert_eq!(cache.entries.len(), 3000);
+        for (part, all) in cache.entries.iter().zip(&whole) {
+            assert_eq!(part.json, all.json);
+            assert_eq!(&cache.table[part.key.clone()], &bytes[all.key.clone()]);
+            assert_eq!(&cache.table[part.stamp.clone()], &bytes[all.stamp.clone()]);
+        }
+        // A broken byte far into the body (its second group) is found too.
+        let mut broken = bytes.clone();
+        let at = whole[2500].json.start + 20;
+        broken[at] = 0xff;
+        assert!(read(&broken).is_none());
+        let mut not_object = bytes.clone();
+        not_object[whole[2999].json.start + 2] = b'[';
+        assert!(read(&not_object).is_none());
     }
 
     #[test]

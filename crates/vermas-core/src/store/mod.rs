@@ -9,4 +9,4 @@ pub(crate) mod landing;
 mod listing;
 mod txn;
 
-pub use txn::{CommitMessage, Recorded, Txn, write_atomic, write_into_special};
+pub use txn::{CommitMessage, Recorded, Txn, write_atomic, write_atomic_parts, write_into_special};

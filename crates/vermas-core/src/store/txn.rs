@@ -195,7 +195,7 @@ impl<'a> Txn<'a> {
                 if let Some(parent) = path.parent() {
                     self.ready_dir(parent)?;
                 }
-                replace(&tmp_dir, path, bytes)
+                replace(&tmp_dir, path, &[bytes])
             }
             None => match std::fs::remove_file(path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
@@ -245,7 +245,7 @@ impl<'a> Txn<'a> {
         if found.is_some_and(|kind| !kind.is_file() && !kind.is_symlink()) {
             return write_into(path, bytes).map_err(|e| Error::io(path, e));
         }
-        replace(&tmp_dir, path, bytes)
+        replace(&tmp_dir, path, &[bytes])
     }
 
     /// Checks once per change that folder `dir` stays inside the repository (as
@@ -458,6 +458,12 @@ impl Drop for Txn<'_> {
 /// ([`super::contain`]); the rename replaces a symlink at `path` itself rather than
 /// writing through it.
 pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_parts(tmp_dir, path, &[bytes])
+}
+
+/// [`write_atomic`] of the bytes `parts` hold one after the other (written through a
+/// buffer, so many small parts cost few writes), for a file not held whole in memory.
+pub fn write_atomic_parts(tmp_dir: &Path, path: &Path, parts: &[&[u8]]) -> Result<()> {
     let tmp_dir = tmp_dir.join("tmp");
     if let Some(root) = tmp_dir.ancestors().nth(3) {
         crate::sys::contain::resolve(root, &tmp_dir)?;
@@ -470,15 +476,15 @@ pub fn write_atomic(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
     // A fifo or a device named as the file is written into: a rename would replace it.
-    if let Some(written) = write_into_special(path, bytes, false) {
+    if let Some(written) = write_into_special(path, &parts.concat(), false) {
         return written.map_err(|e| Error::io(path, e));
     }
-    replace(&tmp_dir, path, bytes)
+    replace(&tmp_dir, path, parts)
 }
 
-/// Replaces `path` with a new file holding `bytes`: written under the checked folder
-/// `tmp_dir`, then renamed over it.
-fn replace(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+/// Replaces `path` with a new file holding `parts`, one after the other: written under
+/// the checked folder `tmp_dir`, then renamed over it.
+fn replace(tmp_dir: &Path, path: &Path, parts: &[&[u8]]) -> Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
@@ -494,7 +500,15 @@ fn replace(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
             }
             other => other?,
         };
-        f.write_all(bytes)?;
+        if let [bytes] = parts {
+            f.write_all(bytes)?;
+        } else {
+            let mut f = std::io::BufWriter::with_capacity(256 * 1024, f);
+            for part in parts {
+                f.write_all(part)?;
+            }
+            f.flush()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
