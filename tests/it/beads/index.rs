@@ -3,22 +3,11 @@
 //! deleted one is seen at once), and a missing, old or corrupt index is rebuilt silently,
 //! with the same output.
 
+use super::touch_old;
 use crate::common::{Repo, stderr, stdout};
-use std::process::Command;
 use std::time::Duration;
 
 const INDEX: &str = ".beads/.cache/index";
-
-/// Sets the modification time of a repository file to a fixed day in the past.
-fn touch_old(repo: &Repo, rel: &str) {
-    let ok = Command::new("touch")
-        .args(["-d", "2020-01-01 00:00:00"])
-        .arg(repo.join(rel))
-        .status()
-        .expect("touch")
-        .success();
-    assert!(ok, "touch {rel}");
-}
 
 /// Waits until files changed now are older than the index's two-second racy window.
 fn settle() {

@@ -4,6 +4,7 @@
 //! at once, same size and time included), and a missing or corrupt cache is rebuilt
 //! silently, with the same output.
 
+use super::touch_old;
 use crate::common::{Repo, stderr, stdout};
 use std::process::Command;
 use std::time::Duration;
@@ -12,17 +13,6 @@ const CACHE: &str = ".beads/.cache/json";
 
 /// More beads than a listing reads one by one from their files.
 const BEADS: usize = 80;
-
-/// Sets the modification time of a repository file to a fixed day in the past.
-fn touch_old(repo: &Repo, rel: &str) {
-    let ok = Command::new("touch")
-        .args(["-d", "2020-01-01 00:00:00"])
-        .arg(repo.join(rel))
-        .status()
-        .expect("touch")
-        .success();
-    assert!(ok, "touch {rel}");
-}
 
 /// The file of bead number `n`.
 fn rel(n: usize) -> String {
