@@ -57,6 +57,14 @@ fn cached_repo() -> Repo {
     let first = listings(&repo);
     assert!(repo.join(CACHE).exists(), "a long listing caches the JSON");
     assert_eq!(listings(&repo), first, "answered from the cache alike");
+    // The writer noted the stamp of the file it wrote: size, times, inode.
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(repo.join(CACHE)).expect("cache");
+    let noted = repo.read(".beads/.cache/json.stamp");
+    let fields: Vec<&str> = noted.trim_end_matches('\n').split('\t').collect();
+    assert_eq!(fields.len(), 5, "{noted:?}");
+    assert_eq!(fields[0], md.size().to_string());
+    assert_eq!(fields[3], md.ino().to_string());
     repo
 }
 

@@ -15,12 +15,15 @@
 //!
 //! A reader holds the table only: the body is checked a group of elements at a time and
 //! copied out later by the kernel, from the open file (see [`crate::sys::send`]), so the
-//! memory a listing takes does not grow with the cache.
+//! memory a listing takes does not grow with the cache. The writer notes the stamp of the
+//! file it wrote in `.beads/.cache/json.stamp`: while the cache still has that stamp and
+//! it is older than the racy window, no byte of it changed since, and its body is not
+//! checked again (as an index line is trusted while its file's stamp holds).
 
 use super::idmap::IdMap;
 use super::model::Bead;
-use crate::store::index::{now_ns, read_stamp};
-use crate::store::write_atomic_parts;
+use crate::store::index::{FileStamp, now_ns, read_stamp};
+use crate::store::{write_atomic, write_atomic_parts};
 use crate::workspace::Workspace;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -37,6 +40,36 @@ const SEP: &[u8] = b",\n";
 /// Where the cache lives.
 pub(crate) fn json_cache_path(ws: &Workspace) -> PathBuf {
     ws.cache_dir().join("json")
+}
+
+/// Where the stamp of the cache as last written lives.
+fn stamp_path(ws: &Workspace) -> PathBuf {
+    ws.cache_dir().join("json.stamp")
+}
+
+/// The stamp as a line: its four fields, each followed by a tab (as an index line has
+/// them, see [`read_stamp`]).
+fn stamp_line(s: FileStamp) -> String {
+    format!("{}\t{}\t{}\t{}\t\n", s.size, s.mtime_ns, s.ctime_ns, s.ino)
+}
+
+/// Notes `stamp` as the cache's as written (best effort: a cache not noted is checked).
+fn note_stamp(ws: &Workspace, stamp: FileStamp) {
+    let _ = write_atomic(
+        &ws.cache_dir(),
+        &stamp_path(ws),
+        stamp_line(stamp).as_bytes(),
+    );
+}
+
+/// True when `stamp` is the one noted for the cache as written, and settled: the file is
+/// as vermas wrote it (and was checked then).
+fn written_so(ws: &Workspace, stamp: FileStamp) -> bool {
+    let Ok(noted) = std::fs::read(stamp_path(ws)) else {
+        return false;
+    };
+    read_stamp(&noted, 0, noted.len())
+        .is_some_and(|(s, end)| s == stamp && end + 1 == noted.len() && s.settled(now_ns()))
 }
 
 /// `bead`'s pretty JSON as an element of a pretty array: every line indented one level,
@@ -135,24 +168,24 @@ fn read_table(
     Some((entries, at))
 }
 
-/// Places each entry's JSON in the body (which starts at `body` and ends at `size`) and
-/// checks the body a group at a time, `fill` giving a group's bytes: text, each element
-/// an object followed by [`SEP`], the lengths adding up to the file.
-fn check_body(
-    entries: &mut [Entry],
-    body: usize,
-    size: usize,
-    mut fill: impl FnMut(Range<usize>, &mut Vec<u8>) -> Option<()>,
-) -> Option<()> {
+/// Places each entry's JSON in the body, which starts at `body` and ends at `size`; `None`
+/// when the lengths do not add up to the file.
+fn place(entries: &mut [Entry], body: usize, size: usize) -> Option<()> {
     let mut at = body;
     for e in entries.iter_mut() {
         let end = at.checked_add(e.json.end)?;
         e.json = at..end;
         at = end.checked_add(SEP.len())?;
     }
-    if at != size {
-        return None;
-    }
+    (at == size).then_some(())
+}
+
+/// Checks the body of placed `entries` a group at a time, `fill` giving a group's bytes:
+/// text, each element an object followed by [`SEP`].
+fn check_body(
+    entries: &[Entry],
+    mut fill: impl FnMut(Range<usize>, &mut Vec<u8>) -> Option<()>,
+) -> Option<()> {
     let mut buf = Vec::new();
     let mut first = 0;
     while first < entries.len() {
@@ -181,7 +214,8 @@ fn check_body(
 fn parse(mut bytes: Vec<u8>) -> Option<(Vec<u8>, Vec<Entry>)> {
     let size = bytes.len();
     let (mut entries, body) = read_table(&mut bytes, size, |_, _| None)?;
-    check_body(&mut entries, body, size, |r, buf| {
+    place(&mut entries, body, size)?;
+    check_body(&entries, |r, buf| {
         buf.clear();
         buf.extend_from_slice(bytes.get(r)?);
         Some(())
@@ -231,13 +265,22 @@ impl JsonCache {
     pub fn read(ws: &Workspace) -> JsonCache {
         File::open(json_cache_path(ws))
             .ok()
-            .and_then(JsonCache::checked)
+            .and_then(|file| {
+                let stamp = FileStamp::of(&file.metadata().ok()?);
+                let as_written = written_so(ws, stamp);
+                let cache = JsonCache::checked(file, as_written)?;
+                if !as_written && stamp.settled(now_ns()) {
+                    // Checked whole and settled: the next reader need not check it again.
+                    note_stamp(ws, stamp);
+                }
+                Some(cache)
+            })
             .unwrap_or_default()
     }
 
-    /// `file` read as a cache: its table kept, its body checked; `None` when it is not one
-    /// to read.
-    fn checked(file: File) -> Option<JsonCache> {
+    /// `file` read as a cache: its table kept, its body checked unless `as_written` (see
+    /// the module's note); `None` when it is not one to read.
+    fn checked(file: File, as_written: bool) -> Option<JsonCache> {
         let size = usize::try_from(file.metadata().ok()?.len()).ok()?;
         let fill = |r: Range<usize>, buf: &mut Vec<u8>| {
             buf.resize(r.len(), 0);
@@ -251,7 +294,10 @@ impl JsonCache {
         };
         more(&mut table, size.min(64 * 1024))?;
         let (mut entries, body) = read_table(&mut table, size, more)?;
-        check_body(&mut entries, body, size, fill)?;
+        place(&mut entries, body, size)?;
+        if !as_written {
+            check_body(&entries, fill)?;
+        }
         table.truncate(body);
         Some(JsonCache {
             file: Some(file),
@@ -382,7 +428,13 @@ pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str
         parts.push(json);
         parts.push(SEP);
     }
-    let _ = write_atomic_parts(&ws.cache_dir(), &json_cache_path(ws), &parts);
+    let path = json_cache_path(ws);
+    if write_atomic_parts(&ws.cache_dir(), &path, &parts).is_ok()
+        && let Ok(md) = std::fs::symlink_metadata(&path)
+        && md.is_file()
+    {
+        note_stamp(ws, FileStamp::of(&md));
+    }
 }
 
 #[cfg(test)]
@@ -472,7 +524,7 @@ mod tests {
         let path = dir.path().join("json");
         let read = |bytes: &[u8]| {
             std::fs::write(&path, bytes).expect("write");
-            JsonCache::checked(File::open(&path).expect("open"))
+            JsonCache::checked(File::open(&path).expect("open"), false)
         };
         let cache = read(&bytes).expect("a cache");
         let (_, whole) = parse(bytes.clone()).expect("a cache");
@@ -490,6 +542,10 @@ mod tests {
         let mut not_object = bytes.clone();
         not_object[whole[2999].json.start + 2] = b'[';
         assert!(read(&not_object).is_none());
+        // A file known to be as written is not checked again: only its table is read.
+        std::fs::write(&path, &broken).expect("write");
+        let trusted = JsonCache::checked(File::open(&path).expect("open"), true);
+        assert_eq!(trusted.expect("read as written").entries.len(), 3000);
     }
 
     #[test]

@@ -27,8 +27,7 @@ pub(crate) struct FileStamp {
 pub(super) const RACY_NANOS: i128 = 2_000_000_000;
 
 impl FileStamp {
-    /// The stamp of a file's metadata (tests compare the listing's stamps with it).
-    #[cfg(test)]
+    /// The stamp of a file's metadata.
     pub(crate) fn of(md: &std::fs::Metadata) -> FileStamp {
         use std::os::unix::fs::MetadataExt;
         FileStamp {
