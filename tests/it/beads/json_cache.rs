@@ -54,8 +54,14 @@ fn cached_repo() -> Repo {
     repo.git(&["commit", "-q", "-m", "beads by hand"]);
     // Past the two-second racy window: the files may be cached.
     std::thread::sleep(Duration::from_millis(2100));
+    // An older version's cache for the same listings.
+    repo.write(".beads/.cache/tails", "vermas-tails 2\n");
     let first = listings(&repo);
     assert!(repo.join(CACHE).exists(), "a long listing caches the JSON");
+    assert!(
+        !repo.join(".beads/.cache/tails").exists(),
+        "the old cache is removed"
+    );
     assert_eq!(listings(&repo), first, "answered from the cache alike");
     // The writer noted the stamp of the file it wrote: size, times, inode.
     use std::os::unix::fs::MetadataExt;

@@ -434,6 +434,8 @@ pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str
         && md.is_file()
     {
         note_stamp(ws, FileStamp::of(&md));
+        // What older versions kept for these listings, made useless by this cache.
+        let _ = std::fs::remove_file(ws.cache_dir().join("tails"));
     }
 }
 
