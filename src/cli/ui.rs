@@ -4,9 +4,8 @@
 
 use std::io::Write;
 use std::os::fd::AsFd;
-use std::os::unix::fs::FileExt;
 use vermas_core::bead::catalog::JsonRun;
-use vermas_core::sys::send::send_range;
+use vermas_core::sys::send::{RangeReader, send_range};
 
 use serde::Serialize;
 
@@ -184,6 +183,8 @@ impl Ui {
                 return writer.write_all(b"[]\n");
             }
             let mut gathered: Vec<u8> = Vec::with_capacity(2 * LONG);
+            // Short cached runs are read through one window.
+            let mut reader = cache.map(RangeReader::new);
             gathered.extend_from_slice(b"[\n");
             for (n, run) in runs.iter().enumerate() {
                 if n > 0 {
@@ -201,17 +202,16 @@ impl Ui {
                     match run {
                         JsonRun::Made(bytes) => writer.write_all(bytes)?,
                         JsonRun::Cached(range) => {
-                            send_range(cache_file(cache)?, range.clone(), writer, direct)?
+                            let file = cache.ok_or_else(no_cache_file)?;
+                            send_range(file, range.clone(), writer, direct)?
                         }
                     }
                 } else {
                     match run {
                         JsonRun::Made(bytes) => gathered.extend_from_slice(bytes),
                         JsonRun::Cached(range) => {
-                            let start = gathered.len();
-                            gathered.resize(start + len, 0);
-                            cache_file(cache)?
-                                .read_exact_at(&mut gathered[start..], range.start)?;
+                            let reader = reader.as_mut().ok_or_else(no_cache_file)?;
+                            gathered.extend_from_slice(reader.get(range.clone())?);
                         }
                     }
                     if gathered.len() >= LONG {
@@ -335,9 +335,9 @@ impl Write for Captured {
     }
 }
 
-/// The file a cached run lies in; an error when the listing gave none.
-fn cache_file(cache: Option<&std::fs::File>) -> std::io::Result<&std::fs::File> {
-    cache.ok_or_else(|| std::io::Error::other("a cached run without its cache file"))
+/// The error of a cached run without its cache file.
+fn no_cache_file() -> std::io::Error {
+    std::io::Error::other("a cached run without its cache file")
 }
 
 #[cfg(test)]
@@ -354,6 +354,58 @@ mod tests {
         outln!(ui, "end");
         assert_eq!(captured.text(), "a1 and b\n\nend\n");
         assert!(ui.failed().is_none());
+    }
+
+    #[test]
+    fn json_runs_join_made_and_cached_elements_as_one_array() {
+        // Elements of a pretty array, as a cache holds them side by side.
+        let elements: Vec<String> = (0..400)
+            .map(|n| {
+                format!(
+                    "  {{\n    \"n\": {n},\n    \"pad\": \"{}\"\n  }}",
+                    "x".repeat(300)
+                )
+            })
+            .collect();
+        let body = elements.join(",\n") + ",\n";
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("json");
+        std::fs::write(&path, &body).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let at = |n: usize| elements[..n].iter().map(|e| e.len() + 2).sum::<usize>() as u64;
+        let made = b"  {\n    \"made\": true\n  }".to_vec();
+        let runs = [
+            JsonRun::Cached(at(3)..at(4) - 2),    // short: through the window
+            JsonRun::Made(&made),                 // in memory
+            JsonRun::Cached(at(10)..at(400) - 2), // long: copied whole
+            JsonRun::Cached(at(0)..at(2) - 2),    // back at the start
+        ];
+        let (mut ui, captured) = Captured::ui(true);
+        ui.json_runs(&runs, Some(&file));
+        assert!(ui.failed().is_none());
+        let got: serde_json::Value = serde_json::from_str(&captured.text()).expect("JSON");
+        let mut want: Vec<serde_json::Value> = vec![serde_json::from_str(&elements[3]).unwrap()];
+        want.push(json!({"made": true}));
+        want.extend(
+            elements[10..]
+                .iter()
+                .map(|e| serde_json::from_str(e).unwrap()),
+        );
+        want.extend(
+            elements[..2]
+                .iter()
+                .map(|e| serde_json::from_str(e).unwrap()),
+        );
+        assert_eq!(got, serde_json::Value::Array(want.clone()));
+        // Byte for byte what the pretty JSON of those elements is.
+        assert_eq!(
+            captured.text(),
+            format!("{}\n", serde_json::to_string_pretty(&want).unwrap())
+        );
+        // A cached run without its file is refused, not written as something else.
+        let (mut ui, _) = Captured::ui(true);
+        ui.json_runs(&runs, None);
+        assert!(ui.failed().is_some());
     }
 
     #[test]

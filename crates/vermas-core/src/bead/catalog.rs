@@ -405,16 +405,6 @@ pub struct JsonListing<'c> {
 }
 
 impl JsonListing<'_> {
-    /// How many beads it shows.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// True when it shows none.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// The elements of the listing's pretty JSON array (each indented one level, no
     /// comma), in order, as runs: beads that lie side by side in the cache are one run,
     /// the array's `,\n` between them included. Joined by `,\n`, the runs are the array's
@@ -527,7 +517,7 @@ impl Catalog {
         };
         if !fresh.is_empty() {
             let current = self.iter().map(|b| (b.key(), b.stamp_text())).collect();
-            json_cache::save(ws, &current, &fresh);
+            json_cache::save(ws, &cache, &current, &fresh);
         }
         Ok(JsonListing { rows, cache })
     }

@@ -88,13 +88,14 @@ pub(crate) fn element(bead: &Bead) -> Vec<u8> {
     out
 }
 
-/// The cached JSON of some beads: the open cache file, and where each wanted bead's JSON
-/// lies in it.
+/// The cached JSON of some beads: the cache as read, and where each wanted bead's JSON
+/// lies in its file.
 #[derive(Debug, Default)]
 pub(crate) struct Elements {
-    /// The cache file, as checked (`None` when it was not read).
-    file: Option<File>,
-    /// Per wanted bead, where its JSON lies in `file` (always followed by [`SEP`]).
+    /// The cache, as read and checked.
+    cache: JsonCache,
+    /// Per wanted bead, where its JSON lies in the cache file (always followed by
+    /// [`SEP`]).
     found: Vec<Option<Range<usize>>>,
 }
 
@@ -107,7 +108,7 @@ impl Elements {
 
     /// The file the ranges point into.
     pub(crate) fn file(&self) -> Option<&File> {
-        self.file.as_ref()
+        self.cache.file.as_ref()
     }
 
     /// How many bytes separate one element from the next in [`Elements::file`]: the
@@ -123,49 +124,50 @@ struct Entry {
     key: Range<usize>,
     /// The stamp, as the index line has it.
     stamp: Range<usize>,
-    /// The JSON (always followed by [`SEP`]); until the body is placed
-    /// ([`check_body`]), `0..` its length.
+    /// The JSON (always followed by [`SEP`]); until the body is placed ([`place`]),
+    /// `0..` its length.
     json: Range<usize>,
 }
 
 /// The body is checked this many bytes at a time (whole elements, so at least one).
 const GROUP: usize = 1 << 20;
 
-/// The entries of a cache whose first `buf.len()` bytes (of `size`) are in `buf`, with
-/// where the body starts; `more` extends `buf` to the length it is given. `None` when
-/// the table is not one this version reads (another header, a count or line that does
-/// not parse, a table longer than the file).
-fn read_table(
-    buf: &mut Vec<u8>,
-    size: usize,
-    mut more: impl FnMut(&mut Vec<u8>, usize) -> Option<()>,
-) -> Option<(Vec<Entry>, usize)> {
-    let mut at = 0;
-    let mut line = |buf: &mut Vec<u8>, at: &mut usize| -> Option<Range<usize>> {
+/// The table of the cache `file` (`size` bytes long) as read, its entries, and where the
+/// body starts (the table read ends there or a little further). `None` when the table is
+/// not one this version reads (another header, a count or line that does not parse, a
+/// table longer than the file).
+fn read_table(file: &File, size: usize) -> Option<(Vec<u8>, Vec<Entry>, usize)> {
+    let mut buf = Vec::new();
+    // The next line from `at`, reading more of the file (twice as much each time) until
+    // it is whole.
+    let line = |buf: &mut Vec<u8>, at: &mut usize| -> Option<Range<usize>> {
         loop {
             if let Some(n) = buf[*at..].iter().position(|&b| b == b'\n') {
                 let line = *at..*at + n;
                 *at += n + 1;
                 return Some(line);
             }
-            if buf.len() >= size {
+            let start = buf.len();
+            if start >= size {
                 return None;
             }
-            more(buf, (buf.len() * 2).max(64 * 1024).min(size))?;
+            buf.resize((start * 2).max(64 * 1024).min(size), 0);
+            file.read_exact_at(&mut buf[start..], start as u64).ok()?;
         }
     };
-    let header = line(buf, &mut at)?;
+    let mut at = 0;
+    let header = line(&mut buf, &mut at)?;
     if buf[header] != *HEADER.as_bytes() {
         return None;
     }
-    let count_line = line(buf, &mut at)?;
+    let count_line = line(&mut buf, &mut at)?;
     let count: usize = std::str::from_utf8(&buf[count_line]).ok()?.parse().ok()?;
     let mut entries = Vec::with_capacity(count.min(size / 16));
     for _ in 0..count {
-        let text = line(buf, &mut at)?;
-        entries.push(entry(buf, text.start, text.end)?);
+        let text = line(&mut buf, &mut at)?;
+        entries.push(entry(&buf, text.start, text.end)?);
     }
-    Some((entries, at))
+    Some((buf, entries, at))
 }
 
 /// Places each entry's JSON in the body, which starts at `body` and ends at `size`; `None`
@@ -180,12 +182,9 @@ fn place(entries: &mut [Entry], body: usize, size: usize) -> Option<()> {
     (at == size).then_some(())
 }
 
-/// Checks the body of placed `entries` a group at a time, `fill` giving a group's bytes:
-/// text, each element an object followed by [`SEP`].
-fn check_body(
-    entries: &[Entry],
-    mut fill: impl FnMut(Range<usize>, &mut Vec<u8>) -> Option<()>,
-) -> Option<()> {
+/// Checks the body of placed `entries` in `file` a group at a time: text, each element
+/// an object followed by [`SEP`].
+fn check_body(file: &File, entries: &[Entry]) -> Option<()> {
     let mut buf = Vec::new();
     let mut first = 0;
     while first < entries.len() {
@@ -194,7 +193,8 @@ fn check_body(
         while last < entries.len() && entries[last].json.end + SEP.len() - start <= GROUP {
             last += 1;
         }
-        fill(start..entries[last - 1].json.end + SEP.len(), &mut buf)?;
+        buf.resize(entries[last - 1].json.end + SEP.len() - start, 0);
+        file.read_exact_at(&mut buf, start as u64).ok()?;
         // A group ends after a separator: no character is cut.
         std::str::from_utf8(&buf).ok()?;
         for e in &entries[first..last] {
@@ -210,22 +210,8 @@ fn check_body(
     Some(())
 }
 
-/// The entries of a whole cache file in memory (see [`read_table`] and [`check_body`]).
-fn parse(mut bytes: Vec<u8>) -> Option<(Vec<u8>, Vec<Entry>)> {
-    let size = bytes.len();
-    let (mut entries, body) = read_table(&mut bytes, size, |_, _| None)?;
-    place(&mut entries, body, size)?;
-    check_body(&entries, |r, buf| {
-        buf.clear();
-        buf.extend_from_slice(bytes.get(r)?);
-        Some(())
-    })?;
-    Some((bytes, entries))
-}
-
 /// The table's line at `at`, ending at `end` (its newline): `id`, the four stamp fields
-/// as an index line has them, the JSON's length (as `json`'s end, for [`check_body`] to
-/// place).
+/// as an index line has them, the JSON's length (as `json`'s end, for [`place`]).
 fn entry(bytes: &[u8], at: usize, end: usize) -> Option<Entry> {
     let line = std::str::from_utf8(&bytes[at..end]).ok()?;
     let (key, rest) = line.split_once('\t')?;
@@ -282,21 +268,10 @@ impl JsonCache {
     /// the module's note); `None` when it is not one to read.
     fn checked(file: File, as_written: bool) -> Option<JsonCache> {
         let size = usize::try_from(file.metadata().ok()?.len()).ok()?;
-        let fill = |r: Range<usize>, buf: &mut Vec<u8>| {
-            buf.resize(r.len(), 0);
-            file.read_exact_at(buf, r.start as u64).ok()
-        };
-        let mut table = Vec::new();
-        let more = |buf: &mut Vec<u8>, len: usize| {
-            let start = buf.len();
-            buf.resize(len, 0);
-            file.read_exact_at(&mut buf[start..], start as u64).ok()
-        };
-        more(&mut table, size.min(64 * 1024))?;
-        let (mut entries, body) = read_table(&mut table, size, more)?;
+        let (mut table, mut entries, body) = read_table(&file, size)?;
         place(&mut entries, body, size)?;
         if !as_written {
-            check_body(&entries, fill)?;
+            check_body(&file, &entries)?;
         }
         table.truncate(body);
         Some(JsonCache {
@@ -306,12 +281,26 @@ impl JsonCache {
         })
     }
 
+    /// Its body (every entry's JSON, where the table ends), read in one go; `None` when
+    /// there is none or it cannot be read.
+    fn body(&self) -> Option<Vec<u8>> {
+        let file = self.file.as_ref()?;
+        let start = self.table.len();
+        let end = self
+            .entries
+            .last()
+            .map_or(start, |e| e.json.end + SEP.len());
+        let mut bytes = vec![0; end - start];
+        file.read_exact_at(&mut bytes, start as u64).ok()?;
+        Some(bytes)
+    }
+
     /// The cached JSON of `wanted` (each bead's id and its file's current stamp, as its
     /// index line has it), in that order.
     pub(crate) fn elements(self, wanted: &[(&str, &str)]) -> Elements {
         Elements {
             found: match_entries(&self.table, &self.entries, wanted),
-            file: self.file,
+            cache: self,
         }
     }
 }
@@ -383,11 +372,17 @@ fn match_entries(
         .collect()
 }
 
-/// Writes the cache anew: its entries still current for `current` (every bead's id and
-/// its file's stamp as text), then the `fresh` ones (id, stamp as text, JSON) whose files
-/// are settled, in the order given (a listing's order: the next such listing writes them
-/// in one run). Best effort: a cache that cannot be written is made again next time.
-pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str, &str, &[u8])]) {
+/// Writes the cache anew: the entries of `old` (the cache the listing read) still current
+/// for `current` (every bead's id and its file's stamp as text), then the `fresh` ones
+/// (id, stamp as text, JSON) whose files are settled, in the order given (a listing's
+/// order: the next such listing writes them in one run). Best effort: a cache that cannot
+/// be written is made again next time.
+pub(crate) fn save(
+    ws: &Workspace,
+    old: &Elements,
+    current: &HashMap<&str, &str>,
+    fresh: &[(&str, &str, &[u8])],
+) {
     let now = now_ns();
     let settled = |stamp: &str| {
         let line = format!("{stamp}\t");
@@ -402,28 +397,29 @@ pub(crate) fn save(ws: &Workspace, current: &HashMap<&str, &str>, fresh: &[(&str
         return;
     }
     let mut written: HashSet<&str> = fresh.iter().map(|(k, ..)| *k).collect();
-    let (old, old_entries) = std::fs::read(json_cache_path(ws))
-        .ok()
-        .and_then(parse)
-        .unwrap_or_default();
-    let mut entries: Vec<(&str, &str, &[u8])> = Vec::new();
-    for e in old_entries {
-        // Both were checked as text by `parse`.
-        let text = |r: Range<usize>| std::str::from_utf8(&old[r]).unwrap_or_default();
-        let (key, stamp) = (text(e.key), text(e.stamp));
-        if current.get(key) == Some(&stamp) && written.insert(key) {
-            entries.push((key, stamp, &old[e.json]));
+    let (cache, mut entries) = (&old.cache, Vec::new());
+    let body = cache.body();
+    if let Some(body) = &body {
+        let base = cache.table.len();
+        // Ids and stamps were read as text with the table.
+        let text =
+            |r: &Range<usize>| std::str::from_utf8(&cache.table[r.clone()]).unwrap_or_default();
+        for e in &cache.entries {
+            let (key, stamp) = (text(&e.key), text(&e.stamp));
+            if current.get(key) == Some(&stamp) && written.insert(key) {
+                entries.push((key, stamp, &body[e.json.start - base..e.json.end - base]));
+            }
         }
     }
     entries.extend(fresh.iter().map(|(k, s, j)| (*k, *s, *j)));
-    let mut table = Vec::with_capacity(entries.len() * 64 + 32);
-    table.extend_from_slice(format!("{HEADER}\n{}\n", entries.len()).as_bytes());
+    let mut new_table = Vec::with_capacity(entries.len() * 64 + 32);
+    new_table.extend_from_slice(format!("{HEADER}\n{}\n", entries.len()).as_bytes());
     for (key, stamp, json) in &entries {
-        table.extend_from_slice(format!("{key}\t{stamp}\t{}\n", json.len()).as_bytes());
+        new_table.extend_from_slice(format!("{key}\t{stamp}\t{}\n", json.len()).as_bytes());
     }
     // The body is written from where each element lies, not gathered first.
     let mut parts: Vec<&[u8]> = Vec::with_capacity(1 + 2 * entries.len());
-    parts.push(&table);
+    parts.push(&new_table);
     for (.., json) in &entries {
         parts.push(json);
         parts.push(SEP);
@@ -447,6 +443,14 @@ mod tests {
         format!("{n}\t{}\t-1\t{}", n * 10, n + 7)
     }
 
+    /// `bytes` read as a cache file, checked whole.
+    fn read(bytes: &[u8]) -> Option<JsonCache> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("json");
+        std::fs::write(&path, bytes).expect("write");
+        JsonCache::checked(File::open(&path).expect("open"), false)
+    }
+
     /// A cache file holding `entries` as [`save`] lays it out.
     fn file(entries: &[(&str, String, &str)]) -> Vec<u8> {
         let mut out = format!("{HEADER}\n{}\n", entries.len());
@@ -466,7 +470,7 @@ mod tests {
             ("a", stamp(1), "  {\n    \"id\": \"a\"\n  }"),
             ("b", stamp(2), "  {}"),
         ]);
-        let (_, parsed) = parse(bytes.clone()).expect("a cache");
+        let parsed = read(&bytes).expect("a cache").entries;
         assert_eq!(parsed.len(), 2);
         let at = |r: &Range<usize>| &bytes[r.clone()];
         assert_eq!(at(&parsed[0].key), b"a");
@@ -481,7 +485,7 @@ mod tests {
     #[test]
     fn a_file_whose_lengths_do_not_add_up_is_not_read() {
         let good = file(&[("a", stamp(1), "  {}"), ("b", stamp(2), "  {\"x\": 1}")]);
-        assert!(parse(good.clone()).is_some());
+        assert!(read(&good).is_some());
         let cut = &good[..good.len() - 1];
         let longer = [good.as_slice(), b"  {},\n"].concat();
         let other =
@@ -502,17 +506,13 @@ mod tests {
             not_utf8,
             Vec::new(),
         ] {
-            assert!(
-                parse(bad.clone()).is_none(),
-                "{}",
-                String::from_utf8_lossy(&bad)
-            );
+            assert!(read(&bad).is_none(), "{}", String::from_utf8_lossy(&bad));
         }
     }
 
     #[test]
-    fn a_big_file_is_read_in_parts_as_it_is_read_whole() {
-        // A table over the first read (64 KiB) and a body over one group (1 MiB).
+    fn a_big_file_is_read_and_checked_in_parts() {
+        // A table over the first read (64 KiB) and a body over two groups (1 MiB each).
         let json = format!("  {{\n    \"d\": \"{}\"\n  }}", "\u{e9}".repeat(500));
         let entries: Vec<(String, String)> =
             (0..3000).map(|n| (format!("vm-{n}"), stamp(n))).collect();
@@ -521,30 +521,27 @@ mod tests {
             .map(|(k, s)| (k.as_str(), s.clone(), json.as_str()))
             .collect();
         let bytes = file(&listed);
-        assert!(bytes.len() > 2 * GROUP);
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("json");
-        let read = |bytes: &[u8]| {
-            std::fs::write(&path, bytes).expect("write");
-            JsonCache::checked(File::open(&path).expect("open"), false)
-        };
+        let step = json.len() + SEP.len();
+        let body = bytes.len() - 3000 * step;
+        assert!(body > 64 * 1024 && bytes.len() - body > 2 * GROUP);
         let cache = read(&bytes).expect("a cache");
-        let (_, whole) = parse(bytes.clone()).expect("a cache");
+        assert_eq!(cache.table.len(), body);
         assert_eq!(cache.entries.len(), 3000);
-        for (part, all) in cache.entries.iter().zip(&whole) {
-            assert_eq!(part.json, all.json);
-            assert_eq!(&cache.table[part.key.clone()], &bytes[all.key.clone()]);
-            assert_eq!(&cache.table[part.stamp.clone()], &bytes[all.stamp.clone()]);
+        for (n, e) in cache.entries.iter().enumerate() {
+            assert_eq!(e.json, body + n * step..body + n * step + json.len());
+            assert_eq!(&cache.table[e.key.clone()], format!("vm-{n}").as_bytes());
+            assert_eq!(&cache.table[e.stamp.clone()], stamp(n as u64).as_bytes());
         }
-        // A broken byte far into the body (its second group) is found too.
+        // A broken byte far into the body (its third group) is found too.
         let mut broken = bytes.clone();
-        let at = whole[2500].json.start + 20;
-        broken[at] = 0xff;
+        broken[body + 2500 * step + 20] = 0xff;
         assert!(read(&broken).is_none());
         let mut not_object = bytes.clone();
-        not_object[whole[2999].json.start + 2] = b'[';
+        not_object[body + 2999 * step + 2] = b'[';
         assert!(read(&not_object).is_none());
         // A file known to be as written is not checked again: only its table is read.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("json");
         std::fs::write(&path, &broken).expect("write");
         let trusted = JsonCache::checked(File::open(&path).expect("open"), true);
         assert_eq!(trusted.expect("read as written").entries.len(), 3000);

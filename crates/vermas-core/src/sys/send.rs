@@ -1,6 +1,7 @@
 //! Copying part of a file to an output by the kernel (`sendfile`): the bytes go from the
 //! page cache to the output without passing through the process, so copying a big cache
-//! out takes no memory of the process's own.
+//! out takes no memory of the process's own. Small parts are read through a window
+//! instead ([`RangeReader`]), so many neighbours cost one read.
 
 use rustix::io::Errno;
 use std::fs::File;
@@ -59,9 +60,59 @@ pub fn send_range(
     Ok(())
 }
 
+/// Reads small ranges of a file through a window of [`PART`] bytes: ranges that lie close
+/// together, in rising order, cost one read between them.
+pub struct RangeReader<'f> {
+    /// The file read.
+    file: &'f File,
+    /// The bytes last read.
+    window: Vec<u8>,
+    /// Where in the file they start.
+    at: u64,
+}
+
+impl<'f> RangeReader<'f> {
+    /// A reader of `file` with nothing read yet.
+    pub fn new(file: &'f File) -> RangeReader<'f> {
+        RangeReader {
+            file,
+            window: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// Bytes `range` of the file; an error when the file is shorter.
+    pub fn get(&mut self, range: Range<u64>) -> std::io::Result<&[u8]> {
+        let len = usize::try_from(range.end - range.start).map_err(std::io::Error::other)?;
+        let held = self.at..self.at + self.window.len() as u64;
+        if range.start < held.start || range.end > held.end {
+            self.window.resize(len.max(PART as usize), 0);
+            let mut filled = 0;
+            while filled < self.window.len() {
+                match self
+                    .file
+                    .read_at(&mut self.window[filled..], range.start + filled as u64)
+                {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.window.truncate(filled);
+            self.at = range.start;
+            if filled < len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        let from = (range.start - self.at) as usize;
+        Ok(&self.window[from..from + len])
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::send_range;
+    use super::{RangeReader, send_range};
     use std::io::{Read, Seek};
     use std::os::fd::AsFd;
 
@@ -107,5 +158,23 @@ mod tests {
             .expect("null");
         let mut sink = devnull.try_clone().expect("clone");
         assert!(send_range(&file, past, &mut sink, Some(devnull.as_fd())).is_err());
+    }
+
+    #[test]
+    fn small_ranges_are_read_through_a_window() {
+        let (_dir, file, bytes) = numbered(700 * 1024);
+        let mut reader = RangeReader::new(&file);
+        // Rising, falling back, and one larger than the window.
+        for range in [10..20, 30..4000, 300_000..300_100, 5..6, 100..600 * 1024] {
+            let got = reader
+                .get(range.start as u64..range.end as u64)
+                .expect("read");
+            assert_eq!(got, &bytes[range]);
+        }
+        assert!(
+            reader
+                .get(bytes.len() as u64 - 2..bytes.len() as u64 + 1)
+                .is_err()
+        );
     }
 }
